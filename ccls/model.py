@@ -1,0 +1,118 @@
+"""The data that flows through ccls, front end to view. Plain dataclasses, no behaviour.
+
+Every reader (LLVM IR, PTX, CPython bytecode) produces `FunctionIR`: basic blocks holding
+classified instructions, the loops that contain them, and each loop's trip count. Everything
+after that (executed counts, memory tiers, costs, scores, findings) is shared.
+
+Instruction classes are strings ``base[.qualifier][@vWIDTH]`` (see `ccls.taxonomy`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ccls.polynomial import Polynomial
+
+TripKind = Literal["constant", "symbolic", "bounded", "unknown"]
+AccessPattern = Literal["invariant", "unit", "strided", "indirect", "pointer-chase", "unknown"]
+
+
+@dataclass(frozen=True)
+class TripCount:
+    """Executions of a loop's header per entry into the loop (= backedge-taken count + 1).
+
+    ``iterations`` may contain parameter symbols and outer loops' index symbols (``@<loop id>``).
+    kind: constant/symbolic = exact (from ScalarEvolution or ``range(n)``); bounded = only a
+    maximum was known and is used; unknown = ``iterations`` is the configured default.
+    """
+
+    kind: TripKind
+    iterations: Polynomial
+    source_text: str = ""  # what the analysis printed, e.g. "(-1 + (zext i32 %n to i64))"
+
+    @property
+    def is_assumed(self) -> bool:
+        return self.kind in ("bounded", "unknown")
+
+
+@dataclass(frozen=True)
+class MemoryAccess:
+    """What a reader could tell about one load/store's address stream inside its loop."""
+
+    pattern: AccessPattern
+    element_bytes: int
+    stride_bytes: Polynomial | None = None  # per iteration of the innermost enclosing loop
+    space: str = "generic"  # PTX state space: global/shared/local/const/param; CPU: generic
+
+
+@dataclass(frozen=True)
+class Instruction:
+    cls: str  # instruction class, e.g. "int_div", "fp_add@v256", "load", "fp_fma.f32"
+    line: int | None = None  # source line (1-based) from debug info, None if unknown
+    opcode: str = ""  # the reader's own opcode text, for the IR/PTX view and tooltips
+    callee: str | None = None  # for calls: the called function's name (None = indirect)
+    access: MemoryAccess | None = None  # for loads/stores/atomics
+
+
+@dataclass
+class BasicBlock:
+    name: str
+    loop: str | None  # id of the innermost loop containing this block, None outside loops
+    instructions: list[Instruction] = field(default_factory=list)
+    machine_instructions: int | None = None  # target instructions lowered from this block
+
+
+@dataclass
+class Loop:
+    id: str  # header block name; unique within the function
+    parent: str | None
+    depth: int  # 1 = outermost
+    trip_count: TripCount
+    line: int | None = None
+
+
+@dataclass
+class FunctionIR:
+    name: str  # symbol name as the reader saw it (mangled for C++)
+    display_name: str  # what a person calls it: demangled / qualified name
+    file: str
+    line: int | None
+    end_line: int | None
+    language: str  # "c", "cpp", "cuda", "python", "llvm-ir", "ptx"
+    arch: str  # cost table id the instructions refer to: "x86_64", "nvptx-sm80", "cpython-3.11"…
+    parameters: list[str] = field(default_factory=list)
+    blocks: list[BasicBlock] = field(default_factory=list)
+    loops: dict[str, Loop] = field(default_factory=dict)
+    assumptions: list[str] = field(default_factory=list)
+    ir_text: str = ""  # the function's IR/PTX/bytecode listing, for "show IR"
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str  # "division-in-loop" | "miss-heavy-loop"
+    line: int | None
+    message: str
+    recommendation: str
+    share_of_cu: float | None = None  # fraction of the function's CU this finding accounts for
+
+
+@dataclass(frozen=True)
+class AnalysisError:
+    """A file that could not be analysed, with the tool's own words."""
+
+    file: str
+    line: int | None
+    message: str
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Raw totals of eq. (2): compute units (≈cycles), joules, kg CO2e, US dollars."""
+
+    cu: float
+    energy_joules: float
+    co2_kg: float
+    usd: float
+
+    def as_dict(self) -> dict[str, float]:
+        return {"CU": self.cu, "EU": self.energy_joules, "CO2": self.co2_kg, "USD": self.usd}

@@ -1,0 +1,26 @@
+"""Analysis options: typed, with safe defaults. Views build these from flags or settings."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+DEFAULT_QUERY_DRIVER = ("/usr/bin/clang*", "/usr/bin/gcc*", "/usr/bin/g++*", "/usr/bin/cc", "/usr/bin/c++",
+                        "/usr/local/cuda*/bin/nvcc", "/usr/local/bin/nvcc", "/usr/bin/nvcc")
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    arch: str = "x86_64"  # CPU cost table for C/C++/IR; GPU code uses `gpu_arch`
+    gpu_arch: str = "nvptx-sm80"
+    optimization: str = "-O2"
+    extra_flags: tuple[str, ...] = ()  # appended after flags from the compile database
+    flags_override: tuple[str, ...] | None = None  # replaces the compile database entirely
+    query_driver: tuple[str, ...] = DEFAULT_QUERY_DRIVER  # compilers a compile database may name
+    default_trip_count: int = 100  # used, and reported, when a trip count is unknown
+    parameter_values: tuple[tuple[str, float], ...] = ()  # numeric values for symbolic parameters
+    default_parameter_value: float = 1000.0  # for parameters not given above (reported)
+    compile_timeout_s: float = 30.0
+    compile_memory_mb: int = 4096
+    machine_code: bool = True  # lower CPU IR to machine code to estimate retired instructions
+
+    def parameter_value(self, name: str) -> float:
+        return dict(self.parameter_values).get(name, self.default_parameter_value)

@@ -1,0 +1,182 @@
+"""Polynomials with rational coefficients over named symbols: cost expressions and trip counts.
+
+A symbol is a function parameter (``n``) or a loop's iteration index (``@for.body``, the
+0-based count of iterations of the enclosing loop, used while summing a triangular nest).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Mapping
+
+Monomial = tuple[tuple[str, int], ...]  # sorted (symbol, power) pairs; () is the constant term
+
+_SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
+    powers = dict(a)
+    for symbol, power in b:
+        powers[symbol] = powers.get(symbol, 0) + power
+    return tuple(sorted(powers.items()))
+
+
+@dataclass(frozen=True)
+class Polynomial:
+    terms: tuple[tuple[Monomial, Fraction], ...] = ()
+
+    # -- construction -------------------------------------------------------------------
+    @staticmethod
+    def _from_dict(terms: Mapping[Monomial, Fraction]) -> "Polynomial":
+        return Polynomial(tuple(sorted((m, c) for m, c in terms.items() if c != 0)))
+
+    @staticmethod
+    def constant(value: int | float | Fraction) -> "Polynomial":
+        value = Fraction(value)
+        return Polynomial(((((), value),) if value else ()))
+
+    @staticmethod
+    def symbol(name: str) -> "Polynomial":
+        return Polynomial(((((name, 1),), Fraction(1)),))
+
+    # -- arithmetic -----------------------------------------------------------------------
+    def _as_dict(self) -> dict[Monomial, Fraction]:
+        return dict(self.terms)
+
+    def __add__(self, other: "Polynomial | int | float | Fraction") -> "Polynomial":
+        other = _lift(other)
+        out = self._as_dict()
+        for m, c in other.terms:
+            out[m] = out.get(m, Fraction(0)) + c
+        return Polynomial._from_dict(out)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> "Polynomial":
+        return Polynomial(tuple((m, -c) for m, c in self.terms))
+
+    def __sub__(self, other: "Polynomial | int | float | Fraction") -> "Polynomial":
+        return self + (-_lift(other))
+
+    def __rsub__(self, other: "Polynomial | int | float | Fraction") -> "Polynomial":
+        return _lift(other) - self
+
+    def __mul__(self, other: "Polynomial | int | float | Fraction") -> "Polynomial":
+        other = _lift(other)
+        out: dict[Monomial, Fraction] = {}
+        for ma, ca in self.terms:
+            for mb, cb in other.terms:
+                m = _mono_mul(ma, mb)
+                out[m] = out.get(m, Fraction(0)) + ca * cb
+        return Polynomial._from_dict(out)
+
+    __rmul__ = __mul__
+
+    def __pow__(self, exponent: int) -> "Polynomial":
+        result = Polynomial.constant(1)
+        for _ in range(exponent):
+            result = result * self
+        return result
+
+    # -- queries --------------------------------------------------------------------------
+    @property
+    def is_zero(self) -> bool:
+        return not self.terms
+
+    @property
+    def symbols(self) -> frozenset[str]:
+        return frozenset(s for m, _ in self.terms for s, _ in m)
+
+    def constant_value(self) -> Fraction | None:
+        """The value if the polynomial has no symbols, else None."""
+        if self.symbols:
+            return None
+        return self.terms[0][1] if self.terms else Fraction(0)
+
+    def degree(self, symbol: str | None = None) -> int:
+        if symbol is None:
+            return max((sum(p for _, p in m) for m, _ in self.terms), default=0)
+        return max((dict(m).get(symbol, 0) for m, _ in self.terms), default=0)
+
+    def evaluate(self, values: Mapping[str, float]) -> float:
+        """Numeric value; every symbol must be in ``values``."""
+        total = 0.0
+        for m, c in self.terms:
+            term = float(c)
+            for symbol, power in m:
+                term *= float(values[symbol]) ** power
+            total += term
+        return total
+
+    def substitute(self, symbol: str, value: "Polynomial") -> "Polynomial":
+        out = Polynomial()
+        for m, c in self.terms:
+            rest = Polynomial((((tuple((s, p) for s, p in m if s != symbol)), c),))
+            out = out + rest * (value ** dict(m).get(symbol, 0))
+        return out
+
+    def sum_over(self, index: str, count: "Polynomial") -> "Polynomial":
+        """Σ_{index=0}^{count-1} self — how a block inside a triangular nest is counted."""
+        out = Polynomial()
+        for m, c in self.terms:
+            power = dict(m).get(index, 0)
+            rest = Polynomial((((tuple((s, p) for s, p in m if s != index)), c),))
+            out = out + rest * _power_sum(power).substitute("N", count)
+        return out
+
+    # -- rendering ------------------------------------------------------------------------
+    def big_o(self) -> str:
+        """Leading monomials (those of highest total degree), e.g. ``O(n·m)``, ``O(1)``."""
+        top = self.degree()
+        if top == 0:
+            return "O(1)"
+        leads = sorted({_mono_text(m) for m, c in self.terms if sum(p for _, p in m) == top})
+        return "O(" + " + ".join(leads) + ")"
+
+    def format(self, digits: int = 3) -> str:
+        """Human form, highest degree first: ``6·n² + 14·n + 9``."""
+        if not self.terms:
+            return "0"
+        ordered = sorted(self.terms, key=lambda t: (-sum(p for _, p in t[0]), t[0]))
+        parts: list[str] = []
+        for m, c in ordered:
+            magnitude = abs(c)
+            coef = _number_text(magnitude, digits)
+            text = coef if not m else (_mono_text(m) if magnitude == 1 else f"{coef}·{_mono_text(m)}")
+            sign = "-" if c < 0 else "+"
+            parts.append(f"{sign} {text}" if parts else ("-" + text if c < 0 else text))
+        return " ".join(parts)
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+def _lift(value: "Polynomial | int | float | Fraction") -> Polynomial:
+    return value if isinstance(value, Polynomial) else Polynomial.constant(value)
+
+
+def _mono_text(m: Monomial) -> str:
+    return "·".join(s.lstrip("%@") + (str(p).translate(_SUPERSCRIPTS) if p > 1 else "") for s, p in m)
+
+
+def _number_text(value: Fraction, digits: int) -> str:
+    if value.denominator == 1:
+        return f"{value.numerator:,}".replace(",", "") if value < 10**6 else f"{float(value):.{digits}g}"
+    return f"{float(value):.{digits}g}"
+
+
+_POWER_SUMS: dict[int, Polynomial] = {}
+
+
+def _power_sum(power: int) -> Polynomial:
+    """S_p(N) = Σ_{k=0}^{N-1} k^p as a polynomial in N (Faulhaber, via the recurrence
+    (N)^{p+1} = Σ_{j<=p} C(p+1, j) S_j(N))."""
+    if power not in _POWER_SUMS:
+        from math import comb
+
+        n = Polynomial.symbol("N")
+        acc = n ** (power + 1)
+        for j in range(power):
+            acc = acc - comb(power + 1, j) * _power_sum(j)
+        _POWER_SUMS[power] = acc * Fraction(1, power + 1)
+    return _POWER_SUMS[power]
