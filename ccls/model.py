@@ -52,6 +52,7 @@ class Instruction:
     opcode: str = ""  # the reader's own opcode text, for the IR/PTX view and tooltips
     callee: str | None = None  # for calls: the called function's name (None = indirect)
     access: MemoryAccess | None = None  # for loads/stores/atomics
+    divisor: str | None = None  # for divisions: "constant", "power-of-two", "loop-invariant", "variant"
 
 
 @dataclass
@@ -116,3 +117,49 @@ class Metrics:
 
     def as_dict(self) -> dict[str, float]:
         return {"CU": self.cu, "EU": self.energy_joules, "CO2": self.co2_kg, "USD": self.usd}
+
+
+@dataclass(frozen=True)
+class LoopSummary:
+    id: str
+    depth: int
+    line: int | None
+    trip_count: TripCount
+
+
+@dataclass(frozen=True)
+class FindingSite:
+    """A finding located by the counting stage; costing later turns it into a `Finding`
+    (its share of the function's CU needs the cost table)."""
+
+    kind: str  # "division-in-loop" | "miss-heavy-loop"
+    line: int | None
+    loop: str
+    classes: dict[str, Polynomial]  # executed counts of the offending instructions, by class
+    message: str
+    recommendation: str
+
+
+@dataclass
+class CountedFunction:
+    """Everything the expensive stage (compile → read → count) learns about one function.
+    Costs, scores and grades are derived from it cheaply, for any table, profile or region;
+    it is what the count cache stores."""
+
+    name: str
+    display_name: str
+    file: str
+    line: int | None
+    end_line: int | None
+    language: str
+    arch: str
+    parameters: list[str]
+    static_counts: dict[str, int]
+    counts: dict[str, Polynomial]  # estimated executed count per class (memory tiers assigned)
+    machine_instructions: Polynomial | None  # estimated retired target instructions (CPU only)
+    loops: list[LoopSummary]
+    line_counts: dict[int, dict[str, Polynomial]]  # executed counts per source line, per class
+    calls: dict[str, Polynomial]  # callee name → executed calls ("" = indirect)
+    sites: list[FindingSite]
+    assumptions: list[str]
+    ir_text: str = ""

@@ -38,9 +38,15 @@ def register(language: str, suffixes: tuple[str, ...]) -> Callable[[Frontend], F
     return deco
 
 
+_MODULES = ("c_family", "llvm_ir", "cuda", "ptx", "python")
+
+
 def _load_all() -> None:
     # Importing each module runs its @register.
-    from ccls.frontends import c_family, cuda, llvm_ir, ptx, python  # noqa: F401
+    import importlib
+
+    for module in _MODULES:
+        importlib.import_module(f"ccls.frontends.{module}")
 
 
 def frontend_for(path: str) -> tuple[str, Frontend] | None:

@@ -1,0 +1,3 @@
+from ccls.cli import entry_point
+
+entry_point()

@@ -1,0 +1,154 @@
+"""Command line: `ccls analyze PATH…` for batch/CI use, `ccls --stdio` for the language server."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Sequence
+
+from ccls import __version__
+
+EXIT_OK, EXIT_ANALYSIS_ERRORS, EXIT_USAGE = 0, 1, 2
+_SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ccls", description="Cost-aware analysis: CU, energy, CO2 and $ per function.")
+    parser.add_argument("--version", action="version", version=f"ccls-cost {__version__}")
+    parser.add_argument("--stdio", action="store_true", help="run the language server over stdin/stdout")
+    parser.add_argument("--log-file", help="language server log file")
+    parser.add_argument("--log-level", default="INFO", help="language server log level (DEBUG, INFO, WARNING…)")
+    sub = parser.add_subparsers(dest="command")
+    analyze = sub.add_parser("analyze", help="analyse files or directories and print a table or JSON")
+    analyze.add_argument("paths", nargs="+", metavar="PATH")
+    analyze.add_argument("--profile", default="DEFAULT", help="RESEARCH, COMMERCIAL, MOBILE, HPC, DEFAULT")
+    analyze.add_argument("--region", default="WORLD", help="carbon/price region id from cost_tables/regions.json")
+    analyze.add_argument("--arch", default="x86_64", help="CPU cost table: x86_64 or aarch64")
+    analyze.add_argument("--gpu-arch", default="nvptx-sm80", help="GPU cost table: nvptx-sm80 or nvptx-sm90")
+    analyze.add_argument("--format", choices=("table", "json"), default="table")
+    analyze.add_argument("--scoring", choices=("cohort", "absolute"), default="cohort",
+                         help="cohort: min–max within the analysed functions (paper eq. 4); absolute: fixed reference ranges")
+    analyze.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                         help="value of a symbolic parameter for the numbers (default 1000)")
+    analyze.add_argument("--default-trip-count", type=int, default=100, help="assumed iterations of a loop whose count is unknown")
+    analyze.add_argument("--flags", help="compile flags replacing compile_commands.json (one string)")
+    analyze.add_argument("--timeout", type=float, default=60.0, help="seconds per compile")
+    analyze.add_argument("--tables", help="directory of cost tables (default: the bundled ones)")
+    return parser
+
+
+def _walk(paths: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Files to analyse (supported suffixes, directories walked) and paths that don't exist."""
+    from ccls.frontends import supported_suffixes
+
+    suffixes = set(supported_suffixes())
+    files, missing = [], []
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+                files += [os.path.join(root, n) for n in sorted(names) if os.path.splitext(n)[1].lower() in suffixes]
+        elif os.path.isfile(path):
+            files.append(path)
+        else:
+            missing.append(path)
+    return files, missing
+
+
+def _read_source(path: str):
+    """(SourceFile, None) or (None, reason) — binary files are refused unless bitcode."""
+    from ccls.frontends import SourceFile
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as problem:
+        return None, f"cannot read: {problem.strerror}"
+    if path.endswith(".bc"):
+        return SourceFile(os.path.abspath(path), ""), None
+    if b"\0" in data[:8192]:
+        return None, "binary file (not source text)"
+    return SourceFile(os.path.abspath(path), data.decode("utf-8", errors="surrogateescape")), None
+
+
+def _parameters(items: Sequence[str]) -> tuple[tuple[str, float], ...]:
+    values = []
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            if not sep or not name:
+                raise ValueError
+            values.append((name.strip(), float(value)))
+        except ValueError:
+            raise SystemExit(f"ccls: --param expects NAME=NUMBER, got {item!r}") from None
+    return tuple(values)
+
+
+def run_analyze(args: argparse.Namespace) -> int:
+    import shlex
+
+    from ccls.engine import ReportSettings, count_source, report
+    from ccls.model import AnalysisError
+    from ccls.options import AnalysisOptions
+    from ccls.render import analysis_json, analysis_table
+    from ccls.tables import TableError, load_tables
+
+    try:
+        tables = load_tables(args.tables)
+    except TableError as problem:
+        print(f"ccls: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    for kind, value, known in (("profile", args.profile, tables.profiles), ("region", args.region, tables.regions)):
+        if value not in known:
+            print(f"ccls: unknown {kind} {value!r}; choose one of: {', '.join(sorted(known))}", file=sys.stderr)
+            return EXIT_USAGE
+    if args.arch not in tables.cost:
+        print(f"ccls: unknown arch {args.arch!r}; choose one of: x86_64, aarch64", file=sys.stderr)
+        return EXIT_USAGE
+    options = AnalysisOptions(
+        arch=args.arch, gpu_arch=args.gpu_arch, parameter_values=_parameters(args.param),
+        default_trip_count=args.default_trip_count, compile_timeout_s=args.timeout,
+        flags_override=tuple(shlex.split(args.flags)) if args.flags is not None else None,
+    )
+    settings = ReportSettings(profile=args.profile, region=args.region, scoring=args.scoring)
+    files, missing = _walk(args.paths)
+    errors = [AnalysisError(p, None, "no such file or directory") for p in missing]
+    functions = []
+    for path in files:
+        source, problem = _read_source(path)
+        if source is None:
+            errors.append(AnalysisError(path, None, problem))
+            continue
+        counted = count_source(source, options, tables)
+        functions += counted.functions
+        errors += counted.errors
+    reports = report(functions, tables, settings, options)
+    if args.format == "json":
+        print(analysis_json(reports, errors, settings, args.arch, tables.version))
+    else:
+        print(analysis_table(reports, errors, settings, args.arch))
+    if not files and not missing:
+        print("ccls: no supported files found", file=sys.stderr)
+        return EXIT_ANALYSIS_ERRORS
+    return EXIT_ANALYSIS_ERRORS if errors else EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.stdio:
+        from ccls.lsp.server import run_stdio
+
+        run_stdio(args.log_file, args.log_level)
+        return EXIT_OK
+    if args.command == "analyze":
+        try:
+            return run_analyze(args)
+        except KeyboardInterrupt:
+            return 130
+    parser.print_help()
+    return EXIT_USAGE
+
+
+def entry_point() -> None:
+    sys.exit(main())

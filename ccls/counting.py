@@ -1,0 +1,258 @@
+"""FunctionIR → CountedFunction: estimated executed counts per instruction class.
+
+A block inside loops L1 ⊃ … ⊃ Lk runs Σ_{i1} … Σ_{ik-1} T_k(i1…) times, where T is each loop's
+trip count (which may depend on outer loops' indices: triangular nests). Loads and stores are
+then split across memory tiers from their access pattern and the loop nest's working set.
+Pure: the cache geometry comes in as an argument.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Protocol
+
+from ccls.model import (BasicBlock, CountedFunction, FindingSite, FunctionIR, Instruction, Loop,
+                        LoopSummary, MemoryAccess)
+from ccls.polynomial import Polynomial
+from ccls.taxonomy import DIVISION_CLASSES, split, with_vector
+
+LINE_BYTES_DEFAULT = 64
+# PTX and CPython classes whose instructions are divisions too.
+_DIVISION_BASES = set(DIVISION_CLASSES) | {"py"}
+
+
+class CacheGeometry(Protocol):
+    l1_bytes: int
+    l2_bytes: int
+    l3_bytes: int | None
+    line_bytes: int
+
+
+@dataclass(frozen=True)
+class _Geometry:
+    l1_bytes: int = 48 * 1024
+    l2_bytes: int = 2 * 1024 * 1024
+    l3_bytes: int | None = 32 * 1024 * 1024
+    line_bytes: int = LINE_BYTES_DEFAULT
+
+
+def block_executions(block: BasicBlock, loops: dict[str, Loop]) -> Polynomial:
+    """Executions of one block per call of its function."""
+    count = Polynomial.constant(1)
+    loop_id = block.loop
+    while loop_id is not None:
+        loop = loops[loop_id]
+        count = count.sum_over("@" + loop.id, loop.trip_count.iterations)
+        loop_id = loop.parent
+    return count
+
+
+def count_function(fn: FunctionIR, cache: CacheGeometry | None,
+                   parameter_value: Callable[[str], float]) -> CountedFunction:
+    cache = cache or _Geometry()
+    assumptions = list(fn.assumptions)
+    executions = {b.name: block_executions(b, fn.loops) for b in fn.blocks}
+    values = {s: parameter_value(s) for p in executions.values() for s in p.symbols}
+    if values:
+        assumptions.append("numbers evaluated at " + ", ".join(f"{k}={v:g}" for k, v in sorted(values.items())))
+    for loop in fn.loops.values():
+        if loop.trip_count.kind == "unknown":
+            pass  # the reader already said which default it used
+
+    static: dict[str, int] = defaultdict(int)
+    counts: dict[str, Polynomial] = defaultdict(Polynomial)
+    line_counts: dict[int, dict[str, Polynomial]] = defaultdict(lambda: defaultdict(Polynomial))
+    calls: dict[str, Polynomial] = defaultdict(Polynomial)
+    machine = Polynomial() if any(b.machine_instructions is not None for b in fn.blocks) else None
+
+    working_sets = _working_sets(fn, executions, values, cache)
+    tier_notes: set[str] = set()
+    for block in fn.blocks:
+        times = executions[block.name]
+        if machine is not None and block.machine_instructions:
+            machine = machine + times * block.machine_instructions
+        outer = _outermost(block.loop, fn.loops)
+        for instr in block.instructions:
+            static[instr.cls] += 1
+            for cls, share in _tiered(instr, block.loop, working_sets.get(outer, 0), cache, tier_notes):
+                executed = times * share
+                counts[cls] = counts[cls] + executed
+                if instr.line is not None:
+                    line_counts[instr.line][cls] = line_counts[instr.line][cls] + executed
+            if split(instr.cls)[0] in ("call", "call_indirect"):
+                calls[instr.callee or ""] = calls[instr.callee or ""] + times
+    assumptions.extend(sorted(tier_notes))
+
+    return CountedFunction(
+        name=fn.name, display_name=fn.display_name, file=fn.file, line=fn.line, end_line=fn.end_line,
+        language=fn.language, arch=fn.arch, parameters=list(fn.parameters),
+        static_counts=dict(static), counts={k: v for k, v in counts.items() if not v.is_zero},
+        machine_instructions=machine, loops=[LoopSummary(l.id, l.depth, l.line, l.trip_count) for l in fn.loops.values()],
+        line_counts={line: dict(c) for line, c in line_counts.items()}, calls=dict(calls),
+        sites=_division_sites(fn, executions) + _miss_sites(fn, executions, working_sets, values, cache),
+        assumptions=assumptions, ir_text=fn.ir_text,
+    )
+
+
+def _outermost(loop_id: str | None, loops: dict[str, Loop]) -> str | None:
+    while loop_id is not None and loops[loop_id].parent is not None:
+        loop_id = loops[loop_id].parent
+    return loop_id
+
+
+def _touched_bytes(access: MemoryAccess, line_bytes: int) -> int:
+    """Distinct bytes one execution of the access brings in, for the working-set estimate."""
+    if access.pattern == "invariant":
+        return 0
+    if access.pattern == "unit":
+        return access.element_bytes
+    return line_bytes
+
+
+def _working_sets(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float],
+                  cache: CacheGeometry) -> dict[str | None, float]:
+    """Bytes touched by each outermost loop nest per entry (an upper bound: reuse across outer
+    loops is not subtracted)."""
+    sizes: dict[str | None, float] = defaultdict(float)
+    for block in fn.blocks:
+        if block.loop is None:
+            continue
+        outer = _outermost(block.loop, fn.loops)
+        times = executions[block.name].evaluate(values)
+        for instr in block.instructions:
+            if instr.access is not None:
+                sizes[outer] += times * _touched_bytes(instr.access, cache.line_bytes)
+    return dict(sizes)
+
+
+def _miss_fraction(access: MemoryAccess, line_bytes: int) -> Fraction:
+    """Share of executions that bring in a new cache line."""
+    if access.pattern == "invariant":
+        return Fraction(0)
+    if access.pattern in ("unit", "unknown"):
+        return min(Fraction(1), Fraction(access.element_bytes, line_bytes))
+    return Fraction(1)
+
+
+def _tier_for(working_set: float, cache: CacheGeometry) -> str:
+    if working_set <= cache.l2_bytes:
+        return "L2"
+    if cache.l3_bytes and working_set <= cache.l3_bytes:
+        return "L3"
+    return "DRAM"
+
+
+def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: CacheGeometry,
+            notes: set[str]) -> list[tuple[str, Fraction]]:
+    """(class, share) pairs for one instruction: loads/stores split across memory tiers."""
+    base, qualifier, width = split(instr.cls)
+    access = instr.access
+    if base not in ("load", "store") or qualifier is not None or access is None:
+        return [(instr.cls, Fraction(1))]
+    if loop_id is None or working_set <= cache.l1_bytes:
+        return [(with_vector(f"{base}.L1", width), Fraction(1))]
+    miss = _miss_fraction(access, cache.line_bytes)
+    tier = _tier_for(working_set, cache)
+    if tier == "DRAM" and access.pattern in ("unit", "strided", "unknown"):
+        stride = access.stride_bytes.constant_value() if access.stride_bytes is not None else None
+        if access.pattern != "strided" or (stride is not None and abs(stride) < 4096):
+            tier = "stream"  # a constant-stride stream the hardware prefetcher follows
+    notes.add(f"memory tiers estimated from access patterns and a working set of "
+              f"{_human_bytes(working_set)}")
+    out = [(with_vector(f"{base}.L1", width), 1 - miss)] if miss < 1 else []
+    if miss:
+        out.append((with_vector(f"{base}.{tier}", width), miss))
+    return out
+
+
+def _human_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024:
+            return f"{n:.0f} {unit}"
+        n /= 1024
+    return f"{n:.0f} TiB"
+
+
+def _is_division(instr: Instruction) -> bool:
+    base, qualifier, _ = split(instr.cls)
+    if base == "py":
+        return qualifier == "binary_div"
+    return base in DIVISION_CLASSES
+
+
+_DIVISION_ADVICE = {
+    "loop-invariant": ("the divisor does not change inside the loop: compute its reciprocal once before "
+                       "the loop and multiply (for integers, a precomputed multiply-shift, libdivide-style)"),
+    "constant": "divide by a constant the compiler can strength-reduce, or multiply by its reciprocal",
+    "power-of-two": "use a shift or mask for power-of-two divisors",
+    "variant": ("the divisor changes every iteration: if it is a power of two use a shift/mask; otherwise "
+                "restructure (e.g. keep a running quotient, or batch divisions) to avoid one per iteration"),
+}
+
+
+def _division_sites(fn: FunctionIR, executions: dict[str, Polynomial]) -> list[FindingSite]:
+    by_line: dict[tuple[int | None, str], dict[str, Polynomial]] = {}
+    divisors: dict[tuple[int | None, str], str | None] = {}
+    for block in fn.blocks:
+        if block.loop is None:
+            continue
+        for instr in block.instructions:
+            if not _is_division(instr):
+                continue
+            key = (instr.line, _outermost(block.loop, fn.loops) or block.loop)
+            classes = by_line.setdefault(key, {})
+            classes[instr.cls] = classes.get(instr.cls, Polynomial()) + executions[block.name]
+            divisors[key] = divisors.get(key) or instr.divisor
+    sites = []
+    for (line, loop), classes in by_line.items():
+        kinds = sorted({"floating-point" if split(c)[0] == "fp_div" else "integer" for c in classes})
+        where = f"line {line}" if line else "this function"
+        advice = _DIVISION_ADVICE.get(divisors.get((line, loop)) or "variant", _DIVISION_ADVICE["variant"])
+        sites.append(FindingSite(
+            "division-in-loop", line, loop, classes,
+            f"{' and '.join(kinds)} division inside a loop at {where}", advice))
+    return sites
+
+
+_MISS_ADVICE = {
+    "strided": ("the innermost loop walks memory with a large stride (column-major order): interchange "
+                "the loops so the innermost index is contiguous, or tile/block the nest"),
+    "indirect": ("accesses go through an index array (a[idx[i]]): sort or bucket the indices, or gather "
+                 "the data into a contiguous buffer first"),
+    "pointer-chase": ("each load depends on the previous one (linked structure): store nodes contiguously "
+                      "(an array of nodes, structure-of-arrays) or prefetch ahead"),
+}
+
+
+def _miss_sites(fn: FunctionIR, executions: dict[str, Polynomial], working_sets: dict[str | None, float],
+                values: dict[str, float], cache: CacheGeometry) -> list[FindingSite]:
+    sites = []
+    for outer, working_set in working_sets.items():
+        if outer is None or working_set <= cache.l2_bytes:
+            continue
+        offending: dict[str, dict[str, Polynomial]] = defaultdict(lambda: defaultdict(Polynomial))
+        lines: dict[str, int | None] = {}
+        strides: dict[str, Polynomial | None] = {}
+        for block in fn.blocks:
+            if _outermost(block.loop, fn.loops) != outer:
+                continue
+            for instr in block.instructions:
+                access = instr.access
+                if access is None or access.pattern not in _MISS_ADVICE:
+                    continue
+                for cls, share in _tiered(instr, block.loop, working_set, cache, set()):
+                    if not cls.split("@")[0].endswith(".L1"):
+                        offending[access.pattern][cls] += executions[block.name] * share
+                lines.setdefault(access.pattern, instr.line)
+                strides.setdefault(access.pattern, access.stride_bytes)
+        for pattern, classes in offending.items():
+            stride = strides.get(pattern)
+            detail = f" (stride {stride.format()} bytes)" if pattern == "strided" and stride is not None else ""
+            line = lines.get(pattern) or fn.loops[outer].line
+            sites.append(FindingSite(
+                "miss-heavy-loop", line, outer, dict(classes),
+                f"{pattern.replace('-', ' ')} accesses{detail} over a working set of about "
+                f"{_human_bytes(working_set)}, larger than the {_human_bytes(cache.l2_bytes)} L2 cache",
+                _MISS_ADVICE[pattern]))
+    return sites

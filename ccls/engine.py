@@ -1,0 +1,151 @@
+"""The facade every view calls. Two stages:
+
+- `count_source`: expensive — compile/parse one file, read, count (cacheable per function);
+- `report`: cheap — cost the counts with a table and region, score a cohort under a profile,
+  turn finding sites into findings. Changing profile, region or tables only re-runs this.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ccls.costing import ClassBreakdown, cost_counts, cu_expression
+from ccls.counting import count_function
+from ccls.frontends import FrontendResult, SourceFile, frontend_for
+from ccls.model import AnalysisError, CountedFunction, Finding, Metrics
+from ccls.options import AnalysisOptions
+from ccls.polynomial import Polynomial
+from ccls.scoring import absolute_score, composite_scores, grade_for
+from ccls.tables import CostTable, Tables
+
+
+@dataclass
+class CountedFile:
+    path: str
+    language: str
+    functions: list[CountedFunction] = field(default_factory=list)
+    errors: list[AnalysisError] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    profile: str = "DEFAULT"
+    region: str = "WORLD"
+    scoring: str = "absolute"  # or "cohort": min–max within the functions reported together
+
+
+@dataclass
+class FunctionReport:
+    counted: CountedFunction
+    counts: dict[str, float]
+    instructions: float | None
+    metrics: Metrics
+    breakdown: list[ClassBreakdown]
+    cost_expression: Polynomial
+    big_o: str
+    score: float
+    grade: str
+    rating: str
+    scores_by_profile: dict[str, tuple[float, str]]
+    findings: list[Finding]
+    assumptions: list[str]
+    hottest_lines: list[tuple[int, float]]
+
+
+def count_source(source: SourceFile, options: AnalysisOptions, tables: Tables | None = None) -> CountedFile:
+    """Compile or parse one file and count every function in it."""
+    found = frontend_for(source.path)
+    if found is None:
+        return CountedFile(source.path, "", errors=[AnalysisError(source.path, None, "not a supported file type")])
+    language, frontend = found
+    result: FrontendResult = frontend(source, options)
+    counted = CountedFile(source.path, language, errors=list(result.errors))
+    for fn in result.functions:
+        cache = tables.cost[fn.arch].cache if tables is not None and fn.arch in tables.cost else None
+        counted.functions.append(count_function(fn, cache, options.parameter_value))
+    return counted
+
+
+def table_for(counted: CountedFunction, tables: Tables, options: AnalysisOptions) -> tuple[CostTable, list[str]]:
+    """The cost table for a function: its own arch (GPU, CPython) or the chosen CPU."""
+    arch = counted.arch
+    if arch in ("x86_64", "aarch64") and options.arch in tables.cost:
+        arch = options.arch
+    if arch in tables.cost:
+        return tables.cost[arch], []
+    fallback = "x86_64"
+    return tables.cost[fallback], [f"no cost table for {arch}; costed with {fallback}"]
+
+
+def _evaluate(poly: Polynomial, options: AnalysisOptions) -> float:
+    return poly.evaluate({s: options.parameter_value(s) for s in poly.symbols})
+
+
+def report(functions: list[CountedFunction], tables: Tables, settings: ReportSettings,
+           options: AnalysisOptions) -> list[FunctionReport]:
+    """Cost, score and grade `functions` as one cohort."""
+    if settings.profile not in tables.profiles:
+        raise KeyError(f"unknown profile {settings.profile!r}; known: {', '.join(sorted(tables.profiles))}")
+    if settings.region not in tables.regions:
+        raise KeyError(f"unknown region {settings.region!r}; known: {', '.join(sorted(tables.regions))}")
+    region = tables.regions[settings.region]
+    costed = []
+    for fn in functions:
+        table, notes = table_for(fn, tables, options)
+        counts = {cls: _evaluate(poly, options) for cls, poly in fn.counts.items()}
+        metrics, breakdown = cost_counts(counts, table, region)
+        unknown = [b.cls for b in breakdown if not b.known and b.count]
+        if unknown:
+            notes = notes + [f"no cost in table {table.arch} for: {', '.join(sorted(unknown))} (counted as 0)"]
+        costed.append((fn, table, counts, metrics, breakdown, notes))
+
+    all_metrics = [c[3] for c in costed]
+    profiles = tables.profiles
+
+    def scores_for(profile_name: str) -> list[float]:
+        profile = profiles[profile_name]
+        if settings.scoring == "cohort" and len(all_metrics) > 1:
+            return composite_scores(all_metrics, profile)
+        return [absolute_score(m, profile, tables.reference) for m in all_metrics]
+
+    by_profile = {name: scores_for(name) for name in profiles}
+    reports = []
+    for index, (fn, table, counts, metrics, breakdown, notes) in enumerate(costed):
+        score = by_profile[settings.profile][index]
+        grade, rating = grade_for(score, tables.grades)
+        expression = cu_expression(fn.counts, table)
+        reports.append(FunctionReport(
+            counted=fn, counts=counts,
+            instructions=_evaluate(fn.machine_instructions, options) if fn.machine_instructions is not None else None,
+            metrics=metrics, breakdown=breakdown, cost_expression=expression, big_o=expression.big_o(),
+            score=score, grade=grade, rating=rating,
+            scores_by_profile={name: (s[index], grade_for(s[index], tables.grades)[0]) for name, s in by_profile.items()},
+            findings=_findings(fn, table, metrics, options),
+            assumptions=fn.assumptions + notes,
+            hottest_lines=_hottest_lines(fn, table, options),
+        ))
+    return reports
+
+
+def _class_cu(classes: dict[str, Polynomial], table: CostTable, options: AnalysisOptions) -> float:
+    total = 0.0
+    for cls, poly in classes.items():
+        cost = table.lookup(cls)
+        if cost is not None:
+            total += _evaluate(poly, options) * cost.cu
+    return total
+
+
+def _findings(fn: CountedFunction, table: CostTable, metrics: Metrics, options: AnalysisOptions) -> list[Finding]:
+    findings = []
+    for site in fn.sites:
+        share = _class_cu(site.classes, table, options) / metrics.cu if metrics.cu > 0 else None
+        share_text = f" (~{share:.0%} of this function's CU)" if share is not None else ""
+        findings.append(Finding(site.kind, site.line, site.message + share_text, site.recommendation, share))
+    findings.sort(key=lambda f: -(f.share_of_cu or 0))
+    return findings
+
+
+def _hottest_lines(fn: CountedFunction, table: CostTable, options: AnalysisOptions, top: int = 5) -> list[tuple[int, float]]:
+    per_line = [(line, _class_cu(classes, table, options)) for line, classes in fn.line_counts.items()]
+    per_line.sort(key=lambda item: -item[1])
+    return [item for item in per_line[:top] if item[1] > 0]

@@ -1,0 +1,190 @@
+"""C and C++ (and CUDA host code): clang → LLVM IR at -O2 with line tables → opt's loop and
+ScalarEvolution analyses → FunctionIR. The buffer is compiled from a private temp dir; the
+user's files are only read (as includes), never written."""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+
+from ccls import compile_db, toolchain
+from ccls.frontends import FrontendResult, SourceFile, register
+from ccls.model import AnalysisError, FunctionIR
+from ccls.options import AnalysisOptions
+from ccls.readers.llvm_ir import ModuleText, read_module
+from ccls.readers.scev import parse_opt_output
+
+_LANGUAGE_FLAG = {"c": "c", "cpp": "c++", "cuda": "cuda"}
+_DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>fatal error|error): (?P<msg>.*)$", re.M)
+ANALYSIS_PASSES = "instnamer,print<loops>,print<scalar-evolution>"
+_OPT_PIPELINE = {"-O1": "default<O1>", "-O2": "default<O2>", "-O3": "default<O3>", "-Os": "default<Os>", "-Oz": "default<Oz>"}
+# Inline and template functions nobody calls yet, and static functions that get inlined, are
+# what a person is editing too: emit them all before optimisation and make them external, so
+# the optimiser neither drops nor merges them (clang -O2 would).
+_LOCAL_LINKAGE = re.compile(r"^define (?:linkonce_odr|linkonce|weak_odr|internal|private|available_externally) ", re.M)
+_TARGETS = {"x86_64": "x86_64-unknown-linux-gnu", "aarch64": "aarch64-unknown-linux-gnu"}
+
+
+class CompileFailed(Exception):
+    def __init__(self, error: AnalysisError):
+        super().__init__(error.message)
+        self.error = error
+
+
+@register("c", (".c",))
+def analyze_c(source: SourceFile, options: AnalysisOptions) -> FrontendResult:
+    return analyze_with_clang(source, options, "c", [])
+
+
+@register("cpp", (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h"))
+def analyze_cpp(source: SourceFile, options: AnalysisOptions) -> FrontendResult:
+    return analyze_with_clang(source, options, "cpp", [])
+
+
+def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: str,
+                       extra_flags: list[str]) -> FrontendResult:
+    """Compile one buffer with clang and read every function it defines (not those of headers)."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="ccls-") as work:
+            ir_text, assumptions = _compile(source, options, language, extra_flags, work)
+            functions = read_ir_text(_LOCAL_LINKAGE.sub("define ", ir_text), source.path, language, options, work,
+                                     main_file=_buffer_name(source),
+                                     pipeline=_OPT_PIPELINE.get(options.optimization))
+    except CompileFailed as failed:
+        return FrontendResult(errors=[failed.error])
+    except (toolchain.ToolMissing, toolchain.ToolTimeout) as problem:
+        return FrontendResult(errors=[AnalysisError(source.path, None, str(problem))])
+    _demangle(functions, options)
+    _source_ranges(functions, source, language)
+    for fn in functions:
+        fn.assumptions[:0] = assumptions
+    return FrontendResult(functions=functions)
+
+
+def _buffer_name(source: SourceFile) -> str:
+    return os.path.basename(source.path) or "buffer.c"
+
+
+def _compile(source: SourceFile, options: AnalysisOptions, language: str, extra_flags: list[str],
+             work: str) -> tuple[str, list[str]]:
+    clang = toolchain.require_tool("clang")
+    flags = compile_db.flags_for(source.path, language=language, override=options.flags_override,
+                                 extra=options.extra_flags, query_driver=options.query_driver)
+    assumptions = [f"compiled by {toolchain.tool_version('clang') or clang} {options.optimization}; "
+                   f"flags from {flags.origin}"]
+    if flags.dropped:
+        assumptions.append("unsafe flags ignored: " + " ".join(flags.dropped))
+    # The buffer may differ from disk, so compile a copy under the original name in a private
+    # directory; the original directory stays on the include path for "local.h" includes.
+    buffer_path = os.path.join(work, _buffer_name(source))
+    with open(buffer_path, "w", encoding="utf-8", errors="surrogateescape") as handle:
+        handle.write(source.text)
+    out_path = os.path.join(work, "module.ll")
+    target = _TARGETS.get(options.arch)
+    argv = [clang, "-x", _LANGUAGE_FLAG[language], *flags.flags, *extra_flags, options.optimization,
+            "-gline-tables-only", "-fno-discard-value-names", "-femit-all-decls", "-fno-crash-diagnostics",
+            "-Qunused-arguments", "-Wno-unknown-warning-option", "-Xclang", "-disable-llvm-passes",
+            "-S", "-emit-llvm",
+            f"-iquote{os.path.dirname(os.path.abspath(source.path))}",
+            f"-I{os.path.dirname(os.path.abspath(source.path))}", "-o", out_path, buffer_path]
+    if target:
+        argv[1:1] = [f"--target={target}"]
+    result = toolchain.run_tool(argv, timeout_s=options.compile_timeout_s, memory_mb=options.compile_memory_mb,
+                                cwd=flags.directory if os.path.isdir(flags.directory) else work)
+    if result.returncode != 0:
+        raise CompileFailed(_compile_error(result.stderr, source, work))
+    with open(out_path, encoding="utf-8", errors="replace") as handle:
+        return handle.read(), assumptions
+
+
+def _compile_error(stderr: str, source: SourceFile, work: str) -> AnalysisError:
+    stderr = stderr.replace(os.path.join(work, ""), "")
+    first = _DIAGNOSTIC.search(stderr)
+    message = stderr.strip() or "the compiler failed without a message"
+    if first is None:
+        return AnalysisError(source.path, None, f"compile failed: {message[:2000]}")
+    lines = [l for l in stderr.splitlines() if l.strip()][:12]
+    return AnalysisError(source.path, int(first["line"]) if first["file"].endswith(_buffer_name(source)) else None,
+                         "\n".join(lines))
+
+
+def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOptions, work: str,
+                 main_file: str | None = None, pipeline: str | None = None) -> list[FunctionIR]:
+    """Optimise with `pipeline` (if any), name values and run LLVM's loop/SCEV analyses with
+    opt, lower to assembly, read."""
+    from ccls.machine_code import verbose_assembly
+
+    opt = toolchain.require_tool("opt")
+    in_path, named_path = os.path.join(work, "input.ll"), os.path.join(work, "named.ll")
+    with open(in_path, "w", encoding="utf-8") as handle:
+        handle.write(ir_text)
+    passes = f"{pipeline},{ANALYSIS_PASSES}" if pipeline else ANALYSIS_PASSES
+    result = toolchain.run_tool([opt, f"-passes={passes}", "-S", "-o", named_path, in_path],
+                                timeout_s=options.compile_timeout_s, memory_mb=options.compile_memory_mb, cwd=work)
+    if result.returncode != 0:
+        raise CompileFailed(_opt_error(result.stderr, path, work))
+    with open(named_path, encoding="utf-8", errors="replace") as handle:
+        named = handle.read()
+    assembly = None
+    if options.machine_code:
+        try:
+            assembly = verbose_assembly(named)
+        except RuntimeError:
+            assembly = None  # e.g. a triple llvmlite can't lower; counts still work
+    module = ModuleText(named, parse_opt_output(result.stderr), assembly)
+    arch = options.arch
+    return read_module(module, path, language, arch, options.default_trip_count, main_file=main_file)
+
+
+def _opt_error(stderr: str, path: str, work: str) -> AnalysisError:
+    stderr = stderr.replace(os.path.join(work, "input.ll"), os.path.basename(path))
+    m = re.search(r":(\d+):(\d+): error: (.*)", stderr)
+    return AnalysisError(path, int(m.group(1)) if m else None, stderr.strip()[:2000] or "opt failed")
+
+
+def _demangle(functions: list[FunctionIR], options: AnalysisOptions) -> None:
+    mangled = [f.name for f in functions if f.name.startswith("_Z")]
+    tool = toolchain.find_tool("llvm-cxxfilt")
+    if not mangled or tool is None:
+        return
+    try:
+        result = toolchain.run_tool([tool], input="\n".join(mangled) + "\n", timeout_s=10, memory_mb=512)
+    except toolchain.ToolTimeout:
+        return
+    names = dict(zip(mangled, result.stdout.splitlines()))
+    for fn in functions:
+        if fn.name in names:
+            fn.display_name = _without_parameters(names[fn.name])
+
+
+def _without_parameters(signature: str) -> str:
+    """``double ns::f<double>(int, char)`` → ``ns::f<double>``: cut at the parameter list and
+    drop a template function's return type."""
+    depth, start = 0, 0
+    for index, char in enumerate(signature):
+        if char == "<":
+            depth += 1
+        elif char == ">":
+            depth -= 1
+        elif char == " " and depth == 0:
+            start = index + 1
+        elif char == "(" and depth == 0 and index > 0 and not signature.startswith("operator()", index - 8):
+            return signature[start:index]
+    return signature[start:]
+
+
+def _source_ranges(functions: list[FunctionIR], source: SourceFile, language: str) -> None:
+    """End lines (and start lines when debug info lacks them) from tree-sitter's parse."""
+    try:
+        from ccls import source_map
+    except ImportError:
+        return
+    text = source.text.encode("utf-8", errors="surrogateescape")
+    ranges = source_map.functions_in(source_map.parse(text, language), text, language)
+    for fn in functions:
+        short = fn.display_name.split("::")[-1]
+        for rng in ranges:
+            if rng.name.split("::")[-1] == short and (fn.line is None or rng.start_line <= fn.line <= rng.end_line):
+                fn.line = fn.line or rng.start_line
+                fn.end_line = rng.end_line
+                break

@@ -1,0 +1,390 @@
+"""Per-function incremental analysis of one document: the expensive path behind the server.
+
+`DocumentModel` keeps an open document's text and its tree-sitter tree in step with LSP
+changes (tree.edit + incremental reparse). `Analyzer.analyse` runs on a worker thread: it keys
+each function by (its text, the text of the same-file functions it calls — inlining at -O2
+pulls their bodies in —, the file's context without function bodies, the contents of the
+headers it includes, compile flags, compiler version, counting tables and options), serves
+what the count cache has, and compiles only the rest through a reduced translation unit
+(`ccls.lsp.reduce`), falling back to the whole file when the reduced unit does not compile.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from ccls.cache import CountCache, cache_key, text_digest
+from ccls.lsp import reduce
+from ccls.lsp.positions import LineIndex, to_bytes
+from ccls.model import AnalysisError, CountedFunction
+from ccls.options import AnalysisOptions
+
+log = logging.getLogger(__name__)
+
+REDUCIBLE = frozenset({"c", "cpp", "cuda"})
+_COMPILER_FOR = {"c": "clang", "cpp": "clang", "cuda": "nvcc", "llvm-ir": "opt", "ptx": "ptxas"}
+_MAX_INCLUDE_FILES = 2000
+_FILE_UNIT = "<file>"
+
+
+def language_for(path: str) -> str | None:
+    """The front end's language for a path, or None for files ccls ignores."""
+    from ccls.frontends import frontend_for
+    try:
+        found = frontend_for(path)
+    except Exception:  # a front end that fails to import must not take the server down
+        log.exception("front-end registry failed for %s", path)
+        return None
+    return found[0] if found else None
+
+
+def _source_map():
+    try:
+        from ccls import source_map
+        return source_map
+    except ImportError:
+        return None
+
+
+def parse_functions(data: bytes, language: str, old_tree: Any = None) -> tuple[Any, tuple | None]:
+    """(tree, functions) for languages tree-sitter knows, (None, None) for the others."""
+    source_map = _source_map()
+    if source_map is None:
+        return None, None
+    try:
+        tree = source_map.parse(data, language, old_tree)
+    except (ValueError, KeyError, LookupError):
+        return None, None  # no grammar for this language: whole-file mode
+    if tree is None:
+        return None, None
+    return tree, tuple(source_map.functions_in(tree, data, language))
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One version of a document, as handed to a worker thread (immutable)."""
+
+    uri: str
+    path: str
+    language: str
+    version: int
+    text: str
+    data: bytes
+    functions: tuple | None  # SourceFunction per function; None: whole-file mode (PTX, IR)
+
+
+class DocumentModel:
+    """An open document's text and syntax tree, updated incrementally on the event loop."""
+
+    def __init__(self, uri: str, path: str, language: str, text: str, version: int):
+        self.uri, self.path, self.language = uri, path, language
+        self.version = version
+        self._set_text(text)
+        self._tree: Any = None
+        self._functions: tuple | None = None
+        self._parsed = False
+        self.reparses = 0
+
+    def _set_text(self, text: str) -> None:
+        self.text = text
+        self.data = to_bytes(text)
+        self._index: LineIndex | None = None
+
+    @property
+    def index(self) -> LineIndex:
+        if self._index is None:
+            self._index = LineIndex(self.text)
+        return self._index
+
+    def replace_all(self, text: str, version: int) -> None:
+        self._set_text(text)
+        self.version = version
+        self._tree, self._functions, self._parsed = None, None, False
+
+    def apply_change(self, start: tuple[int, int] | None, end: tuple[int, int] | None, new_text: str,
+                     encoding: str) -> None:
+        """One LSP content change: range in the negotiated encoding, or None for the whole text."""
+        if start is None or end is None:
+            self.replace_all(new_text, self.version)
+            return
+        index = self.index
+        start_byte, start_row, start_col = index.lsp_to_offset(start[0], start[1], encoding)
+        end_byte, end_row, end_col = index.lsp_to_offset(end[0], end[1], encoding)
+        if end_byte < start_byte:
+            start_byte, end_byte, start_row, end_row, start_col, end_col = \
+                end_byte, start_byte, end_row, start_row, end_col, start_col
+        inserted = to_bytes(new_text)
+        data = self.data[:start_byte] + inserted + self.data[end_byte:]
+        new_rows = inserted.count(b"\n")
+        new_end_col = (start_col + len(inserted)) if new_rows == 0 else len(inserted) - inserted.rfind(b"\n") - 1
+        if self._tree is not None:
+            self._tree.edit(start_byte=start_byte, old_end_byte=end_byte, new_end_byte=start_byte + len(inserted),
+                            start_point=(start_row, start_col), old_end_point=(end_row, end_col),
+                            new_end_point=(start_row + new_rows, new_end_col))
+        self._set_text(data.decode("utf-8", "surrogatepass"))
+        self._functions, self._parsed = None, False
+
+    def functions(self) -> tuple | None:
+        if not self._parsed:
+            self._tree, self._functions = parse_functions(self.data, self.language, self._tree)
+            self._parsed = True
+            self.reparses += 1
+        return self._functions
+
+    def snapshot(self) -> Snapshot:
+        return Snapshot(self.uri, self.path, self.language, self.version, self.text, self.data, self.functions())
+
+
+@dataclass
+class Outcome:
+    """What one analysis produced for one document version."""
+
+    snapshot: Snapshot
+    counted: list[CountedFunction]  # every function of the file, lines placed for this version
+    by_unit: dict[str, list[CountedFunction]]  # function text hash (or "<file>") -> its counted functions
+    errors: list[AnalysisError]
+    compiles: int = 0  # count_source calls
+    compiled_functions: list[str] = field(default_factory=list)  # functions whose bodies were compiled
+    cached_functions: int = 0
+    reduced: bool = False
+    fallback: str | None = None  # why the reduced unit was abandoned
+    duration_s: float = 0.0
+
+
+class Cancelled(Exception):
+    """The document changed while this analysis was queued or between compiles."""
+
+
+class Analyzer:
+    """Thread-safe: keys, cache look-ups and compiles for document snapshots."""
+
+    def __init__(self, cache: CountCache, count: Callable[[Any, AnalysisOptions], Any],
+                 tables_version: Callable[[], str], workspace_root: Callable[[str], str | None]):
+        self.cache = cache
+        self._count = count  # (SourceFile, options) -> CountedFile: the engine
+        self._tables_version = tables_version
+        self._workspace_root = workspace_root
+        self._header_digests: dict[str, tuple[tuple[int, int], str, tuple]] = {}
+        self._lock = threading.Lock()
+        self.compiles = 0
+        self.functions_compiled = 0
+
+    # -- keys --------------------------------------------------------------------------------
+
+    def context_key(self, snapshot: Snapshot, options: AnalysisOptions) -> str:
+        """Everything a function's counts depend on besides its own text and its callees."""
+        from ccls import compile_db, toolchain
+
+        counting_options = {k: v for k, v in dataclasses.asdict(options).items()
+                            if k not in ("compile_timeout_s", "compile_memory_mb")}
+        tool = _COMPILER_FOR.get(snapshot.language)
+        compiler = toolchain.tool_version(tool) if tool else f"python {sys.version}"
+        flags: tuple[str, ...] = ()
+        include_dirs: list[str] = [os.path.dirname(snapshot.path)]
+        if snapshot.language in REDUCIBLE:
+            found = compile_db.flags_for(snapshot.path, language=snapshot.language,
+                                         override=options.flags_override, extra=options.extra_flags,
+                                         query_driver=options.query_driver,
+                                         stop_at=self._workspace_root(snapshot.path))
+            flags = found.flags
+            include_dirs += _include_dirs(found.flags)
+        functions = snapshot.functions or ()
+        context = reduce.context_text(snapshot.data, functions) if snapshot.functions is not None else b""
+        headers = self.header_digest(snapshot.data, include_dirs) if snapshot.language in REDUCIBLE else ""
+        return cache_key("ctx/1", snapshot.language, compiler, flags, counting_options, self._tables_version(),
+                         text_digest(context), headers)
+
+    def header_digest(self, data: bytes, include_dirs: Sequence[str]) -> str:
+        """Digest of the contents of every header reachable from the text through include
+        directories other than the compiler's own (those are covered by its version)."""
+        seen: dict[str, str] = {}
+        pending = [(name, quoted, include_dirs[0]) for name, quoted in reduce.include_lines(data)]
+        missing: list[str] = []
+        while pending and len(seen) < _MAX_INCLUDE_FILES:
+            name, quoted, base = pending.pop()
+            path = _resolve(name, quoted, base, include_dirs)
+            if path is None:
+                missing.append(name)
+                continue
+            if path in seen:
+                continue
+            digest, nested = self._digest_file(path)
+            seen[path] = digest
+            pending.extend((n, q, os.path.dirname(path)) for n, q in nested)
+        return cache_key(sorted(seen.items()), sorted(set(missing)))
+
+    def _digest_file(self, path: str) -> tuple[str, tuple]:
+        try:
+            st = os.stat(path)
+            stamp = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            return "missing", ()
+        with self._lock:
+            hit = self._header_digests.get(path)
+            if hit is not None and hit[0] == stamp:
+                return hit[1], hit[2]
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(16 * 1024 * 1024)
+        except OSError:
+            return "unreadable", ()
+        digest, nested = text_digest(data), tuple(reduce.include_lines(data))
+        with self._lock:
+            self._header_digests[path] = (stamp, digest, nested)
+        return digest, nested
+
+    def forget_header(self, path: str) -> None:
+        with self._lock:
+            self._header_digests.pop(path, None)
+
+    def unit_keys(self, snapshot: Snapshot, options: AnalysisOptions) -> list[str]:
+        """One cache key per function (whole-file mode: one key for the file)."""
+        context = self.context_key(snapshot, options)
+        if snapshot.functions is None:
+            return [cache_key("file/1", context, text_digest(snapshot.data))]
+        functions = snapshot.functions
+        graph = reduce.callees(snapshot.data, functions)
+        keys = []
+        for i, fn in enumerate(functions):
+            deps = sorted(functions[j].text_hash for j in reduce.closure(graph, [i]) if j != i)
+            keys.append(cache_key("fn/1", context, fn.text_hash, deps))
+        return keys
+
+    # -- analysis ----------------------------------------------------------------------------
+
+    def analyse(self, snapshot: Snapshot, options: AnalysisOptions,
+                cancelled: Callable[[], bool] = lambda: False) -> Outcome:
+        started = time.monotonic()
+        keys = self.unit_keys(snapshot, options)
+        if snapshot.functions is None:
+            outcome = self._analyse_file(snapshot, options, keys[0])
+        else:
+            outcome = self._analyse_functions(snapshot, options, keys, cancelled)
+        outcome.duration_s = time.monotonic() - started
+        return outcome
+
+    def _compile(self, snapshot: Snapshot, text: str, options: AnalysisOptions) -> Any:
+        from ccls.frontends import SourceFile
+        with self._lock:
+            self.compiles += 1
+        try:
+            return self._count(SourceFile(snapshot.path, _compilable(text)), options)
+        except Exception as exc:  # a front-end bug must become a diagnostic, not a dead worker
+            log.exception("analysis of %s failed", snapshot.path)
+            return _Failed([AnalysisError(snapshot.path, None, f"internal error while analysing: {exc}")])
+
+    def _analyse_file(self, snapshot: Snapshot, options: AnalysisOptions, key: str) -> Outcome:
+        cached = self.cache.get(key)
+        if cached is not None:
+            counted = [reduce.shift_lines(cf, 0, snapshot.path) for cf in cached]
+            return Outcome(snapshot, counted, {_FILE_UNIT: counted}, [], cached_functions=len(counted))
+        result = self._compile(snapshot, snapshot.text, options)
+        counted = list(result.functions)
+        if not result.errors:
+            self.cache.put(key, counted)
+        with self._lock:
+            self.functions_compiled += len(counted)
+        return Outcome(snapshot, counted, {_FILE_UNIT: counted}, list(result.errors), compiles=1,
+                       compiled_functions=[cf.display_name for cf in counted])
+
+    def _analyse_functions(self, snapshot: Snapshot, options: AnalysisOptions, keys: list[str],
+                           cancelled: Callable[[], bool]) -> Outcome:
+        functions = snapshot.functions
+        found: dict[int, list[CountedFunction]] = {}
+        for i, key in enumerate(keys):
+            hit = self.cache.get(key)
+            if hit is not None:
+                found[i] = hit
+        missing = [i for i in range(len(functions)) if i not in found]
+        outcome = Outcome(snapshot, [], {}, [], cached_functions=len(found))
+        if missing:
+            if cancelled():
+                raise Cancelled()
+            self._fill(snapshot, options, keys, missing, found, outcome, cancelled)
+        for i, fn in enumerate(functions):
+            placed = [reduce.shift_lines(cf, fn.start_line - 1, snapshot.path) for cf in found.get(i, [])]
+            outcome.by_unit[fn.text_hash] = placed
+            outcome.counted.extend(placed)
+        return outcome
+
+    def _fill(self, snapshot: Snapshot, options: AnalysisOptions, keys: list[str], missing: list[int],
+              found: dict[int, list[CountedFunction]], outcome: Outcome, cancelled: Callable[[], bool]) -> None:
+        functions = snapshot.functions
+        keep = reduce.units_to_compile(snapshot.data, functions, missing, snapshot.language)
+        result = None
+        if snapshot.language in REDUCIBLE and len(keep) < len(functions):
+            reduced = reduce.reduced_text(snapshot.data, functions, keep, snapshot.language)
+            result = self._compile(snapshot, reduced.decode("utf-8", "surrogatepass"), options)
+            outcome.compiles += 1
+            outcome.reduced = True
+            if result.errors:
+                outcome.fallback = "the reduced unit did not compile: " + result.errors[0].message.splitlines()[0]
+                log.info("%s: %s; compiling the whole file", snapshot.path, outcome.fallback)
+                result = None
+                if cancelled():
+                    raise Cancelled()
+        if result is None:
+            keep = set(range(len(functions)))
+            result = self._compile(snapshot, snapshot.text, options)
+            outcome.compiles += 1
+            outcome.reduced = False
+        outcome.errors.extend(result.errors)
+        outcome.compiled_functions = [functions[i].qualified_name for i in sorted(keep)]
+        with self._lock:
+            self.functions_compiled += len(keep)
+        if result.errors and not result.functions:
+            return  # nothing learned; cached functions still show
+        placed = reduce.assign(result.functions, functions)
+        store = []
+        # Only the functions that were missing are stored: a kept caller or callee compiled as
+        # context may be inlined differently here than in its own unit, and has a valid entry.
+        for i in missing:
+            # Relative to the function's first line, so a function that moved still hits.
+            found[i] = [reduce.shift_lines(cf, -(functions[i].start_line - 1)) for cf in placed.get(i, [])]
+            if not result.errors:
+                store.append((keys[i], found[i]))
+        self.cache.put_many(store)
+
+
+@dataclass
+class _Failed:
+    errors: list[AnalysisError]
+    functions: list[CountedFunction] = field(default_factory=list)
+
+
+def _compilable(text: str) -> str:
+    """Text the front end can write: lone surrogates it cannot encode become U+FFFD."""
+    try:
+        text.encode("utf-8", "surrogateescape")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def _include_dirs(flags: Sequence[str]) -> list[str]:
+    dirs, i = [], 0
+    while i < len(flags):
+        flag = flags[i]
+        if flag in ("-isystem", "-iquote", "-idirafter") and i + 1 < len(flags):
+            dirs.append(flags[i + 1])
+            i += 2
+            continue
+        if flag.startswith("-I") and len(flag) > 2:
+            dirs.append(flag[2:])
+        i += 1
+    return dirs
+
+
+def _resolve(name: str, quoted: bool, base: str, include_dirs: Sequence[str]) -> str | None:
+    candidates = ([base] if quoted else []) + list(include_dirs)
+    for directory in candidates:
+        path = os.path.normpath(os.path.join(directory, name))
+        if os.path.isfile(path):
+            return path
+    return None

@@ -1,0 +1,272 @@
+"""Server settings: one typed dataclass with safe defaults, parsed leniently from client dicts.
+
+Sources, lowest precedence first: defaults, the workspace project file `ccls-cost.toml`,
+`initializationOptions`, then `workspace/configuration` (or `didChangeConfiguration`). Every
+source uses the same keys; nested tables (``{"hints": {"enabled": true}}``) and dotted keys
+(``{"hints.enabled": true}``) are equivalent. An invalid value keeps its default and adds a
+human-readable message; parsing never raises.
+"""
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping
+
+from ccls.options import DEFAULT_QUERY_DRIVER, AnalysisOptions
+
+BUILTIN_PROFILES = ("DEFAULT", "RESEARCH", "COMMERCIAL", "MOBILE", "HPC")
+SEVERITIES = ("error", "warning", "information", "hint", "off")
+ARCHES = ("x86_64", "aarch64")
+SCORINGS = ("absolute", "cohort")
+PROJECT_FILE = "ccls-cost.toml"
+DEFAULT_HINT_FORMAT = "{grade} · {cu} CU · {energy}"
+
+# Settings whose value is itself a mapping: not flattened into dotted keys.
+_MAPPING_KEYS = ("customProfiles", "parameterValues")
+
+
+@dataclass(frozen=True)
+class Settings:
+    profile: str = "DEFAULT"
+    custom_profiles: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
+    region: str = "WORLD"
+    arch: str = "x86_64"
+    scoring: str = "absolute"
+    hints_enabled: bool = True
+    hints_format: str = DEFAULT_HINT_FORMAT
+    severity_division_in_loop: str = "warning"
+    severity_miss_heavy_loop: str = "information"
+    min_share: float = 0.05
+    code_lens_enabled: bool = False
+    compile_flags: tuple[str, ...] | None = None  # None: use the compile database
+    compile_extra_flags: tuple[str, ...] = ()
+    compile_timeout_s: float = 30.0
+    compile_query_driver: tuple[str, ...] = DEFAULT_QUERY_DRIVER
+    default_trip_count: int = 100
+    parameter_values: tuple[tuple[str, float], ...] = ()
+    # Server-only keys (not part of the CLI): where the count cache lives, and whether the
+    # workspace is analysed in the background for cohort scoring.
+    cache_directory: str | None = None
+    background_analysis: bool = True
+
+    def analysis_options(self) -> AnalysisOptions:
+        """The options that reach the engine; only these can change counts."""
+        return AnalysisOptions(
+            arch=self.arch,
+            extra_flags=self.compile_extra_flags,
+            flags_override=self.compile_flags,
+            query_driver=self.compile_query_driver,
+            default_trip_count=self.default_trip_count,
+            parameter_values=self.parameter_values,
+            compile_timeout_s=self.compile_timeout_s,
+        )
+
+    def custom_profiles_dict(self) -> dict[str, list[float]]:
+        return {name: list(weights) for name, weights in self.custom_profiles}
+
+    def severity(self, finding_kind: str) -> str:
+        return {"division-in-loop": self.severity_division_in_loop,
+                "miss-heavy-loop": self.severity_miss_heavy_loop}.get(finding_kind, "information")
+
+
+def flatten(raw: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{"hints": {"enabled": True}} -> {"hints.enabled": True}; mapping-valued settings stay whole."""
+    flat: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping) and name not in _MAPPING_KEYS:
+            flat.update(flatten(value, name + "."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def merge(*sources: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Flattened union of setting dicts; later sources win key by key."""
+    merged: dict[str, Any] = {}
+    for source in sources:
+        if isinstance(source, Mapping):
+            merged.update(flatten(source))
+    return merged
+
+
+def unwrap_section(raw: Any) -> Mapping[str, Any] | None:
+    """Client payloads come as {"ccls": {...}} or as the section itself; accept both."""
+    if not isinstance(raw, Mapping):
+        return None
+    inner = raw.get("ccls")
+    if isinstance(inner, Mapping):
+        return inner
+    return raw
+
+
+def _enum(choices: tuple[str, ...]) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        if isinstance(value, str):
+            for choice in choices:
+                if value.lower() == choice.lower():
+                    return choice
+        raise ValueError(f"expected one of {', '.join(choices)}")
+    return check
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise ValueError("expected true or false")
+
+
+def _number(low: float, high: float) -> Callable[[Any], float]:
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError("expected a number")
+        if not low <= value <= high:
+            raise ValueError(f"expected a number between {low:g} and {high:g}")
+        return float(value)
+    return check
+
+
+def _int(low: int, high: int) -> Callable[[Any], int]:
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+            raise ValueError("expected an integer")
+        if not low <= value <= high:
+            raise ValueError(f"expected an integer between {low} and {high}")
+        return int(value)
+    return check
+
+
+def _string(value: Any) -> str:
+    if isinstance(value, str) and value.strip():
+        return value
+    raise ValueError("expected a non-empty string")
+
+
+def _string_list(value: Any) -> tuple[str, ...]:
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ValueError("expected a list of strings")
+
+
+def _hint_format(value: Any) -> str:
+    text = _string(value)
+    # Reject templates Python's str.format cannot parse, so rendering cannot fail later.
+    import string
+    try:
+        list(string.Formatter().parse(text))
+    except ValueError as exc:
+        raise ValueError(f"not a valid template ({exc})") from None
+    return text
+
+
+def _custom_profiles(value: Any) -> tuple[tuple[str, tuple[float, float, float, float]], ...]:
+    if not isinstance(value, Mapping):
+        raise ValueError("expected a table {name: [w_CU, w_EU, w_CO2, w_USD]}")
+    out = []
+    for name, weights in value.items():
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError("profile names must be non-empty strings")
+        if (not isinstance(weights, (list, tuple)) or len(weights) != 4
+                or any(isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or w < 0
+                       for w in weights)):
+            raise ValueError(f"{name}: expected four non-negative weights [w_CU, w_EU, w_CO2, w_USD]")
+        if abs(sum(weights) - 1.0) > 1e-6:
+            raise ValueError(f"{name}: weights must sum to 1 (they sum to {sum(weights):g})")
+        out.append((name, tuple(float(w) for w in weights)))
+    return tuple(out)
+
+
+def _parameter_values(value: Any) -> tuple[tuple[str, float], ...]:
+    if not isinstance(value, Mapping):
+        raise ValueError("expected a table {parameter: number}")
+    out = []
+    for name, number in value.items():
+        if (not isinstance(name, str) or isinstance(number, bool) or not isinstance(number, (int, float))
+                or not math.isfinite(number) or number < 0):
+            raise ValueError(f"{name}: expected a non-negative number")
+        out.append((name, float(number)))
+    return tuple(sorted(out))
+
+
+def _directory(value: Any) -> str:
+    text = _string(value)
+    return os.path.abspath(os.path.expanduser(text))
+
+
+# setting key -> (Settings field, validator)
+_FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "profile": ("profile", _string),
+    "customProfiles": ("custom_profiles", _custom_profiles),
+    "region": ("region", _string),
+    "arch": ("arch", _enum(ARCHES)),
+    "scoring": ("scoring", _enum(SCORINGS)),
+    "hints.enabled": ("hints_enabled", _bool),
+    "hints.format": ("hints_format", _hint_format),
+    "diagnostics.divisionInLoop": ("severity_division_in_loop", _enum(SEVERITIES)),
+    "diagnostics.missHeavyLoop": ("severity_miss_heavy_loop", _enum(SEVERITIES)),
+    "diagnostics.minShare": ("min_share", _number(0.0, 1.0)),
+    "codeLens.enabled": ("code_lens_enabled", _bool),
+    "compile.flags": ("compile_flags", _string_list),
+    "compile.extraFlags": ("compile_extra_flags", _string_list),
+    "compile.timeoutSeconds": ("compile_timeout_s", _number(0.001, 3600.0)),
+    "compile.queryDriver": ("compile_query_driver", _string_list),
+    "defaultTripCount": ("default_trip_count", _int(1, 10**9)),
+    "parameterValues": ("parameter_values", _parameter_values),
+    "cache.directory": ("cache_directory", _directory),
+    "workspace.backgroundAnalysis": ("background_analysis", _bool),
+}
+
+
+def parse_settings(raw: Mapping[str, Any] | None, known_profiles: tuple[str, ...] = BUILTIN_PROFILES,
+                   known_regions: tuple[str, ...] | None = None) -> tuple[Settings, list[str]]:
+    """Settings from a (nested or dotted) dict, plus one message per rejected or unknown key.
+
+    `known_regions` None skips the region check (tables not loaded yet)."""
+    flat = merge(raw) if raw else {}
+    values: dict[str, Any] = {}
+    messages: list[str] = []
+    for key, value in flat.items():
+        if value is None:
+            continue  # clients send null for "not set"
+        spec = _FIELDS.get(key)
+        if spec is None:
+            messages.append(f"ccls.{key}: unknown setting (ignored)")
+            continue
+        name, check = spec
+        try:
+            values[name] = check(value)
+        except ValueError as exc:
+            messages.append(f"ccls.{key}: {exc}; got {value!r}, using the default")
+    settings = replace(Settings(), **values)
+    custom = tuple(name for name, _ in settings.custom_profiles)
+    profiles = {p.upper(): p for p in (*known_profiles, *custom)}
+    if settings.profile.upper() in profiles:
+        settings = replace(settings, profile=profiles[settings.profile.upper()])
+    else:
+        messages.append(f"ccls.profile: unknown profile {settings.profile!r} "
+                        f"(known: {', '.join(profiles.values())}); using DEFAULT")
+        settings = replace(settings, profile="DEFAULT")
+    if known_regions is not None:
+        regions = {r.upper(): r for r in known_regions}
+        if settings.region.upper() in regions:
+            settings = replace(settings, region=regions[settings.region.upper()])
+        else:
+            messages.append(f"ccls.region: unknown region {settings.region!r}; using WORLD")
+            settings = replace(settings, region="WORLD")
+    return settings, messages
+
+
+def read_project_file(folder: str) -> tuple[dict[str, Any], list[str]]:
+    """The `ccls-cost.toml` in a workspace folder as a flat dict, or {} (with a message if broken)."""
+    path = os.path.join(folder, PROJECT_FILE)
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        return {}, []
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return {}, [f"{path}: cannot read ({exc}); ignoring it"]
+    section = data.get("ccls") if isinstance(data.get("ccls"), dict) else data
+    return flatten(section), []

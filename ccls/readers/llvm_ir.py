@@ -1,0 +1,355 @@
+"""LLVM IR → FunctionIR: classify each instruction, attach source lines and memory access
+patterns, and build loops with trip counts from LLVM's own analyses.
+
+Inputs are texts: the module (with value names, e.g. after ``opt -passes=instnamer``), opt's
+``print<loops>,print<scalar-evolution>`` output, and optionally verbose assembly for machine
+instruction counts. Parsing uses llvmlite; nothing here touches files or processes.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+
+from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, MemoryAccess, TripCount
+from ccls.polynomial import Polynomial
+from ccls.readers.scev import FunctionAnalyses, NotPolynomial, ScevContext, to_polynomial
+from ccls.taxonomy import with_vector
+
+_SIMPLE_OPCODES = {
+    "add": "int_add", "sub": "int_add",
+    "and": "int_logic", "or": "int_logic", "xor": "int_logic",
+    "shl": "int_shift", "lshr": "int_shift", "ashr": "int_shift",
+    "icmp": "int_cmp", "mul": "int_mul",
+    "udiv": "int_div", "sdiv": "int_div", "urem": "int_div", "srem": "int_div",
+    "fadd": "fp_add", "fsub": "fp_add", "fneg": "fp_add", "fcmp": "fp_add",
+    "fmul": "fp_mul", "fdiv": "fp_div", "frem": "fp_div",
+    "zext": "convert", "sext": "convert", "trunc": "convert", "fptosi": "convert",
+    "fptoui": "convert", "sitofp": "convert", "uitofp": "convert", "fpext": "convert",
+    "fptrunc": "convert", "ptrtoint": "convert", "inttoptr": "convert",
+    "select": "select", "getelementptr": "address", "load": "load", "store": "store",
+    "br": "branch", "switch": "branch", "indirectbr": "branch", "ret": "return",
+    "atomicrmw": "atomic", "cmpxchg": "atomic", "fence": "fence",
+    "extractelement": "vector_shuffle", "insertelement": "vector_shuffle",
+    "shufflevector": "vector_shuffle", "alloca": "other", "va_arg": "other",
+    "extractvalue": "other", "insertvalue": "other", "landingpad": "other",
+    "invoke": "call", "callbr": "call",
+}
+# No machine instruction of their own: SSA bookkeeping, casts that are free, markers.
+_FREE_OPCODES = {"phi", "bitcast", "freeze", "unreachable", "addrspacecast"}
+_FREE_INTRINSICS = ("llvm.dbg.", "llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias",
+                    "llvm.invariant.", "llvm.pseudoprobe", "llvm.annotation", "llvm.var.annotation",
+                    "llvm.prefetch", "llvm.sideeffect")
+_TRANSCENDENTAL = {"exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan", "pow", "powi",
+                   "atan", "atan2", "asin", "acos", "sinh", "cosh", "tanh", "cbrt", "expm1", "log1p", "erf"}
+_INTRINSIC_CLASS = {
+    "fma": "fp_fma", "fmuladd": "fp_fma", "sqrt": "fp_sqrt", "fabs": "fp_add", "copysign": "fp_add",
+    "minnum": "fp_add", "maxnum": "fp_add", "minimum": "fp_add", "maximum": "fp_add",
+    "floor": "convert", "ceil": "convert", "trunc": "convert", "round": "convert", "rint": "convert",
+    "nearbyint": "convert", "lround": "convert", "llround": "convert",
+    "smax": "int_cmp", "smin": "int_cmp", "umax": "int_cmp", "umin": "int_cmp", "abs": "int_cmp",
+    "ctpop": "int_logic", "ctlz": "int_logic", "cttz": "int_logic", "bswap": "int_logic",
+    "bitreverse": "int_logic", "fshl": "int_shift", "fshr": "int_shift",
+    "sadd.with.overflow": "int_add", "uadd.with.overflow": "int_add", "ssub.with.overflow": "int_add",
+    "usub.with.overflow": "int_add", "smul.with.overflow": "int_mul", "umul.with.overflow": "int_mul",
+    "memcpy": "call", "memmove": "call", "memset": "call",
+}
+_VECTOR = re.compile(r"<(\d+) x (i\d+|float|double|half|bfloat|ptr)>")
+_SCALAR_BITS = {"float": 32, "double": 64, "half": 16, "bfloat": 16, "ptr": 64, "x86_fp80": 80, "fp128": 128}
+_DBG = re.compile(r"!dbg !(\d+)")
+_DILOCATION = re.compile(r"^!(\d+) = (?:distinct )?!DILocation\(line: (\d+)", re.M)
+_DISUBPROGRAM = re.compile(r"^!(\d+) = (?:distinct )?!DISubprogram\((?P<body>.*)\)$", re.M)
+_DEFINE_DBG = re.compile(r"^define [^\n]*?@(\"[^\"]+\"|[-\w.$]+)\([^\n]*!dbg !(\d+)", re.M)
+_FUNCTION_LABEL = re.compile(r"^(\"[^\"]+\"|[A-Za-z_$][-\w.$]*):")
+_DEFINE = re.compile(r"^define [^\n]*?@(\"[^\"]+\"|[-\w.$]+)\(", re.M)
+_ASM_BLOCK = re.compile(r"^(?:\.LBB\d+_\d+:|# %bb\.\d+:)\s*(?:# %(?P<name>\S+))?")
+
+
+@dataclass(frozen=True)
+class ModuleText:
+    ir: str  # module text with named values
+    analyses: dict[str, FunctionAnalyses]
+    assembly: str | None = None  # verbose assembly of the same module, or None
+
+
+def _type_bits(type_text: str) -> tuple[int | None, int]:
+    """(vector width in bits or None, element bits) of an LLVM type string."""
+    if m := _VECTOR.search(type_text):
+        lanes, elem = int(m.group(1)), m.group(2)
+        elem_bits = _SCALAR_BITS.get(elem) or int(elem[1:])
+        return lanes * elem_bits, elem_bits
+    t = type_text.strip()
+    if t in _SCALAR_BITS:
+        return None, _SCALAR_BITS[t]
+    if re.fullmatch(r"i\d+", t):
+        return None, int(t[1:])
+    return None, 64
+
+
+def _callee_name(instr_text: str) -> str | None:
+    m = re.search(r"(?:call|invoke)\b[^@%]*?(?:@(\"[^\"]+\"|[-\w.$]+)|%[-\w.$\"]+)\(", instr_text)
+    if not m or m.group(1) is None:
+        return None
+    return m.group(1).strip('"')
+
+
+def classify(opcode: str, text: str, type_text: str) -> tuple[str | None, str | None]:
+    """(class or None if free, callee) for one instruction."""
+    if opcode in _FREE_OPCODES:
+        return None, None
+    if opcode in ("call", "invoke", "callbr"):
+        callee = _callee_name(text)
+        if callee is None:
+            return "call_indirect", None
+        if callee.startswith(_FREE_INTRINSICS):
+            return None, None
+        if callee.startswith("llvm."):
+            stem = callee[5:]
+            for key, cls in _INTRINSIC_CLASS.items():
+                if stem == key or stem.startswith(key + "."):
+                    return cls, (key if cls == "call" else None)
+            base = stem.split(".")[0]
+            if base in _TRANSCENDENTAL:
+                return "fp_transcendental", None
+            if base.startswith("vector"):
+                return "vector_shuffle", None
+            return "other", None
+        base = callee.rstrip("f") if callee.rstrip("f") in _TRANSCENDENTAL else callee
+        if base in _TRANSCENDENTAL:
+            return "fp_transcendental", None
+        if callee in ("sqrt", "sqrtf"):
+            return "fp_sqrt", None
+        return "call", callee
+    return _SIMPLE_OPCODES.get(opcode, "other"), None
+
+
+def _machine_counts(assembly: str) -> dict[str, dict[str, int]]:
+    """Instructions per IR block per function, from verbose assembly. A machine block without
+    an IR name (split or tail-duplicated) is counted with the named block before it."""
+    result: dict[str, dict[str, int]] = {}
+    current_fn: dict[str, int] | None = None
+    block = "entry"
+    for line in assembly.splitlines():
+        if not line:
+            continue
+        if (label := _FUNCTION_LABEL.match(line)) and not line.startswith(".L"):
+            current_fn = result.setdefault(label.group(1).strip('"'), {})
+            block = "entry"
+            continue
+        if current_fn is None:
+            continue
+        if m := _ASM_BLOCK.match(line):
+            if m.group("name"):
+                block = m.group("name")
+            continue
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#." or stripped.endswith(":"):
+            continue
+        current_fn[block] = current_fn.get(block, 0) + 1
+    return result
+
+
+def _instruction_dbg_ids(ir: str) -> dict[str, list[str | None]]:
+    """Per function, the module-level ``!dbg`` id of each instruction in textual order."""
+    result: dict[str, list[str | None]] = {}
+    for m in _DEFINE.finditer(ir):
+        body_start = ir.index("{", m.end())
+        body_end = ir.index("\n}", body_start)
+        ids: list[str | None] = []
+        for line in ir[body_start + 1:body_end].splitlines():
+            stripped = line.strip()
+            if not stripped or stripped.startswith(";") or re.match(r"^[-\w.$\"]+:", stripped):
+                continue
+            dbg = _DBG.search(stripped)
+            ids.append(dbg.group(1) if dbg else None)
+        result[m.group(1).strip('"')] = ids
+    return result
+
+
+_DIFILE = re.compile(r'^!(\d+) = (?:distinct )?!DIFile\(filename: "([^"]*)"', re.M)
+
+
+def _subprogram_info(ir: str) -> dict[str, tuple[str, int | None, str | None]]:
+    """DISubprogram id → (name, line, file name)."""
+    files = {m.group(1): m.group(2) for m in _DIFILE.finditer(ir)}
+    info = {}
+    for m in _DISUBPROGRAM.finditer(ir):
+        body = m["body"]
+        name = re.search(r'name: "([^"]*)"', body)
+        line = re.search(r"\bline: (\d+)", body)
+        file_id = re.search(r"\bfile: !(\d+)", body)
+        info[m.group(1)] = (name.group(1) if name else "", int(line.group(1)) if line else None,
+                            files.get(file_id.group(1)) if file_id else None)
+    return info
+
+
+def read_module(module: ModuleText, file: str, language: str, arch: str,
+                default_trip_count: int, main_file: str | None = None) -> list[FunctionIR]:
+    """All defined functions of the module as FunctionIR; with `main_file`, only those whose
+    debug info places them in that file (not inline functions from headers)."""
+    parsed = llvm.parse_assembly(module.ir)
+    dilocation_lines = {m.group(1): int(m.group(2)) for m in _DILOCATION.finditer(module.ir)}
+    subprograms = _subprogram_info(module.ir)
+    fn_subprogram = {m.group(1).strip('"'): m.group(2) for m in _DEFINE_DBG.finditer(module.ir)}
+    machine = _machine_counts(module.assembly) if module.assembly else {}
+    dbg_ids = _instruction_dbg_ids(module.ir)
+    functions = []
+    for fn in parsed.functions:
+        if fn.is_declaration:
+            continue
+        name, line, defined_in = subprograms.get(fn_subprogram.get(fn.name, ""), ("", None, None))
+        if main_file and (defined_in is None or os.path.basename(defined_in) != main_file):
+            continue  # from a header, or compiler-generated (no debug info of its own)
+        functions.append(_read_function(fn, module, file, language, arch, default_trip_count,
+                                        dilocation_lines, (name, line),
+                                        machine.get(fn.name), dbg_ids.get(fn.name, [])))
+    return functions
+
+
+def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, default_trip_count: int,
+                   dilocation_lines: dict[str, int], subprogram: tuple[str, int | None],
+                   machine: dict[str, int] | None, dbg_ids: list[str | None]) -> FunctionIR:
+    analyses = module.analyses.get(fn.name, FunctionAnalyses())
+    parameters = [a.name for a in fn.arguments if a.name]
+    block_loop = {}
+    for loop in sorted(analyses.loops.values(), key=lambda l: l.depth):
+        for name in loop.blocks:
+            block_loop[name] = loop.header  # deeper loops overwrite: innermost wins
+    ancestors = {h: _ancestors(h, analyses) for h in analyses.loops}
+    assumptions: list[str] = []
+    blocks: list[BasicBlock] = []
+    lines_seen: list[int] = []
+    loaded = {i.name for bb in fn.blocks for i in bb.instructions if i.opcode == "load" and i.name}
+    loop_defined = {i.name: block_loop.get(bb.name) for bb in fn.blocks for i in bb.instructions if i.name}
+    position = -1
+    for bb in fn.blocks:
+        loop_id = block_loop.get(bb.name)
+        block = BasicBlock(bb.name, loop_id, machine_instructions=(machine or {}).get(bb.name, 0) if machine is not None else None)
+        for instr in bb.instructions:
+            position += 1
+            text = str(instr).strip()
+            opcode = instr.opcode
+            type_text = str(instr.type)
+            if opcode == "store":
+                type_text = str(list(instr.operands)[0].type)
+            cls, callee = classify(opcode, text, type_text)
+            if cls is None:
+                continue
+            dbg_id = dbg_ids[position] if position < len(dbg_ids) else None
+            line = dilocation_lines.get(dbg_id) if dbg_id else None
+            if line:
+                lines_seen.append(line)
+            width, elem_bits = _type_bits(type_text if opcode not in ("icmp", "fcmp") else str(list(instr.operands)[0].type))
+            divisor = None
+            if opcode in ("udiv", "sdiv", "urem", "srem", "fdiv", "frem"):
+                divisor = _divisor_kind(list(instr.operands)[1], loop_id, loop_defined)
+                if opcode in ("udiv", "sdiv", "urem", "srem") and divisor in ("constant", "power-of-two"):
+                    # The backend lowers a constant divisor to multiply-high and shifts (or a
+                    # mask/shift for powers of two): cost it as what actually runs.
+                    cls = "int_shift" if divisor == "power-of-two" else "int_mul"
+            access = None
+            if opcode in ("load", "store", "atomicrmw", "cmpxchg"):
+                pointer = list(instr.operands)[0 if opcode in ("load", "atomicrmw", "cmpxchg") else 1]
+                invariant_loads = {name for name in loaded if not _inside(loop_defined.get(name), loop_id, analyses)}
+                access = _memory_access(pointer.name, max(1, (width or elem_bits) // 8), loop_id,
+                                        ancestors, analyses, set(parameters) | invariant_loads, loaded)
+            block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor))
+        blocks.append(block)
+    loops = {}
+    for header, record in analyses.loops.items():
+        trip = _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count, assumptions)
+        header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
+        loops[header] = Loop(header, record.parent, record.depth, trip, header_line)
+    name, line = subprogram
+    return FunctionIR(
+        name=fn.name, display_name=name or fn.name, file=file,
+        line=line or (min(lines_seen) if lines_seen else None),
+        end_line=max(lines_seen) if lines_seen else line, language=language, arch=arch,
+        parameters=parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=str(fn),
+    )
+
+
+def _inside(defined_loop: str | None, loop_id: str | None, analyses: FunctionAnalyses) -> bool:
+    """Whether a value defined in `defined_loop` may change across iterations of `loop_id`."""
+    while defined_loop is not None:
+        if defined_loop == loop_id:
+            return True
+        defined_loop = analyses.loops[defined_loop].parent if defined_loop in analyses.loops else None
+    return False
+
+
+def _divisor_kind(operand, loop_id: str | None, loop_defined: dict[str, str | None]) -> str:
+    text = str(operand).strip()
+    lanes = re.findall(r"(?:i\d+|float|double|half) (-?[\d.e+]+|0x[0-9A-Fa-f]+)", text)
+    if not operand.name and (lanes or re.fullmatch(r"(?:i\d+|float|double|half|<.*>) .*", text)):
+        values = [v for v in lanes if re.fullmatch(r"-?\d+", v)]
+        if values and all(int(v) > 0 and int(v) & (int(v) - 1) == 0 for v in values):
+            return "power-of-two"
+        return "constant"
+    if loop_id is None or loop_defined.get(operand.name) is None:
+        return "loop-invariant"
+    return "variant"
+
+
+def _ancestors(header: str, analyses: FunctionAnalyses) -> set[str]:
+    out, parent = set(), analyses.loops[header].parent
+    while parent:
+        out.add(parent)
+        parent = analyses.loops[parent].parent
+    return out
+
+
+def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclosing: set[str],
+                default_trip_count: int, assumptions: list[str]) -> TripCount:
+    text = record.backedge_taken or ""
+    if text:
+        ctx = ScevContext(parameters, analyses.value_scevs, analyses.phi_incoming, enclosing)
+        try:
+            iterations = to_polynomial(text, ctx) + 1
+            for note in ctx.assumptions:
+                assumptions.append(f"loop %{record.header}: {note}")
+            kind = "constant" if iterations.constant_value() is not None else "symbolic"
+            return TripCount(kind, iterations, text)
+        except NotPolynomial as why:
+            reason = str(why)
+    else:
+        reason = "not printed by ScalarEvolution"
+    if record.constant_max_backedge_taken is not None and record.constant_max_backedge_taken < 1 << 20:
+        bound = record.constant_max_backedge_taken + 1
+        assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); using its maximum {bound}")
+        return TripCount("bounded", Polynomial.constant(bound), text)
+    assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
+    return TripCount("unknown", Polynomial.constant(default_trip_count), text)
+
+
+def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancestors: dict[str, set[str]],
+                   analyses: FunctionAnalyses, parameters: set[str], loaded: set[str]) -> MemoryAccess:
+    if loop_id is None:
+        return MemoryAccess("invariant", element_bytes)
+    scev = analyses.value_scevs.get(pointer)
+    if scev is None:
+        # Pointer arguments and globals have no SCEV line of their own: loop-invariant.
+        return MemoryAccess("invariant" if pointer in parameters or not pointer else "unknown", element_bytes)
+    ctx = ScevContext(set(parameters), analyses.value_scevs, analyses.phi_incoming,
+                      ancestors[loop_id] | {loop_id})
+    try:
+        address = to_polynomial(scev, ctx)
+    except NotPolynomial:
+        unknowns = set(re.findall(r"%([-\w.$]+)", scev)) | {pointer}
+        # p = p->next: the address comes from a loop-carried phi fed by a load.
+        if any(v.lstrip("%") in loaded for name in unknowns for v in analyses.phi_incoming.get(name, [])):
+            return MemoryAccess("pointer-chase", element_bytes)
+        # a[idx[i]]: the address depends on a loaded value.
+        if unknowns & (loaded - parameters):
+            return MemoryAccess("indirect", element_bytes)
+        return MemoryAccess("unknown", element_bytes)
+    index = "@" + loop_id
+    stride = address.substitute(index, Polynomial.symbol(index) + 1) - address
+    if stride.is_zero:
+        return MemoryAccess("invariant", element_bytes, stride)
+    value = stride.constant_value()
+    # Within a cache line the stream is dense (unrolled copies fill the gaps); beyond, strided.
+    pattern = "unit" if value is not None and abs(value) <= 64 else "strided"
+    return MemoryAccess(pattern, element_bytes, stride)

@@ -1,0 +1,744 @@
+"""CPython bytecode → `FunctionIR`: basic blocks, natural loops, ``range()`` trip counts.
+
+Pure: code objects come from ``compile()`` (which only compiles); nothing is ever executed.
+Written against CPython 3.11 and kept tolerant of 3.12/3.13 opcode names (END_FOR,
+LOAD_FAST_LOAD_FAST, callable-before-NULL call layout, MAKE_FUNCTION without flags).
+
+Trip counts come from a tiny abstract interpreter over each block's value stack: it knows
+integers as polynomials over parameters (``n``), ``len(param)`` and outer loop indices
+(``@<loop id>``), and what ``range``/``enumerate``/``len`` return. Anything it cannot model
+clears its stack, so an unmodelled opcode makes a trip count *unknown*, never wrong.
+
+Iterations counted for a ``for`` loop are those of its body; the final FOR_ITER that finds
+the iterator exhausted is not counted separately (one cheap instruction per loop entry).
+"""
+from __future__ import annotations
+
+import dis
+import platform
+import types
+import warnings
+from dataclasses import dataclass, field
+from fractions import Fraction
+from inspect import CO_OPTIMIZED
+
+from ccls.model import AnalysisError, BasicBlock, FunctionIR, Instruction, Loop, TripCount
+from ccls.polynomial import Polynomial
+
+_MAX_CHAIN = 40  # how many `a = b + 1` assignments deep a value is followed
+ARCH = "cpython-3.11"  # cost table id; the interpreter's own version goes into an assumption
+COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+
+_JUMPS = set(getattr(dis, "hasjump", ())) | set(dis.hasjrel) | set(dis.hasjabs)
+_UNCONDITIONAL = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_ABSOLUTE",
+                  "JUMP", "JUMP_NO_INTERRUPT"}
+_TERMINAL = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"}
+_STORES = {"STORE_FAST", "STORE_DEREF", "DELETE_FAST", "DELETE_DEREF", "LOAD_FAST_AND_CLEAR",
+           "STORE_NAME", "DELETE_NAME"}
+
+# -- instruction classes (keys of cost_tables/cpython-3.11.json) -----------------------------
+_EXACT_CLASS = {
+    **dict.fromkeys(("LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR", "STORE_ATTR", "DELETE_ATTR"), "py.attr"),
+    **dict.fromkeys(("BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "BINARY_SLICE", "STORE_SLICE"),
+                    "py.subscr"),
+    **dict.fromkeys(("COMPARE_OP", "IS_OP", "CONTAINS_OP", "COMPARE_AND_BRANCH"), "py.compare"),
+    **dict.fromkeys(("CALL", "CALL_FUNCTION_EX", "CALL_KW", "CALL_FUNCTION", "CALL_METHOD"), "py.call"),
+    **dict.fromkeys(("GET_ITER", "FOR_ITER", "END_FOR", "GET_YIELD_FROM_ITER", "GET_AITER", "GET_ANEXT",
+                     "END_ASYNC_FOR"), "py.iter"),
+    **dict.fromkeys(("LIST_APPEND", "SET_ADD", "MAP_ADD", "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE",
+                     "DICT_MERGE", "LIST_TO_TUPLE", "UNPACK_SEQUENCE", "UNPACK_EX", "FORMAT_VALUE",
+                     "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE", "MAKE_FUNCTION"), "py.build"),
+    **dict.fromkeys(("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE"), "py.return"),
+    # Stack shuffles and call set-up: real dispatches, but cheap; the table prices them as py.other.
+    **dict.fromkeys(("PRECALL", "KW_NAMES", "PUSH_NULL", "COPY", "SWAP", "POP_TOP", "RESUME", "NOP",
+                     "EXTENDED_ARG", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2", "RETURN_GENERATOR",
+                     "MAKE_CELL", "COPY_FREE_VARS", "SET_FUNCTION_ATTRIBUTE"), "py.other"),
+    "STORE_FAST_LOAD_FAST": "py.store",
+}
+_PREFIX_CLASS = (("LOAD_", "py.load"), ("STORE_", "py.store"), ("DELETE_", "py.store"),
+                 ("BUILD_", "py.build"), ("POP_JUMP", "py.branch"), ("JUMP", "py.branch"),
+                 ("UNARY_", "py.binary_other"))
+_BINARY_CLASS = {
+    **dict.fromkeys(("+", "-", "+=", "-="), "py.binary_add"),
+    **dict.fromkeys(("*", "*="), "py.binary_mul"),
+    **dict.fromkeys(("/", "//", "%", "/=", "//=", "%="), "py.binary_div"),
+    "[]": "py.subscr",  # 3.14 spells subscription as BINARY_OP
+}
+
+
+def classify(instr: dis.Instruction, left_is_str: bool = False) -> str:
+    """Instruction class of one bytecode instruction (``left_is_str``: ``%`` formats a string)."""
+    op = instr.opname
+    if op == "BINARY_OP":
+        symbol = instr.argrepr.strip()
+        if left_is_str and symbol in ("%", "%="):
+            return "py.binary_other"  # "%d" % x is string formatting, not a division
+        return _BINARY_CLASS.get(symbol, "py.binary_other")
+    if op in _EXACT_CLASS:
+        return _EXACT_CLASS[op]
+    for prefix, cls in _PREFIX_CLASS:
+        if op.startswith(prefix):
+            return cls
+    return "py.other"
+
+
+# -- abstract values for the block-local stack interpreter ---------------------------------
+@dataclass(frozen=True)
+class _Iter:
+    """An iterator the interpreter understands: how many items, and what each item is."""
+
+    trips: Polynomial
+    kind: str  # "constant" | "symbolic"
+    notes: tuple[str, ...] = ()  # approximations made on the way, reported as assumptions
+    start: Polynomial | None = None  # range item = start + step·index
+    step: Fraction | None = None
+    enumerated: "_Iter | None" = None  # enumerate(inner): item = (index, inner item)
+
+    def item(self, index: Polynomial) -> "_Val":
+        if self.enumerated is not None:
+            return _Val(items=(_Val(poly=index), self.enumerated.item(index)))
+        if self.start is not None and self.step is not None:
+            return _Val(poly=self.start + index * self.step, notes=self.notes)
+        return _UNKNOWN
+
+
+@dataclass(frozen=True)
+class _Range:
+    start: Polynomial
+    stop: Polynomial
+    step: Fraction
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Val:
+    poly: Polynomial | None = None  # an int known as a polynomial
+    seq: str | None = None  # a sized collection: len(seq) is a symbol
+    notes: tuple[str, ...] = ()  # approximations behind `poly`
+    name: str | None = None  # dotted name, for call targets
+    direct: bool = False  # name is a call target we can name (not a parameter)
+    rng: _Range | None = None
+    iter: _Iter | None = None
+    code: types.CodeType | None = None  # a function made by MAKE_FUNCTION
+    items: tuple["_Val", ...] | None = None
+    is_global: bool = False  # loaded by LOAD_GLOBAL/LOAD_NAME: a builtin unless the module shadows it
+    is_str: bool = False
+    is_null: bool = False
+
+
+_UNKNOWN = _Val()
+_NULL = _Val(is_null=True)
+
+
+def _const_value(value: object) -> _Val:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _Val(poly=Polynomial.constant(value))
+    if isinstance(value, str):
+        return _Val(is_str=True)
+    if isinstance(value, types.CodeType):
+        return _Val(code=value)
+    return _UNKNOWN
+
+
+def _kind(p: Polynomial) -> str:
+    return "constant" if p.constant_value() is not None else "symbolic"
+
+
+def _notes(*values: _Val) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(n for v in values for n in v.notes))
+
+
+def _call_builtin(name: str, args: list[_Val]) -> _Val:
+    """What range/len/enumerate/reversed return, when their arguments are understood."""
+    if name == "len" and len(args) == 1 and args[0].seq is not None:
+        return _Val(poly=Polynomial.symbol(f"len({args[0].seq})"))
+    if name == "range" and 1 <= len(args) <= 3 and all(a.poly is not None for a in args):
+        if len(args) == 1:
+            return _Val(rng=_Range(Polynomial.constant(0), args[0].poly, Fraction(1), args[0].notes))
+        step, notes = Fraction(1), _notes(*args)
+        if len(args) == 3:
+            step = args[2].poly.constant_value()
+            if not step:  # a symbolic step (or 0, which raises at run time)
+                return _UNKNOWN
+            if abs(step) != 1:
+                notes += (f"range step {step}: trip count (stop − start)/{step}, ignoring rounding",)
+        return _Val(rng=_Range(args[0].poly, args[1].poly, step, notes))
+    if name in ("enumerate", "reversed") and len(args) == 1:
+        inner = _get_iter(args[0])
+        if inner is not None and name == "enumerate":
+            return _Val(iter=_Iter(inner.trips, inner.kind, inner.notes, enumerated=inner))
+        if inner is not None:  # same length; items no longer start + step·index
+            return _Val(iter=_Iter(inner.trips, inner.kind, inner.notes))
+    return _UNKNOWN
+
+
+def _get_iter(v: _Val) -> _Iter | None:
+    """The iterator GET_ITER makes of a value, when its length is known."""
+    if v.iter is not None:
+        return v.iter
+    if v.rng is not None:
+        r = v.rng
+        trips = (r.stop - r.start) * (1 / r.step)
+        value = trips.constant_value()
+        if value is not None and value < 0:
+            trips = Polynomial.constant(0)
+        return _Iter(trips, _kind(trips), r.notes, start=r.start, step=r.step)
+    if v.seq is not None:
+        return _Iter(Polynomial.symbol(f"len({v.seq})"), "symbolic",
+                     (f"iterates over {v.seq}: trip count taken as len({v.seq})",))
+    return None
+
+
+def _binary(symbol: str, a: _Val, b: _Val) -> _Val:
+    if a.poly is None or b.poly is None:
+        return _UNKNOWN
+    notes = _notes(a, b)
+    if symbol in ("+", "+="):
+        return _Val(poly=a.poly + b.poly, notes=notes)
+    if symbol in ("-", "-="):
+        return _Val(poly=a.poly - b.poly, notes=notes)
+    if symbol in ("*", "*="):
+        return _Val(poly=a.poly * b.poly, notes=notes)
+    divisor = b.poly.constant_value()
+    if symbol in ("//", "//=") and divisor and divisor > 0:
+        exact = a.poly.constant_value()
+        if exact is not None:
+            return _Val(poly=Polynomial.constant(exact // divisor), notes=notes)
+        return _Val(poly=a.poly * (1 / divisor), notes=notes + (f"// {divisor} taken as exact division",))
+    return _UNKNOWN
+
+
+def _names(instr: dis.Instruction) -> tuple[str, ...]:
+    """Variable names of an instruction; 3.13's fused LOAD_FAST_LOAD_FAST carries two."""
+    if isinstance(instr.argval, tuple):
+        return tuple(str(n) for n in instr.argval)
+    return (str(instr.argval),)
+
+
+# -- control flow ---------------------------------------------------------------------------
+@dataclass
+class _Block:
+    start: int
+    instrs: list[dis.Instruction]
+    succs: list[int] = field(default_factory=list)
+    preds: list[int] = field(default_factory=list)
+
+
+def _jump_target(instr: dis.Instruction) -> int | None:
+    if instr.opcode not in _JUMPS:
+        return None
+    target = getattr(instr, "jump_target", None)
+    return target if target is not None else instr.argval
+
+
+def _build_blocks(instrs: list[dis.Instruction]) -> dict[int, _Block]:
+    """Split at jump targets and after jumps/returns/raises. Exception-table edges are left out
+    on purpose: handlers are treated as not running (see `_FunctionReader`)."""
+    starts = {instrs[0].offset}
+    for i, ins in enumerate(instrs):
+        target = _jump_target(ins)
+        if target is not None:
+            starts.add(target)
+        if (target is not None or ins.opname in _TERMINAL) and i + 1 < len(instrs):
+            starts.add(instrs[i + 1].offset)
+    blocks: dict[int, _Block] = {}
+    current: _Block | None = None
+    for ins in instrs:
+        if ins.offset in starts:
+            current = blocks[ins.offset] = _Block(ins.offset, [])
+        current.instrs.append(ins)
+    order = sorted(blocks)
+    for pos, start in enumerate(order):
+        last = blocks[start].instrs[-1]
+        fallthrough = order[pos + 1] if pos + 1 < len(order) else None
+        target = _jump_target(last)
+        succs = [] if last.opname in _TERMINAL else [target] if last.opname in _UNCONDITIONAL else \
+            [t for t in (target, fallthrough) if t is not None]
+        blocks[start].succs = [s for s in dict.fromkeys(succs) if s in blocks]
+    return blocks
+
+
+def _link(blocks: dict[int, _Block]) -> None:
+    for block in blocks.values():
+        block.preds = []
+    for start, block in blocks.items():
+        for s in block.succs:
+            blocks[s].preds.append(start)
+
+
+def _add_async_for_exits(code: types.CodeType, blocks: dict[int, _Block]) -> None:
+    """`async for` leaves its loop through the exception table (StopAsyncIteration lands on
+    END_ASYNC_FOR); give the loop header that edge so the code after the loop is reachable."""
+    starts = sorted(blocks)
+    exits: dict[int, int] = {}
+    for entry in getattr(dis.Bytecode(code), "exception_entries", ()):
+        target = blocks.get(entry.target)
+        if target is not None and target.instrs[0].opname == "END_ASYNC_FOR":
+            exits[entry.target] = min(exits.get(entry.target, entry.start), entry.start)
+    for target, first_covered in exits.items():
+        header = max((s for s in starts if s <= first_covered), default=None)
+        if header is not None and target not in blocks[header].succs:
+            blocks[header].succs.append(target)
+
+
+def _reachable(blocks: dict[int, _Block], entry: int) -> set[int]:
+    seen, todo = {entry}, [entry]
+    while todo:
+        for s in blocks[todo.pop()].succs:
+            if s not in seen:
+                seen.add(s)
+                todo.append(s)
+    return seen
+
+
+def _dominators(blocks: dict[int, _Block], live: set[int], entry: int) -> dict[int, set[int]]:
+    dom = {b: set(live) for b in live}
+    dom[entry] = {entry}
+    changed = True
+    while changed:
+        changed = False
+        for b in sorted(live):
+            if b == entry:
+                continue
+            preds = [dom[p] for p in blocks[b].preds if p in live]
+            new = set.intersection(*preds) | {b} if preds else {b}
+            if new != dom[b]:
+                dom[b], changed = new, True
+    return dom
+
+
+# -- one code object ------------------------------------------------------------------------
+@dataclass
+class _LoopInfo:
+    id: str
+    header: int
+    body: set[int]
+    parent: str | None = None
+    depth: int = 1
+    line: int | None = None
+    trip: TripCount | None = None
+    bindings: dict[str, _Val] = field(default_factory=dict)  # loop variable → value inside the loop
+
+
+class _FunctionReader:
+    """Reads one code object. A comprehension (3.11, or a 3.12+ generator expression) is read by
+    a nested reader and spliced in at its call site, as 3.12 inlines list comprehensions."""
+
+    def __init__(self, code: types.CodeType, file: str, source_lines: list[str], default_trip_count: int,
+                 prefix: str = "", overrides: dict[str, _Val] | None = None):
+        self.code, self.file, self.lines, self.default = code, file, source_lines, default_trip_count
+        self.prefix, self.overrides = prefix, overrides or {}
+        self.instrs = list(dis.get_instructions(code))
+        self.line_of = self._lines()
+        nparams = code.co_argcount + code.co_kwonlyargcount
+        self.parameters = list(code.co_varnames[:nparams])
+        extra = bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
+        self.symbol_names = set(code.co_varnames[:nparams + extra])
+        self.blocks = _build_blocks(self.instrs) if self.instrs else {}
+        _add_async_for_exits(code, self.blocks)
+        _link(self.blocks)
+        self.entry = self.instrs[0].offset if self.instrs else 0
+        self.live = _reachable(self.blocks, self.entry) if self.blocks else set()
+        self.stores = self._stores()
+        self.loops = self._find_loops()
+        self.innermost = self._innermost()
+        self.assumptions: list[str] = []
+        self._memo: dict[str, _Val] = {}
+        self._depth = 0
+
+    def _lines(self) -> dict[int, int | None]:
+        lines, last = {}, self.code.co_firstlineno
+        for ins in self.instrs:
+            pos = ins.positions
+            if pos is not None and pos.lineno is not None:
+                last = pos.lineno
+            lines[ins.offset] = last
+        return lines
+
+    def _stores(self) -> dict[str, list[tuple[int, int]]]:
+        """Every (block, index) that writes each local; nested functions' nonlocal writes count."""
+        stores: dict[str, list[tuple[int, int]]] = {}
+        for start, block in self.blocks.items():
+            for i, ins in enumerate(block.instrs):
+                if ins.opname in _STORES:
+                    stores.setdefault(_names(ins)[0], []).append((start, i))
+                elif ins.opname == "STORE_FAST_LOAD_FAST":
+                    stores.setdefault(_names(ins)[0], []).append((start, i))
+                elif ins.opname == "STORE_FAST_STORE_FAST":
+                    for n in _names(ins):
+                        stores.setdefault(n, []).append((start, i))
+        for name in _nonlocal_writes(self.code):
+            stores.setdefault(name, []).append((-1, -1))
+        return stores
+
+    def _find_loops(self) -> dict[str, _LoopInfo]:
+        if not self.blocks:
+            return {}
+        dom = _dominators(self.blocks, self.live, self.entry)
+        bodies: dict[int, set[int]] = {}
+        for start in self.live:
+            last = self.blocks[start].instrs[-1]
+            target = _jump_target(last)
+            # JUMP_BACKWARD_NO_INTERRUPT is the send loop of await/yield from, not a user loop.
+            if (target is None or target > last.offset or target not in dom[start]
+                    or last.opname == "JUMP_BACKWARD_NO_INTERRUPT"):
+                continue
+            body, todo = bodies.setdefault(target, {target}), [start]
+            while todo:
+                b = todo.pop()
+                if b not in body:
+                    body.add(b)
+                    todo.extend(p for p in self.blocks[b].preds if p in self.live)
+        loops = {f"{self.prefix}L{h}": _LoopInfo(f"{self.prefix}L{h}", h, bodies[h]) for h in sorted(bodies)}
+        for loop in loops.values():
+            enclosing = [o for o in loops.values() if o is not loop and loop.header in o.body]
+            if enclosing:
+                parent = min(enclosing, key=lambda o: len(o.body))
+                loop.parent, loop.depth = parent.id, len(enclosing) + 1
+            lines = [self.line_of[i.offset] for b in loop.body for i in self.blocks[b].instrs
+                     if i.positions is not None and i.positions.lineno is not None]
+            loop.line = min(lines) if lines else self.line_of[self.blocks[loop.header].instrs[0].offset]
+        return loops
+
+    def _innermost(self) -> dict[int, _LoopInfo | None]:
+        out: dict[int, _LoopInfo | None] = {}
+        for b in self.live:
+            containing = [lp for lp in self.loops.values() if b in lp.body]
+            out[b] = max(containing, key=lambda lp: lp.depth) if containing else None
+        return out
+
+    def _enclosing(self, block: int) -> list[_LoopInfo]:
+        loop, out = self.innermost.get(block), []
+        while loop is not None:
+            out.append(loop)
+            loop = self.loops.get(loop.parent) if loop.parent else None
+        return out
+
+    # -- values of variables --------------------------------------------------------------
+    def _lookup(self, name: str, block: int) -> _Val:
+        loops = self._enclosing(block)
+        for loop in loops:
+            if name in loop.bindings:
+                return loop.bindings[name]
+        if name in self.overrides and name not in self.stores:
+            return self.overrides[name]
+        if name in self.symbol_names and name not in self.stores:
+            is_param = name in self.parameters
+            return _Val(poly=Polynomial.symbol(name) if is_param else None, seq=name, name=name)
+        sites = self.stores.get(name, [])
+        if name not in self.symbol_names and len(sites) == 1 and sites[0][0] in self.live:
+            value = self._single_store(name, *sites[0])
+            visible = {f"@{lp.id}" for lp in loops}
+            if value.poly is None or {s for s in value.poly.symbols if s.startswith("@")} <= visible:
+                return _Val(poly=value.poly, seq=value.seq, notes=value.notes, name=name, direct=True)
+        return _Val(name=name, direct=name not in self.symbol_names)
+
+    def _single_store(self, name: str, block: int, index: int) -> _Val:
+        """A local assigned once (``m = n * 2``) is that value wherever it is read."""
+        if name not in self._memo:
+            self._memo[name] = _UNKNOWN  # guards cycles; the depth cap guards long chains
+            ins = self.blocks[block].instrs[index]
+            if ins.opname in ("STORE_FAST", "STORE_DEREF") and self._depth < _MAX_CHAIN:
+                self._depth += 1
+                try:
+                    stack, _ = self._simulate(block, index)
+                finally:
+                    self._depth -= 1
+                value = stack[-1] if stack else _UNKNOWN
+                self._memo[name] = _Val(poly=value.poly, seq=value.seq, notes=value.notes)
+        return self._memo[name]
+
+    # -- the block-local stack interpreter --------------------------------------------------
+    def _simulate(self, block: int, upto: int | None = None) -> tuple[list[_Val], dict[int, tuple]]:
+        """Run the abstract stack over a block (up to instruction ``upto``, exclusive). Returns the
+        final stack (bottomless: entries below it are unknown) and facts per instruction offset:
+        ("call", callee, code, iterator) for calls, ("str%",) for string formatting."""
+        stack: list[_Val] = []
+        facts: dict[int, tuple] = {}
+
+        def pop(k: int = 1) -> list[_Val]:
+            out = [stack.pop() if stack else _UNKNOWN for _ in range(k)]
+            return out[::-1]
+
+        kw_pending = False
+        for ins in self.blocks[block].instrs[:upto]:
+            op = ins.opname
+            if op in ("RESUME", "NOP", "PRECALL", "EXTENDED_ARG", "CACHE", "MAKE_CELL",
+                      "COPY_FREE_VARS"):
+                continue
+            if op in ("LOAD_CONST", "LOAD_SMALL_INT"):
+                stack.append(_const_value(ins.argval))
+            elif op in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW", "LOAD_DEREF",
+                        "LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"):
+                stack.extend(self._lookup(n, block) for n in _names(ins))
+            elif op == "STORE_FAST_LOAD_FAST":
+                pop()
+                stack.append(self._lookup(_names(ins)[1], block))
+            elif op in ("LOAD_GLOBAL", "LOAD_NAME"):
+                name = ins.argrepr.replace("NULL + ", "").replace(" + NULL", "")
+                value = _Val(name=name, direct=True, is_global=True)
+                if ins.argrepr.startswith("NULL + "):
+                    stack.extend((_NULL, value))
+                elif ins.argrepr.endswith(" + NULL"):
+                    stack.extend((value, _NULL))
+                else:
+                    stack.append(value)
+            elif op in ("LOAD_ATTR", "LOAD_METHOD"):
+                base = pop()[0]
+                attr = str(ins.argval)
+                value = _Val(name=f"{base.name}.{attr}" if base.name else attr, direct=True)
+                is_method = op == "LOAD_METHOD" or ("NULL|self" in ins.argrepr)
+                stack.extend((value, value) if is_method else (value,))
+            elif op == "PUSH_NULL":
+                stack.append(_NULL)
+            elif op == "LOAD_FAST_AND_CLEAR":
+                stack.append(_UNKNOWN)
+            elif op == "POP_TOP":
+                pop()
+            elif op == "COPY":
+                while len(stack) < ins.arg:
+                    stack.insert(0, _UNKNOWN)
+                stack.append(stack[-ins.arg])
+            elif op == "SWAP":
+                while len(stack) < ins.arg:
+                    stack.insert(0, _UNKNOWN)
+                stack[-1], stack[-ins.arg] = stack[-ins.arg], stack[-1]
+            elif op == "BINARY_OP":
+                a, b = pop(2)
+                if a.is_str:
+                    facts[ins.offset] = ("str%",)
+                stack.append(_binary(ins.argrepr.strip(), a, b))
+            elif op == "GET_ITER":
+                it = _get_iter(pop()[0])
+                stack.append(_Val(iter=it) if it is not None else _UNKNOWN)
+            elif op == "MAKE_FUNCTION":
+                flags = ins.arg or 0
+                code = pop()[0]
+                pop(bin(flags & 0xF).count("1"))
+                stack.append(_Val(code=code.code))
+            elif op == "SET_FUNCTION_ATTRIBUTE":
+                func, _ = pop()[0], pop()
+                stack.append(func)
+            elif op in ("CALL", "CALL_KW"):
+                keywords = kw_pending or op == "CALL_KW"
+                kw_pending = False
+                if op == "CALL_KW":
+                    pop()  # the tuple of keyword names
+                args = pop(ins.arg or 0)
+                # Below the arguments: [NULL, callable] or [callable, self] (3.11, 3.12), or
+                # [callable, NULL|self] (3.13+); comprehensions are called as [function, iterator].
+                a, b = pop(2)
+                func, this = (b, None) if a.is_null else (a, None) if b.is_null else (a, b)
+                if func.code is not None and func.code.co_name in COMPREHENSIONS and this is not None:
+                    facts[ins.offset] = ("call", func.code.co_qualname, func.code, this)
+                    stack.append(_UNKNOWN)
+                    continue
+                facts[ins.offset] = ("call", func.name if func.direct else None, None, None)
+                builtin = func.is_global and this is None and not keywords
+                stack.append(_call_builtin(func.name, args) if builtin else _UNKNOWN)
+            elif op == "KW_NAMES":
+                kw_pending = True
+            elif op in ("BUILD_LIST", "BUILD_TUPLE", "BUILD_SET", "BUILD_STRING", "BUILD_SLICE", "BUILD_MAP",
+                        "BUILD_CONST_KEY_MAP"):
+                pop((ins.arg or 0) * (2 if op == "BUILD_MAP" else 1) + (op == "BUILD_CONST_KEY_MAP"))
+                stack.append(_UNKNOWN)
+            elif op == "UNPACK_SEQUENCE":
+                value = pop()[0]
+                n = ins.arg or 0
+                if value.items is not None and len(value.items) == n:
+                    stack.extend(reversed(value.items))
+                else:
+                    stack.extend([_UNKNOWN] * n)
+            else:
+                # Unmodelled: forget everything, so nothing wrong is ever inferred past it.
+                if classify(ins) == "py.call":
+                    facts[ins.offset] = ("call", None, None, None)
+                stack.clear()
+        return stack, facts
+
+    # -- loops and trip counts ----------------------------------------------------------------
+    def _line_text(self, line: int | None) -> str:
+        if line is None or not 0 < line <= len(self.lines):
+            return ""
+        return self.lines[line - 1].strip()
+
+    def _analyse_loops(self) -> None:
+        for loop in sorted(self.loops.values(), key=lambda lp: lp.depth):
+            self._memo.clear()  # single-store values may depend on bindings made since
+            header = self.blocks[loop.header]
+            it: _Iter | None = None
+            if header.instrs[0].opname == "FOR_ITER":
+                outside = [p for p in header.preds if p in self.live and p not in loop.body]
+                if len(outside) == 1:
+                    stack, _ = self._simulate(outside[0])
+                    it = stack[-1].iter if stack else None
+            text = self._line_text(loop.line)
+            where = f"loop at line {loop.line}"
+            if it is None:
+                loop.trip = TripCount("unknown", Polynomial.constant(self.default), text)
+                self.assumptions.append(f"{where}: trip count unknown, assumed {self.default} iterations")
+                continue
+            loop.trip = TripCount(it.kind, it.trips, text)
+            self.assumptions.extend(f"{where}: {note}" for note in it.notes)
+            loop.bindings = self._bind_loop_target(loop, it)
+
+    def _bind_loop_target(self, loop: _LoopInfo, it: _Iter) -> dict[str, _Val]:
+        """The loop variable(s) stored right after FOR_ITER, valid while nothing else in the loop
+        writes them."""
+        header = self.blocks[loop.header]
+        body_start = next((s for s in header.succs if s in loop.body and s != loop.header), None)
+        if body_start is None:
+            return {}
+        item = it.item(Polynomial.symbol(f"@{loop.id}"))
+        instrs = self.blocks[body_start].instrs
+        targets: list[tuple[str, _Val, int]] = []
+        first = instrs[0]
+        if first.opname in ("STORE_FAST", "STORE_DEREF", "STORE_FAST_LOAD_FAST"):
+            targets.append((_names(first)[0], item, 0))
+        elif first.opname == "UNPACK_SEQUENCE" and item.items is not None and first.arg == len(item.items):
+            for k, value in enumerate(item.items):
+                if k + 1 < len(instrs) and instrs[k + 1].opname in ("STORE_FAST", "STORE_DEREF"):
+                    targets.append((_names(instrs[k + 1])[0], value, k + 1))
+        bindings = {}
+        for name, value, index in targets:
+            others = [s for s in self.stores.get(name, []) if s != (body_start, index)]
+            if value is not _UNKNOWN and not any(b in loop.body or b == -1 for b, _ in others):
+                bindings[name] = value
+        return bindings
+
+    # -- output -------------------------------------------------------------------------------
+    def read(self) -> tuple[list[BasicBlock], dict[str, Loop], list[str], list[int], list[str]]:
+        """Blocks, loops, assumptions, lines and extra listings; comprehensions spliced in."""
+        self._analyse_loops()
+        self._memo.clear()
+        out_blocks: list[BasicBlock] = []
+        out_loops = {lp.id: Loop(lp.id, lp.parent, lp.depth, lp.trip, lp.line) for lp in self.loops.values()}
+        listings: list[str] = []
+        lines = [ln for ln in self.line_of.values() if ln is not None]
+        lines += [i.positions.end_lineno for i in self.instrs
+                  if i.positions is not None and i.positions.end_lineno is not None]
+        headers = {lp.header for lp in self.loops.values()}
+        dropped = sum(len(b.instrs) for s, b in self.blocks.items() if s not in self.live)
+        if dropped:
+            self.assumptions.append(f"{self.code.co_qualname}: {dropped} bytecode instructions in exception "
+                                    "handlers assumed not to run")
+        for start in sorted(self.live):
+            _, facts = self._simulate(start)
+            inner = self.innermost[start]
+            name = f"{self.prefix}L{start}" if start in headers else f"{self.prefix}B{start}"
+            block = BasicBlock(name, inner.id if inner else None)
+            out_blocks.append(block)
+            spliced: list[BasicBlock] = []
+            for ins in self.blocks[start].instrs:
+                fact = facts.get(ins.offset, ())
+                callee = fact[1] if fact and fact[0] == "call" else None
+                block.instructions.append(Instruction(
+                    classify(ins, left_is_str=fact == ("str%",)), self.line_of[ins.offset], ins.opname, callee))
+                if fact and fact[0] == "call" and fact[2] is not None:
+                    spliced += self._splice(ins, fact[2], fact[3], start, inner, out_loops, listings, lines)
+            out_blocks.extend(spliced)
+        return out_blocks, out_loops, self.assumptions, lines, listings
+
+    def _splice(self, call: dis.Instruction, code: types.CodeType, iterator: _Val, block: int,
+                at: _LoopInfo | None, out_loops: dict[str, Loop], listings: list[str],
+                lines: list[int]) -> list[BasicBlock]:
+        overrides = {name: self._lookup(name, block) for name in code.co_freevars}
+        if code.co_argcount:
+            overrides[code.co_varnames[0]] = iterator if iterator.iter is not None else _UNKNOWN
+        sub = _FunctionReader(code, self.file, self.lines, self.default,
+                              prefix=f"{self.prefix}C{call.offset}.", overrides=overrides)
+        blocks, loops, assumptions, sub_lines, sub_listings = sub.read()
+        depth = at.depth if at else 0
+        for lp in loops.values():
+            out_loops[lp.id] = Loop(lp.id, lp.parent or (at.id if at else None), lp.depth + depth,
+                                    lp.trip_count, lp.line)
+        for b in blocks:
+            b.loop = b.loop or (at.id if at else None)
+        if code.co_name == "<genexpr>":
+            assumptions = [f"generator expression at line {code.co_firstlineno} assumed consumed fully, once"] \
+                + assumptions
+        self.assumptions.extend(assumptions)
+        listings.append(f"Disassembly of {code.co_qualname} (inlined at line {self.line_of[call.offset]}):\n"
+                        + dis.Bytecode(code).dis())
+        listings.extend(sub_listings)
+        lines.extend(sub_lines)
+        return blocks
+
+
+def _nonlocal_writes(code: types.CodeType) -> set[str]:
+    """Cell variables of ``code`` that nested functions assign (``nonlocal n; n = 3``)."""
+    out: set[str] = set()
+    cells = set(code.co_cellvars)
+    todo = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    while todo and cells:
+        c = todo.pop()
+        todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        for ins in dis.get_instructions(c):
+            if ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in cells:
+                out.add(str(ins.argval))
+    return out
+
+
+def read_code(code: types.CodeType, file: str, source_text: str, default_trip_count: int = 100) -> FunctionIR:
+    """One function's code object → `FunctionIR` (comprehensions it calls are inlined)."""
+    return _read_function(code, file, source_text.splitlines(), default_trip_count)
+
+
+def _read_function(code: types.CodeType, file: str, lines: list[str], default_trip_count: int) -> FunctionIR:
+    reader = _FunctionReader(code, file, lines, default_trip_count)
+    blocks, loops, assumptions, seen_lines, listings = reader.read()
+    qualname = getattr(code, "co_qualname", code.co_name)
+    return FunctionIR(
+        name=qualname,
+        display_name=qualname,
+        file=file,
+        line=code.co_firstlineno,
+        end_line=max(seen_lines, default=code.co_firstlineno),
+        language="python",
+        arch=ARCH,
+        parameters=reader.parameters,
+        blocks=blocks,
+        loops=loops,
+        assumptions=[f"bytecode from CPython {platform.python_version()}, costed with the {ARCH} table"]
+        + list(dict.fromkeys(assumptions)),
+        ir_text="\n".join([dis.Bytecode(code).dis()] + listings),
+    )
+
+
+def _function_codes(code: types.CodeType) -> list[types.CodeType]:
+    """Functions, methods, nested functions and lambdas, in source order. Comprehensions are
+    inlined into their caller and class bodies are not functions, but both are searched."""
+    found: list[types.CodeType] = []
+    for const in code.co_consts:
+        if not isinstance(const, types.CodeType):
+            continue
+        skip = (const.co_name in COMPREHENSIONS or not const.co_flags & CO_OPTIMIZED
+                or const.co_name == "__annotate__" or const.co_name.startswith("<generic parameters"))
+        if not skip:
+            found.append(const)
+        found.extend(_function_codes(const))
+    return sorted(found, key=lambda c: c.co_firstlineno)
+
+
+def read_module(text: str, file: str, default_trip_count: int = 100) -> tuple[list[FunctionIR], list[AnalysisError]]:
+    """Compile (never run) a module and read every function in it. Never raises: compile errors
+    and reader failures come back as `AnalysisError`s."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings must not become errors or stderr noise
+            module = compile(text, file, "exec", dont_inherit=True, optimize=0)
+    except SyntaxError as e:  # includes IndentationError / TabError
+        return [], [AnalysisError(file, e.lineno, e.msg or str(e))]
+    except (ValueError, OverflowError, RecursionError, MemoryError) as e:  # null bytes, too deep, too big
+        return [], [AnalysisError(file, None, f"{type(e).__name__}: {e}")]
+    functions: list[FunctionIR] = []
+    errors: list[AnalysisError] = []
+    lines = text.splitlines()
+    for code in _function_codes(module):
+        try:
+            functions.append(_read_function(code, file, lines, default_trip_count))
+        except Exception as e:  # noqa: BLE001 — a reader bug must not take the editor down
+            errors.append(AnalysisError(file, code.co_firstlineno,
+                                        f"internal error reading bytecode of {code.co_qualname}: "
+                                        f"{type(e).__name__}: {e}"))
+    return functions, errors

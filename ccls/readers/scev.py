@@ -1,0 +1,272 @@
+"""Reading LLVM's own loop and ScalarEvolution analyses, as printed by
+``opt -passes='print<loops>,print<scalar-evolution>'``, into loops, trip counts and address
+recurrences. Pure text in, data out.
+
+SCEV expressions become Polynomials: function arguments stay symbolic (``n``), an add
+recurrence ``{a,+,b}<%L>`` becomes ``a + b·@L`` (``@L`` = L's 0-based iteration index), and a
+few non-polynomial forms are replaced by their expectation, each noted as an assumption.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ccls.polynomial import Polynomial
+
+_LOOP_INFO = re.compile(r"^Loop info for function '(?P<fn>.+)':$")
+_LOOP_LINE = re.compile(r"^(?P<indent>\s*)Loop at depth (?P<depth>\d+) containing: (?P<blocks>.*)$")
+_COUNTS_FOR = re.compile(r"^Determining loop execution counts for: @(?P<fn>.+)$")
+_CLASSIFY_FOR = re.compile(r"^Classifying expressions for: @(?P<fn>.+)$")
+_BTC = re.compile(r"^Loop %(?P<loop>.+?): backedge-taken count is (?P<expr>.+)$")
+_MAX_BTC = re.compile(r"^Loop %(?P<loop>.+?): constant max backedge-taken count is (?:i\d+ )?(?P<n>-?\d+)$")
+_VALUE = re.compile(r"^  (?P<name>%[-\w.$\"]+) = ")
+_VALUE_SCEV = re.compile(r"^  -->  (?P<expr>.+?)(?:\s+U: .*)?$")
+_BLOCK = re.compile(r"%(\"[^\"]+\"|[-\w.$]+)(<[^,]*>)*")
+
+UNKNOWN = "***COULDNOTCOMPUTE***"
+
+
+@dataclass
+class LoopRecord:
+    header: str
+    depth: int
+    blocks: list[str]
+    parent: str | None
+    backedge_taken: str | None = None  # SCEV text, None when not printed
+    constant_max_backedge_taken: int | None = None
+
+
+@dataclass
+class FunctionAnalyses:
+    loops: dict[str, LoopRecord] = field(default_factory=dict)
+    value_scevs: dict[str, str] = field(default_factory=dict)  # "%name" → SCEV text
+    phi_incoming: dict[str, list[str]] = field(default_factory=dict)  # "%phi" → incoming values
+
+
+def _strip_quotes(name: str) -> str:
+    return name[1:-1] if name.startswith('"') else name
+
+
+def parse_opt_output(text: str) -> dict[str, FunctionAnalyses]:
+    """Split opt's analysis printout into per-function loop nests, trip counts and SCEVs."""
+    result: dict[str, FunctionAnalyses] = {}
+    current: FunctionAnalyses | None = None
+    stack: list[LoopRecord] = []
+    pending_value: str | None = None
+    mode = ""
+    for raw in text.splitlines():
+        if m := _LOOP_INFO.match(raw):
+            current = result.setdefault(m["fn"], FunctionAnalyses())
+            stack, mode = [], "loops"
+            continue
+        if m := _CLASSIFY_FOR.match(raw):
+            current = result.setdefault(m["fn"], FunctionAnalyses())
+            mode, pending_value = "values", None
+            continue
+        if m := _COUNTS_FOR.match(raw):
+            current = result.setdefault(m["fn"], FunctionAnalyses())
+            mode = "counts"
+            continue
+        if current is None:
+            continue
+        if mode == "loops" and (m := _LOOP_LINE.match(raw)):
+            depth = int(m["depth"])
+            blocks, header = [], None
+            for bm in _BLOCK.finditer(m["blocks"]):
+                name = _strip_quotes(bm.group(1))
+                blocks.append(name)
+                if bm.group(0).find("<header>") >= 0:
+                    header = name
+            header = header or (blocks[0] if blocks else "")
+            while stack and stack[-1].depth >= depth:
+                stack.pop()
+            record = LoopRecord(header, depth, blocks, stack[-1].header if stack else None)
+            current.loops[header] = record
+            stack.append(record)
+        elif mode == "values":
+            if m := _VALUE.match(raw):
+                pending_value = _strip_quotes(m["name"][1:])
+                phi = re.search(r"= phi [^\[]*(.*)$", raw)
+                if phi:
+                    current.phi_incoming[pending_value] = re.findall(r"\[\s*([^,\]]+),", phi.group(1))
+            elif pending_value and (m := _VALUE_SCEV.match(raw)):
+                current.value_scevs[pending_value] = m["expr"].split("\t")[0].strip()
+                pending_value = None
+        elif mode == "counts":
+            if m := _BTC.match(raw):
+                loop = current.loops.get(_strip_quotes(m["loop"]))
+                if loop is not None:
+                    loop.backedge_taken = m["expr"].strip()
+            elif m := _MAX_BTC.match(raw):
+                loop = current.loops.get(_strip_quotes(m["loop"]))
+                if loop is not None and int(m["n"]) >= 0:
+                    loop.constant_max_backedge_taken = int(m["n"])
+    return result
+
+
+class NotPolynomial(Exception):
+    """The SCEV expression depends on something we cannot express (a loaded value…)."""
+
+
+@dataclass
+class ScevContext:
+    parameters: set[str]  # function argument names, without '%'
+    value_scevs: dict[str, str]
+    phi_incoming: dict[str, list[str]]
+    enclosing_loops: set[str]  # loops whose index symbols may appear (ancestors of the loop)
+    assumptions: list[str] = field(default_factory=list)
+    _resolving: set[str] = field(default_factory=set)
+
+
+_TOKEN = re.compile(
+    r"\s*(\*\*\*COULDNOTCOMPUTE\*\*\*|\{|\}|\(|\)|,\+,|<%(?:\"[^\"]+\"|[-\w.$]+)>|<\w+>|"
+    r"/u|umin_seq|smax|umax|smin|umin|zext|sext|trunc|ptrtoint|to|\+|\*|"
+    r"i\d+|ptr|-?\d+|%(?:\"[^\"]+\"|[-\w.$]+)|@[-\w.$]+|\S)"
+)
+
+
+def to_polynomial(expr: str, ctx: ScevContext) -> Polynomial:
+    """Convert a SCEV expression to a Polynomial, raising NotPolynomial if it can't be."""
+    tokens = [t for t in _TOKEN.findall(expr) if t]
+    parser = _Parser(tokens, ctx)
+    value = parser.expression()
+    return value
+
+
+class _Parser:
+    def __init__(self, tokens: list[str], ctx: ScevContext):
+        self.tokens, self.pos, self.ctx = tokens, 0, ctx
+
+    def _peek(self) -> str | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def _next(self) -> str:
+        if self.pos >= len(self.tokens):
+            raise NotPolynomial("unexpected end of SCEV expression")
+        tok = self.tokens[self.pos]
+        self.pos += 1
+        return tok
+
+    def _skip_flags(self) -> None:
+        while (tok := self._peek()) is not None and re.fullmatch(r"<\w+>", tok):
+            self.pos += 1
+
+    def expression(self) -> Polynomial:
+        tok = self._next()
+        if tok == UNKNOWN:
+            raise NotPolynomial("ScalarEvolution could not compute it")
+        if re.fullmatch(r"-?\d+", tok):
+            return Polynomial.constant(int(tok))
+        if tok in ("i1", "i8", "i16", "i32", "i64", "i128") and re.fullmatch(r"-?\d+", self._peek() or ""):
+            return Polynomial.constant(int(self._next()))
+        if tok.startswith("%"):
+            return self._value(_strip_quotes(tok[1:]))
+        if tok.startswith("@"):
+            raise NotPolynomial(f"depends on the address of {tok}")
+        if tok == "{":
+            return self._add_recurrence()
+        if tok == "(":
+            return self._parenthesised()
+        raise NotPolynomial(f"unexpected token {tok!r}")
+
+    def _value(self, name: str) -> Polynomial:
+        ctx = self.ctx
+        if name in ctx.parameters:
+            return Polynomial.symbol(name)
+        if name in ctx._resolving:
+            raise NotPolynomial(f"%{name} is defined in terms of itself")
+        incoming = ctx.phi_incoming.get(name)
+        if incoming:
+            # A phi merging a constant start with a computed value (a remainder loop's start
+            # after vectorisation or unrolling): at run time with large inputs, the computed
+            # value is the one that flows in, so take it.
+            candidates = [v for v in incoming if not re.fullmatch(r"-?\d+|poison|undef|zeroinitializer", v)]
+            if len(candidates) == 1 and candidates[0].startswith("%"):
+                ctx._resolving.add(name)
+                try:
+                    inner = _strip_quotes(candidates[0][1:])
+                    scev = ctx.value_scevs.get(inner)
+                    if scev is None:
+                        raise NotPolynomial(f"no SCEV for %{inner}")
+                    value = to_polynomial(scev, ctx)
+                finally:
+                    ctx._resolving.discard(name)
+                note = f"remainder-loop start %{name} taken as its value after the main loop"
+                if note not in ctx.assumptions:
+                    ctx.assumptions.append(note)
+                return value
+        raise NotPolynomial(f"depends on the run-time value %{name}")
+
+    def _add_recurrence(self) -> Polynomial:
+        start = self.expression()
+        if self._next() != ",+,":
+            raise NotPolynomial("add recurrence of order > 1")
+        step = self.expression()
+        if self._peek() == ",+,":
+            raise NotPolynomial("add recurrence of order > 1")
+        if self._next() != "}":
+            raise NotPolynomial("malformed add recurrence")
+        self._skip_flags()
+        loop_tok = self._next()
+        loop = _strip_quotes(loop_tok[2:-1])
+        if loop not in self.ctx.enclosing_loops:
+            raise NotPolynomial(f"recurrence over loop %{loop} that does not enclose it")
+        return start + step * Polynomial.symbol("@" + loop)
+
+    def _parenthesised(self) -> Polynomial:
+        if self._peek() in ("zext", "sext", "trunc", "ptrtoint"):
+            kind = self._next()
+            from_type = self._next()
+            inner = self.expression()
+            if self._next() != "to":
+                raise NotPolynomial("malformed cast")
+            to_type = self._next()
+            self._expect_close()
+            narrow = from_type if kind != "trunc" else to_type
+            bits = int(narrow[1:]) if re.fullmatch(r"i\d+", narrow) else 64
+            if bits < 8:
+                # A value reduced modulo 2^bits (unrolling remainders): use its mean.
+                self.ctx.assumptions.append(f"value modulo {2 ** bits} taken as its mean {(2 ** bits - 1) / 2:g}")
+                return Polynomial.constant(Fraction(2**bits - 1, 2))
+            return inner
+        operands = [self.expression()]
+        operators: list[str] = []
+        while (tok := self._peek()) not in (")", None):
+            operators.append(self._next())
+            operands.append(self.expression())
+        self._expect_close()
+        if not operators:
+            return operands[0]
+        op = operators[0]
+        if any(o != op for o in operators):
+            raise NotPolynomial("mixed operators")
+        if op == "+":
+            total = Polynomial()
+            for value in operands:
+                total = total + value
+            return total
+        if op == "*":
+            product = Polynomial.constant(1)
+            for value in operands:
+                product = product * value
+            return product
+        if op == "/u":
+            divisor = operands[1].constant_value()
+            if divisor is None or divisor <= 0:
+                raise NotPolynomial("division by a run-time value")
+            # E[floor(x / c)] over a uniform remainder is (x - (c - 1)/2) / c.
+            return (operands[0] - Fraction(divisor - 1, 2)) * Fraction(1, divisor)
+        if op in ("smax", "umax", "smin", "umin", "umin_seq"):
+            symbolic = [v for v in operands if v.constant_value() is None]
+            if not symbolic:
+                values = [v.constant_value() for v in operands]
+                return Polynomial.constant(max(values) if "max" in op else min(values))
+            self.ctx.assumptions.append(f"{op} of a bound taken as its symbolic operand {symbolic[0]}")
+            return symbolic[0]
+        raise NotPolynomial(f"operator {op}")
+
+    def _expect_close(self) -> None:
+        if self._next() != ")":
+            raise NotPolynomial("unbalanced parentheses")
+        self._skip_flags()

@@ -1,0 +1,145 @@
+"""Reports → strings: inlay hint labels, hover markdown, the CLI table and JSON. Pure."""
+from __future__ import annotations
+
+import json
+import math
+from typing import Sequence
+
+from ccls.engine import FunctionReport, ReportSettings
+from ccls.model import AnalysisError
+from ccls.taxonomy import BASE_CLASSES, split
+
+JSON_SCHEMA = "ccls.analysis/1"
+DEFAULT_HINT_TEMPLATE = "{grade} · {cu} CU · {energy}"
+_PREFIXES = [(1e-15, "f"), (1e-12, "p"), (1e-9, "n"), (1e-6, "µ"), (1e-3, "m"), (1.0, ""), (1e3, "k"), (1e6, "M"),
+             (1e9, "G"), (1e12, "T"), (1e15, "P")]
+
+
+def si(value: float, unit: str = "", digits: int = 3) -> str:
+    """``12400`` → ``12.4k``; ``3.1e-6, "J"`` → ``3.1 µJ``."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}{' ' + unit if unit else ''}"
+    scale, prefix = _PREFIXES[0]
+    for candidate, p in _PREFIXES:
+        if abs(value) >= candidate:
+            scale, prefix = candidate, p
+    number = f"{value / scale:.{digits}g}"
+    return f"{number} {prefix}{unit}" if unit else f"{number}{prefix}"
+
+
+def usd(value: float) -> str:
+    return f"${value:.3g}" if value >= 0.01 else f"${value:.2e}"
+
+
+def hint_label(r: FunctionReport, template: str = DEFAULT_HINT_TEMPLATE) -> str:
+    fields = {
+        "grade": r.grade, "score": f"{r.score:.0f}", "rating": r.rating, "cu": si(r.metrics.cu),
+        "energy": si(r.metrics.energy_joules, "J"), "co2": si(r.metrics.co2_kg * 1000, "g") + " CO2",
+        "usd": usd(r.metrics.usd), "big_o": r.big_o,
+    }
+    try:
+        return template.format(**fields)
+    except (KeyError, IndexError, ValueError):
+        return DEFAULT_HINT_TEMPLATE.format(**fields)
+
+
+def _class_label(cls: str) -> str:
+    base, qualifier, width = split(cls)
+    text = base + (f".{qualifier}" if qualifier else "") + (f" ×{width}b" if width else "")
+    return f"`{text}`"
+
+
+def hover_markdown(r: FunctionReport, settings: ReportSettings | None = None) -> str:
+    fn = r.counted
+    m = r.metrics
+    profile = settings.profile if settings else "DEFAULT"
+    out = [f"### {fn.display_name} — {r.grade} ({r.score:.0f}/100, {r.rating})", ""]
+    out.append(f"**{si(m.cu)} CU** · **{si(m.energy_joules, 'J')}** · {si(m.co2_kg * 1000, 'g')} CO2e · "
+               f"{usd(m.usd)}" + (f" · {si(r.instructions)} instructions" if r.instructions is not None else ""))
+    out += ["", f"Cost expression: `{r.cost_expression.format()}` CU — {r.big_o}", ""]
+    out += ["| profile | score | grade |", "|---|---:|:---:|"]
+    for name, (score, grade) in r.scores_by_profile.items():
+        mark = " (active)" if name == profile else ""
+        out.append(f"| {name}{mark} | {score:.0f} | {grade} |")
+    out += ["", "| class | executed | CU | energy |", "|---|---:|---:|---:|"]
+    for b in sorted(r.breakdown, key=lambda b: -b.cu)[:14]:
+        cu = si(b.cu) if b.known else "unknown"
+        out.append(f"| {_class_label(b.cls)} | {si(b.count)} | {cu} | {si(b.energy_joules, 'J') if b.known else 'unknown'} |")
+    if fn.loops:
+        out += ["", "**Loops**"]
+        for loop in sorted(fn.loops, key=lambda l: (l.line or 0, l.depth)):
+            kind = {"constant": "known", "symbolic": "symbolic", "bounded": "assumed (upper bound)",
+                    "unknown": "assumed"}[loop.trip_count.kind]
+            out.append(f"- line {loop.line or '?'}, depth {loop.depth}: {loop.trip_count.iterations.format()} "
+                       f"iterations ({kind})")
+    if r.hottest_lines:
+        out += ["", "**Hottest lines**: " + ", ".join(f"{line} ({si(cu)} CU)" for line, cu in r.hottest_lines)]
+    if r.findings:
+        out += ["", "**Findings**"]
+        for f in r.findings:
+            out.append(f"- line {f.line or '?'} — {f.message}. *Fix:* {f.recommendation}")
+    if r.assumptions:
+        out += ["", "**Assumptions**"] + [f"- {a}" for a in r.assumptions]
+    return "\n".join(out)
+
+
+def report_to_json(r: FunctionReport) -> dict:
+    fn = r.counted
+    return {
+        "name": fn.display_name, "symbol": fn.name, "file": fn.file, "line": fn.line, "end_line": fn.end_line,
+        "language": fn.language, "arch": fn.arch, "parameters": fn.parameters,
+        "static_counts": dict(sorted(fn.static_counts.items())),
+        "counts": {k: round(v, 3) for k, v in sorted(r.counts.items())},
+        "instructions": round(r.instructions, 3) if r.instructions is not None else None,
+        "metrics": r.metrics.as_dict(),
+        "cost_expression": r.cost_expression.format(), "big_o": r.big_o,
+        "score": round(r.score, 2), "grade": r.grade, "rating": r.rating,
+        "scores_by_profile": {k: {"score": round(s, 2), "grade": g} for k, (s, g) in r.scores_by_profile.items()},
+        "loops": [{"line": l.line, "depth": l.depth, "trip_count": l.trip_count.iterations.format(),
+                   "kind": l.trip_count.kind} for l in fn.loops],
+        "hottest_lines": [{"line": line, "CU": cu} for line, cu in r.hottest_lines],
+        "findings": [{"kind": f.kind, "line": f.line, "message": f.message, "recommendation": f.recommendation,
+                      "share_of_cu": f.share_of_cu} for f in r.findings],
+        "assumptions": r.assumptions,
+    }
+
+
+def analysis_json(reports: Sequence[FunctionReport], errors: Sequence[AnalysisError], settings: ReportSettings,
+                  arch: str, table_version: str) -> str:
+    document = {
+        "schema": JSON_SCHEMA, "profile": settings.profile, "region": settings.region, "arch": arch,
+        "scoring": settings.scoring, "table_version": table_version,
+        "functions": [report_to_json(r) for r in reports],
+        "errors": [{"file": e.file, "line": e.line, "message": e.message} for e in errors],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def analysis_table(reports: Sequence[FunctionReport], errors: Sequence[AnalysisError], settings: ReportSettings,
+                   arch: str) -> str:
+    headers = ["function", "location", "CU", "EU", "CO2", "$", "score", "grade", "Big-O", "top finding"]
+    rows = []
+    for r in reports:
+        fn = r.counted
+        top = r.findings[0] if r.findings else None
+        rows.append([
+            fn.display_name, f"{fn.file}:{fn.line or '?'}", si(r.metrics.cu), si(r.metrics.energy_joules, "J"),
+            si(r.metrics.co2_kg * 1000, "g"), usd(r.metrics.usd), f"{r.score:.0f}", r.grade, r.big_o,
+            f"{top.kind} @{top.line}" if top else "",
+        ])
+    widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    lines = [f"profile {settings.profile} · region {settings.region} · arch {arch} · scoring {settings.scoring}", ""]
+    lines.append("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
+    lines.append("  ".join("-" * w for w in widths))
+    for row in rows:
+        lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    if errors:
+        lines += ["", "errors:"]
+        for e in errors:
+            first = e.message.splitlines()[0] if e.message else ""
+            lines.append(f"  {e.file}:{e.line or '?'}: {first}")
+    return "\n".join(lines)
+
+
+def class_description(cls: str) -> str:
+    return BASE_CLASSES.get(split(cls)[0], "")

@@ -1,0 +1,64 @@
+"""CountedFunction ↔ JSON-compatible dicts, for the count cache. Polynomials are stored
+exactly (numerator/denominator per term) so a cached result costs like a fresh one."""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from ccls.model import CountedFunction, FindingSite, LoopSummary, TripCount
+from ccls.polynomial import Polynomial
+
+SCHEMA = 1
+
+
+def poly_to_json(poly: Polynomial) -> list:
+    return [[[list(pair) for pair in mono], coef.numerator, coef.denominator] for mono, coef in poly.terms]
+
+
+def poly_from_json(data: list) -> Polynomial:
+    terms = {tuple((s, int(p)) for s, p in mono): Fraction(int(num), int(den)) for mono, num, den in data}
+    return Polynomial._from_dict(terms)
+
+
+def _polys_to_json(polys: dict) -> dict:
+    return {str(k): poly_to_json(v) for k, v in polys.items()}
+
+
+def counted_to_json(f: CountedFunction) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA, "name": f.name, "display_name": f.display_name, "file": f.file, "line": f.line,
+        "end_line": f.end_line, "language": f.language, "arch": f.arch, "parameters": f.parameters,
+        "static_counts": f.static_counts, "counts": _polys_to_json(f.counts),
+        "machine_instructions": poly_to_json(f.machine_instructions) if f.machine_instructions is not None else None,
+        "loops": [{"id": l.id, "depth": l.depth, "line": l.line, "kind": l.trip_count.kind,
+                   "iterations": poly_to_json(l.trip_count.iterations), "source_text": l.trip_count.source_text}
+                  for l in f.loops],
+        "line_counts": {str(line): _polys_to_json(c) for line, c in f.line_counts.items()},
+        "calls": _polys_to_json(f.calls),
+        "sites": [{"kind": s.kind, "line": s.line, "loop": s.loop, "classes": _polys_to_json(s.classes),
+                   "message": s.message, "recommendation": s.recommendation} for s in f.sites],
+        "assumptions": f.assumptions, "ir_text": f.ir_text,
+    }
+
+
+def counted_from_json(d: dict[str, Any]) -> CountedFunction:
+    """Inverse of counted_to_json; raises KeyError/ValueError/TypeError on foreign data."""
+    if d.get("schema") != SCHEMA:
+        raise ValueError(f"count cache schema {d.get('schema')!r} is not {SCHEMA}")
+
+    def polys(data: dict) -> dict:
+        return {k: poly_from_json(v) for k, v in data.items()}
+
+    return CountedFunction(
+        name=d["name"], display_name=d["display_name"], file=d["file"], line=d["line"], end_line=d["end_line"],
+        language=d["language"], arch=d["arch"], parameters=list(d["parameters"]),
+        static_counts={k: int(v) for k, v in d["static_counts"].items()}, counts=polys(d["counts"]),
+        machine_instructions=poly_from_json(d["machine_instructions"]) if d["machine_instructions"] is not None else None,
+        loops=[LoopSummary(l["id"], l["depth"], l["line"],
+                           TripCount(l["kind"], poly_from_json(l["iterations"]), l["source_text"])) for l in d["loops"]],
+        line_counts={int(line): polys(c) for line, c in d["line_counts"].items()},
+        calls=polys(d["calls"]),
+        sites=[FindingSite(s["kind"], s["line"], s["loop"], polys(s["classes"]), s["message"], s["recommendation"])
+               for s in d["sites"]],
+        assumptions=list(d["assumptions"]), ir_text=d.get("ir_text", ""),
+    )

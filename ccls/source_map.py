@@ -1,0 +1,259 @@
+"""Function ranges in source text, from tree-sitter: where each function starts and ends, where
+its name is, and where an inlay hint goes. Pure: bytes in, ranges out (no files, no compilers).
+
+Positions are tree-sitter's: 0-based rows and UTF-8 byte columns; line numbers in
+`SourceFunction.start_line/end_line` are 1-based and inclusive, like compilers report them.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from dataclasses import dataclass
+
+import tree_sitter
+
+_LANGUAGE_BY_SUFFIX = {
+    ".c": "c", ".h": "c",
+    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
+    ".cu": "cuda", ".cuh": "cuda",
+    ".py": "python",
+}
+
+
+@dataclass(frozen=True)
+class SourceFunction:
+    name: str  # as written, without scope: "grow", "operator<", "~Widget", "inner"
+    qualified_name: str  # "ns::Widget::grow"; Python: co_qualname style "Outer.method.<locals>.inner"
+    start_line: int  # 1-based, inclusive; includes a `template <...>` header or Python decorators
+    end_line: int  # 1-based, inclusive
+    name_start: tuple[int, int]  # (0-based line, UTF-8 byte column) of the name
+    signature_end: tuple[int, int]  # just after the ')' closing the parameter list
+    body_start_byte: int
+    body_end_byte: int
+    start_byte: int
+    end_byte: int
+    text_hash: str  # sha256 hex of text[start_byte:end_byte]: identity for caching
+
+
+def language_for_path(path: str) -> str | None:
+    """Source language for a path by suffix ("c", "cpp", "cuda", "python"), or None."""
+    suffix = os.path.splitext(str(path))[1]
+    if suffix in (".C", ".H"):  # upper-case .C is C++ by Unix convention
+        return "cpp"
+    return _LANGUAGE_BY_SUFFIX.get(suffix.lower())
+
+
+# --- parsers -------------------------------------------------------------------------------------
+
+_languages: dict[str, tree_sitter.Language] = {}
+_languages_lock = threading.Lock()
+# tree-sitter Parsers keep per-parse state, so each thread (the server parses from workers) has its own.
+_parsers = threading.local()
+
+
+def _grammar(language: str) -> tree_sitter.Language:
+    with _languages_lock:
+        lang = _languages.get(language)
+        if lang is None:
+            if language == "c":
+                import tree_sitter_c as grammar
+            elif language == "cpp":
+                import tree_sitter_cpp as grammar
+            elif language == "cuda":
+                import tree_sitter_cuda as grammar
+            elif language == "python":
+                import tree_sitter_python as grammar
+            else:
+                raise ValueError(f"no tree-sitter grammar for language {language!r}")
+            lang = _languages[language] = tree_sitter.Language(grammar.language())
+        return lang
+
+
+def _parser(language: str) -> tree_sitter.Parser:
+    cache = getattr(_parsers, "by_language", None)
+    if cache is None:
+        cache = _parsers.by_language = {}
+    parser = cache.get(language)
+    if parser is None:
+        parser = cache[language] = tree_sitter.Parser(_grammar(language))
+    return parser
+
+
+def parse(text: bytes, language: str, old_tree: tree_sitter.Tree | None = None) -> tree_sitter.Tree:
+    """Parse `text`; pass the previous tree, already `.edit()`ed, to reparse incrementally."""
+    parser = _parser(language)
+    return parser.parse(text, old_tree) if old_tree is not None else parser.parse(text)
+
+
+def functions_in(tree: tree_sitter.Tree, text: bytes, language: str) -> list[SourceFunction]:
+    """Every function definition with a body, in source order."""
+    if language == "python":
+        found = _python_functions(tree.root_node, text)
+    elif language in ("c", "cpp", "cuda"):
+        found = _c_family_functions(tree.root_node, text)
+    else:
+        raise ValueError(f"no function map for language {language!r}")
+    return sorted(found, key=lambda f: f.start_byte)
+
+
+def _make(name: str, qualified: str, outer: tree_sitter.Node, name_node: tree_sitter.Node,
+          params: tree_sitter.Node, body: tree_sitter.Node, text: bytes) -> SourceFunction:
+    end_row, end_col = outer.end_point
+    # A node ending at column 0 ends with a newline; its last line is the one before.
+    end_line = end_row if end_col == 0 and end_row > outer.start_point[0] else end_row + 1
+    return SourceFunction(
+        name=name, qualified_name=qualified,
+        start_line=outer.start_point[0] + 1, end_line=end_line,
+        name_start=(name_node.start_point[0], name_node.start_point[1]),
+        signature_end=(params.end_point[0], params.end_point[1]),
+        body_start_byte=body.start_byte, body_end_byte=body.end_byte,
+        start_byte=outer.start_byte, end_byte=outer.end_byte,
+        text_hash=hashlib.sha256(text[outer.start_byte:outer.end_byte]).hexdigest(),
+    )
+
+
+def _text(node: tree_sitter.Node) -> str:
+    return (node.text or b"").decode("utf-8", errors="replace")
+
+
+# --- C, C++, CUDA --------------------------------------------------------------------------------
+
+_WRAPPERS = ("pointer_declarator", "reference_declarator", "attributed_declarator", "parenthesized_declarator")
+_CLASS_TYPES = ("class_specifier", "struct_specifier", "union_specifier")
+
+
+def _tidy(text: str) -> str:
+    """Source spelling to demangler spelling: `operator ()` -> `operator()`, `~ S` -> `~S`."""
+    text = re.sub(r"\s+", " ", text.strip())
+    return re.sub(r"\s*([^\w\s])\s*", r"\1", text)
+
+
+def _unwrap(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    while node is not None and node.type in _WRAPPERS:
+        inner = node.child_by_field_name("declarator")
+        node = inner if inner is not None else next((c for c in node.named_children), None)
+    return node
+
+
+def _find_function_declarator(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    """The declarator that names this function. In `int (*get(void))(int)` the outer
+    function_declarator belongs to the returned pointer type; the innermost one is get's own."""
+    node = _unwrap(node)
+    if node is None:
+        return None
+    if node.type == "operator_cast":
+        return node
+    if node.type == "function_declarator":
+        inner = _find_function_declarator(node.child_by_field_name("declarator"))
+        return inner if inner is not None else node
+    return None
+
+
+def _name_parts(node: tree_sitter.Node) -> tuple[list[str], tree_sitter.Node]:
+    """Scope components of a declarator name (template arguments dropped) and the node of its last one."""
+    if node.type == "qualified_identifier":
+        scope = node.child_by_field_name("scope")
+        name = node.child_by_field_name("name")
+        head = [] if scope is None else _scope_parts(scope)
+        if name is None:
+            return head + [_tidy(_text(node))], node
+        rest, last = _name_parts(name)
+        return head + rest, last
+    if node.type in ("template_function", "template_method", "template_type"):
+        name = node.child_by_field_name("name")
+        if name is not None:
+            return [_tidy(_text(name))], name
+    if node.type == "operator_cast":
+        params = node.child_by_field_name("declarator")
+        end = params.start_byte if params is not None else node.end_byte
+        spelled = (node.text or b"")[: end - node.start_byte].decode("utf-8", errors="replace")
+        return [_tidy(spelled)], node
+    return [_tidy(_text(node))], node
+
+
+def _scope_parts(node: tree_sitter.Node) -> list[str]:
+    if node.type in ("template_type", "template_function"):
+        name = node.child_by_field_name("name")
+        return [_tidy(_text(name if name is not None else node))]
+    if node.type in ("qualified_identifier", "nested_namespace_specifier"):
+        return [p for p in (_tidy(s) for s in _text(node).split("::")) if p]
+    return [_tidy(_text(node))]
+
+
+def _c_family_functions(root: tree_sitter.Node, text: bytes) -> list[SourceFunction]:
+    found: list[SourceFunction] = []
+    # Explicit stack, not recursion: a pathological file nests deeper than Python's recursion limit.
+    stack: list[tuple[tree_sitter.Node, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        node, scope = stack.pop()
+        kind = node.type
+        if kind == "function_definition":
+            fn = _c_function(node, scope, text)
+            if fn is not None:
+                found.append(fn)
+            continue  # function bodies hold no other definitions worth costing separately
+        if kind == "compound_statement":
+            continue
+        if kind == "namespace_definition":
+            name = node.child_by_field_name("name")
+            scope = scope + (tuple(_scope_parts(name)) if name is not None else ("(anonymous namespace)",))
+        elif kind in _CLASS_TYPES and node.child_by_field_name("body") is not None:
+            name = node.child_by_field_name("name")
+            scope = scope + (tuple(_scope_parts(name)) if name is not None else ("(anonymous)",))
+        stack.extend((child, scope) for child in reversed(node.children))
+    return found
+
+
+def _c_function(node: tree_sitter.Node, scope: tuple[str, ...], text: bytes) -> SourceFunction | None:
+    body = node.child_by_field_name("body")
+    declarator = _find_function_declarator(node.child_by_field_name("declarator"))
+    if body is None or declarator is None:  # `= default`, `= delete`, or a parse too broken to use
+        return None
+    if declarator.type == "operator_cast":
+        name_node = declarator
+        inner = declarator.child_by_field_name("declarator")
+        params = inner.child_by_field_name("parameters") if inner is not None else None
+    else:
+        name_node = declarator.child_by_field_name("declarator")
+        params = declarator.child_by_field_name("parameters")
+    if name_node is None or params is None:
+        return None
+    parts, last = _name_parts(_unwrap(name_node) or name_node)
+    parts = [p for p in parts if p]
+    if not parts:
+        return None
+    outer = node.parent if node.parent is not None and node.parent.type == "template_declaration" else node
+    return _make(parts[-1], "::".join(scope + tuple(parts)), outer, last, params, body, text)
+
+
+# --- Python --------------------------------------------------------------------------------------
+
+def _python_functions(root: tree_sitter.Node, text: bytes) -> list[SourceFunction]:
+    found: list[SourceFunction] = []
+    # (node, qualname prefix, the decorated_definition wrapping node if any)
+    stack: list[tuple[tree_sitter.Node, str, tree_sitter.Node | None]] = [(root, "", None)]
+    while stack:
+        node, prefix, decorated = stack.pop()
+        kind = node.type
+        if kind == "decorated_definition":
+            definition = node.child_by_field_name("definition")
+            if definition is not None:
+                stack.append((definition, prefix, node))
+            continue
+        name = node.child_by_field_name("name") if kind in ("function_definition", "class_definition") else None
+        body = node.child_by_field_name("body") if name is not None else None
+        if kind == "function_definition" and name is not None and body is not None:
+            params = node.child_by_field_name("parameters")
+            qualname = prefix + _text(name)
+            if params is not None:
+                # co_firstlineno of a decorated function is its first decorator's line.
+                found.append(_make(_text(name), qualname, decorated or node, name, params, body, text))
+            stack.append((body, qualname + ".<locals>.", None))
+            continue
+        if kind == "class_definition" and name is not None and body is not None:
+            stack.append((body, prefix + _text(name) + ".", None))
+            continue
+        stack.extend((child, prefix, None) for child in reversed(node.children))
+    return found

@@ -1,0 +1,217 @@
+"""External tools (clang, opt, llc, llvm-mca, nvcc): finding them and running them safely.
+
+This is the only module that starts subprocesses. Every run has a wall-clock timeout that kills
+the tool's whole process group, a per-process memory cap, closed (or fed) stdin, no shell, and
+output decoded leniently, so a hostile or broken input cannot hang or exhaust the server.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+
+class ToolMissing(Exception):
+    """A required external tool is not installed (or its CCLS_* override is wrong)."""
+
+    def __init__(self, tool: str, install_hint: str):
+        super().__init__(f"{tool} not found: {install_hint}")
+        self.tool = tool
+        self.install_hint = install_hint
+
+
+class ToolTimeout(Exception):
+    """A tool ran past its wall-clock limit and was killed together with its children."""
+
+    def __init__(self, argv: Sequence[str], timeout_s: float):
+        super().__init__(f"{os.path.basename(argv[0]) if argv else '?'} timed out after {timeout_s:g} s "
+                         f"(killed): {' '.join(argv)}")
+        self.argv = list(argv)
+        self.timeout_s = timeout_s
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    returncode: int  # negative: killed by that signal (e.g. -9), as in subprocess
+    stdout: str
+    stderr: str
+
+
+# Logical name -> executables tried in order on PATH. The LLVM tools are pinned to 19 first because
+# the IR readers are written against LLVM 19's textual IR; an unversioned tool is a fallback.
+_CANDIDATES: dict[str, tuple[str, ...]] = {
+    "clang": ("clang-19", "clang"),
+    "clang++": ("clang++-19", "clang++"),
+    "opt": ("opt-19", "opt"),
+    "llc": ("llc-19", "llc"),
+    "llvm-mca": ("llvm-mca-19", "llvm-mca"),
+    "llvm-cxxfilt": ("llvm-cxxfilt-19", "llvm-cxxfilt"),
+    "nvcc": ("nvcc",),
+}
+
+_DEBIAN_PACKAGE: dict[str, str] = {
+    "clang": "clang-19", "clang++": "clang-19", "opt": "llvm-19", "llc": "llvm-19",
+    "llvm-mca": "llvm-19", "llvm-cxxfilt": "llvm-19",
+}
+
+
+def env_var_for(name: str) -> str:
+    """The override variable for a logical tool name: clang -> CCLS_CLANG, clang++ -> CCLS_CLANGXX."""
+    return "CCLS_" + re.sub(r"[^A-Z0-9]", "_", name.upper().replace("++", "XX"))
+
+
+def _cuda_fallbacks() -> list[str]:
+    dirs = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    return [os.path.join(d, "bin", "nvcc") for d in dirs if d]
+
+
+def _executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+@functools.lru_cache(maxsize=None)
+def find_tool(name: str) -> str | None:
+    """Absolute path of a logical tool ("clang", "opt", "nvcc", ...) or None.
+
+    An environment override (CCLS_CLANG=/opt/llvm/bin/clang) wins and is not second-guessed: if it
+    points nowhere the tool counts as missing rather than silently using another compiler.
+    Unknown names are looked up on PATH as they are. Cached; call `find_tool.cache_clear()` after
+    changing the environment.
+    """
+    override = os.environ.get(env_var_for(name))
+    if override:
+        if os.sep in override:
+            return os.path.abspath(override) if _executable(override) else None
+        return shutil.which(override)
+    for candidate in _CANDIDATES.get(name, (name,)):
+        found = shutil.which(candidate)
+        if found:
+            return found
+    if name == "nvcc":
+        for path in _cuda_fallbacks():
+            if _executable(path):
+                return path
+    return None
+
+
+def install_hint(name: str) -> str:
+    var = env_var_for(name)
+    override = os.environ.get(var)
+    if override:
+        return f"{var}={override} is not an executable; fix or unset {var}"
+    if name == "nvcc":
+        return ("install the CUDA toolkit (https://developer.nvidia.com/cuda-downloads) "
+                f"or set {var} to the path of nvcc")
+    if name in _DEBIAN_PACKAGE:
+        return f"install it with `apt-get install {_DEBIAN_PACKAGE[name]}` (Debian) or set {var} to its path"
+    return f"install it or set {var} to its path"
+
+
+def require_tool(name: str) -> str:
+    """Like find_tool, but raises ToolMissing with an install hint."""
+    path = find_tool(name)
+    if path is None:
+        display = _CANDIDATES.get(name, (name,))[0]
+        raise ToolMissing(display, install_hint(name))
+    return path
+
+
+_VERSION_TIMEOUT_S = 20.0
+_VERSION_MEMORY_MB = 1024
+
+
+@functools.lru_cache(maxsize=None)
+def tool_version(name: str) -> str:
+    """One identifying line of `<tool> --version` ("Debian clang version 19.1.7 (3~deb12u1)"),
+    or "" when the tool is missing or fails. Part of cache keys, so it must be stable per install."""
+    path = find_tool(name)
+    if path is None:
+        return ""
+    try:
+        result = run_tool([path, "--version"], timeout_s=_VERSION_TIMEOUT_S, memory_mb=_VERSION_MEMORY_MB)
+    except (ToolTimeout, ToolMissing, OSError):
+        return ""
+    lines = [line.strip() for line in (result.stdout or result.stderr).splitlines() if line.strip()]
+    # nvcc prints a banner first; its release line is the one that identifies the compiler.
+    for line in lines:
+        if re.search(r"\b(version|release)\b", line, re.IGNORECASE):
+            return line
+    return lines[0] if lines else ""
+
+
+# Memory cap: RLIMIT_AS (address space), which also bounds mmap-based allocation (RLIMIT_DATA
+# covers that only on Linux >= 4.7). Some programs reserve huge address ranges and fail under
+# RLIMIT_AS; measured on Debian 12: clang-19 needs more than 256 MB for a trivial file and works at
+# 512 MB, nvcc 13.0 (-ptx and -cubin) works at 256 MB, so the 4 GB default suits both.
+# The limit is set by a tiny Python trampoline that then exec()s the tool, instead of
+# Popen(preexec_fn=...): preexec_fn is documented as unsafe when other threads exist (the
+# language server runs tools from worker threads), and it disables the vfork fast path.
+_TRAMPOLINE = (
+    "import os,resource,sys\n"
+    "cap=int(sys.argv[1])\n"
+    "try:\n"
+    " resource.setrlimit(resource.RLIMIT_AS,(cap,cap))\n"
+    "except (ValueError,OSError) as e:\n"
+    " sys.stderr.write('ccls: cannot set memory limit: %s\\n'%e)\n"
+    "try:\n"
+    " os.execv(sys.argv[2],sys.argv[2:])\n"
+    "except OSError as e:\n"
+    " sys.stderr.write('ccls: cannot run %s: %s\\n'%(sys.argv[2],e.strerror));os._exit(127)\n"
+)
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_tool(argv: Sequence[str], *, input: str | bytes | None = None, timeout_s: float, memory_mb: int,
+             cwd: str | None = None, env: Mapping[str, str] | None = None) -> ToolResult:
+    """Run one tool to completion and capture its output.
+
+    argv[0] may be a path or a name on PATH. `memory_mb` caps each process of the tool (children
+    inherit the limit; it is not a total). `env` adds to (does not replace) the current
+    environment. Raises ToolMissing if argv[0] cannot be found and ToolTimeout after killing the
+    tool's process group when `timeout_s` passes. Never uses a shell.
+    """
+    if not argv:
+        raise ValueError("run_tool needs a command")
+    executable = argv[0] if os.sep in argv[0] else shutil.which(argv[0])
+    if executable is None or not _executable(executable):
+        hint = "there is no executable file at that path" if os.sep in argv[0] else install_hint(argv[0])
+        raise ToolMissing(argv[0], hint)
+    cap_bytes = max(1, int(memory_mb)) * 1024 * 1024
+    command = [sys.executable, "-I", "-S", "-c", _TRAMPOLINE, str(cap_bytes), executable, *argv[1:]]
+    data = input.encode("utf-8") if isinstance(input, str) else input
+    full_env = None if env is None else {**os.environ, **env}
+    proc = subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=cwd, env=full_env,
+        start_new_session=True,  # own process group: one killpg reaches every child
+        close_fds=True,
+    )
+    try:
+        out, err = proc.communicate(data, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc.pid)
+        proc.communicate()
+        raise ToolTimeout(list(argv), timeout_s) from None
+    except BaseException:
+        _kill_group(proc.pid)
+        proc.wait()
+        raise
+    # A tool may leave background children behind (still holding the group); clean them up.
+    # The group id stays reserved while any member lives; if none does, killpg finds nothing.
+    _kill_group(proc.pid)
+    return ToolResult(proc.returncode, out.decode("utf-8", errors="replace"),
+                      err.decode("utf-8", errors="replace"))

@@ -1,0 +1,33 @@
+import pytest
+from fractions import Fraction
+
+from ccls.polynomial import Polynomial
+
+n, m = Polynomial.symbol("n"), Polynomial.symbol("m")
+
+
+def test_format_orders_by_degree_and_shows_constant_factors():
+    assert (6 * n * n + 14 * n + 9).format() == "6·n² + 14·n + 9"
+    assert (n * m - 3).format() == "m·n - 3"  # symbols in alphabetical order
+
+
+def test_triangular_sum_gives_half_n_squared():
+    inner = Polynomial.symbol("@outer")  # inner loop runs `outer index` times
+    total = inner.sum_over("@outer", n)
+    assert total == Fraction(1, 2) * n * n - Fraction(1, 2) * n
+    assert total.big_o() == "O(n²)"
+
+
+def test_power_sums_match_brute_force():
+    k = Polynomial.symbol("k")
+    for power in range(5):
+        closed = (k ** power).sum_over("k", n)
+        for value in (0, 1, 5, 17):
+            assert closed.evaluate({"n": value}) == pytest.approx(sum(i ** power for i in range(value)), abs=1e-9)
+
+
+def test_substitute_and_evaluate():
+    p = (n + 1) * (n - 1)
+    assert p.substitute("n", m * 2).evaluate({"m": 3}) == 35
+    assert Polynomial.constant(7).constant_value() == 7
+    assert (n - n).is_zero and (n - n).big_o() == "O(1)"

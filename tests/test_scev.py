@@ -1,0 +1,70 @@
+"""ScalarEvolution text → polynomials, on expressions copied from opt-19's output."""
+import pytest
+
+from ccls.polynomial import Polynomial
+from ccls.readers.scev import NotPolynomial, ScevContext, parse_opt_output, to_polynomial
+
+n = Polynomial.symbol("n")
+
+
+def ctx(**kw):
+    return ScevContext(kw.get("params", {"n", "a"}), kw.get("values", {}), kw.get("phis", {}), kw.get("loops", set()))
+
+
+def test_casts_and_flags_are_transparent():
+    assert to_polynomial("(-1 + (zext i32 %n to i64))<nsw>", ctx()) == n - 1
+
+
+def test_add_recurrence_over_an_enclosing_loop_is_its_index():
+    p = to_polynomial("{0,+,1}<nuw><nsw><%outer>", ctx(loops={"outer"}))
+    assert p == Polynomial.symbol("@outer")
+    with pytest.raises(NotPolynomial):
+        to_polynomial("{0,+,1}<%elsewhere>", ctx())
+
+
+def test_unsigned_division_uses_the_expected_floor():
+    p = to_polynomial("((-8 + (8 * (%n /u 8))) /u 8)", ctx())
+    assert p.evaluate({"n": 1000}) == pytest.approx(1000 / 8 - 1 - 3.5 / 8 - 0.875 + 0.875 - 0.0, abs=1.0)
+
+
+def test_narrow_cast_is_a_remainder_mean_and_is_reported():
+    c = ctx(loops={"outer"})
+    assert to_polynomial("(zext i2 {0,+,1}<%outer> to i64)", c) == Polynomial.constant(1.5)
+    assert any("mean" in a for a in c.assumptions)
+
+
+def test_unknown_run_time_value_is_not_polynomial():
+    with pytest.raises(NotPolynomial):
+        to_polynomial("(-1 + %len.loaded)", ctx())
+    with pytest.raises(NotPolynomial):
+        to_polynomial("***COULDNOTCOMPUTE***", ctx())
+
+
+def test_remainder_phi_takes_the_value_after_the_main_loop():
+    c = ctx(values={"n.vec": "(8 * (%n /u 8))"}, phis={"i.ph": ["0", "%n.vec"]})
+    p = to_polynomial("(-1 + (-1 * %i.ph) + %n)", c)
+    assert p.evaluate({"n": 1000}) == pytest.approx(2.5)
+
+
+OPT_OUTPUT = """\
+Loop info for function 'f':
+Loop at depth 1 containing: %outer<header>,%inner.ph,%inner,%outer.latch<latch><exiting>
+    Loop at depth 2 containing: %inner<header><latch><exiting>
+Printing analysis 'Scalar Evolution Analysis' for function 'f':
+Classifying expressions for: @f
+  %iv = phi i64 [ 0, %entry ], [ %iv.next, %outer.latch ]
+  -->  {0,+,1}<nuw><nsw><%outer> U: [0,-1) S: [0,-1)
+Determining loop execution counts for: @f
+Loop %inner: backedge-taken count is (-1 + {1,+,1}<%outer>)
+Loop %inner: constant max backedge-taken count is i64 9
+Loop %outer: backedge-taken count is (-1 + %n)
+"""
+
+
+def test_parse_opt_output_builds_the_nest():
+    f = parse_opt_output(OPT_OUTPUT)["f"]
+    assert f.loops["inner"].parent == "outer" and f.loops["outer"].parent is None
+    assert f.loops["inner"].backedge_taken == "(-1 + {1,+,1}<%outer>)"
+    assert f.loops["inner"].constant_max_backedge_taken == 9
+    assert f.value_scevs["iv"] == "{0,+,1}<nuw><nsw><%outer>"
+    assert f.phi_incoming["iv"] == ["0", "%iv.next"]
