@@ -163,6 +163,8 @@ def _call_builtin(name: str, args: list[_Val]) -> _Val:
             if abs(step) != 1:
                 notes += (f"range step {step}: trip count (stop − start)/{step}, ignoring rounding",)
         return _Val(rng=_Range(args[0].poly, args[1].poly, step, notes))
+    if name in ("sorted", "list", "tuple") and len(args) == 1 and args[0].seq is not None:
+        return _Val(seq=args[0].seq)  # same length as its argument
     if name in ("enumerate", "reversed") and len(args) == 1:
         inner = _get_iter(args[0])
         if inner is not None and name == "enumerate":
@@ -206,6 +208,17 @@ def _binary(symbol: str, a: _Val, b: _Val) -> _Val:
             return _Val(poly=Polynomial.constant(exact // divisor), notes=notes)
         return _Val(poly=a.poly * (1 / divisor), notes=notes + (f"// {divisor} taken as exact division",))
     return _UNKNOWN
+
+
+# Opcodes whose stack effect the interpreter models as (pops, unknown pushes).
+_POPS_PUSHES = {
+    **dict.fromkeys(("STORE_FAST", "STORE_DEREF", "STORE_GLOBAL", "STORE_NAME", "LIST_APPEND", "SET_ADD",
+                     "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE"), (1, 0)),
+    "STORE_ATTR": (2, 0), "STORE_SUBSCR": (3, 0), "MAP_ADD": (2, 0),
+    **dict.fromkeys(("DELETE_FAST", "DELETE_DEREF", "DELETE_GLOBAL", "DELETE_NAME"), (0, 0)),
+    **dict.fromkeys(("COMPARE_OP", "IS_OP", "CONTAINS_OP", "BINARY_SUBSCR"), (2, 1)),
+    **dict.fromkeys(("UNARY_NEGATIVE", "UNARY_NOT", "UNARY_INVERT", "TO_BOOL", "FORMAT_SIMPLE"), (1, 1)),
+}
 
 
 def _names(instr: dis.Instruction) -> tuple[str, ...]:
@@ -486,13 +499,21 @@ class _FunctionReader:
             elif op in ("LOAD_ATTR", "LOAD_METHOD"):
                 base = pop()[0]
                 attr = str(ins.argval)
-                value = _Val(name=f"{base.name}.{attr}" if base.name else attr, direct=True)
+                owner = base.name or ("str" if base.is_str else None)
+                value = _Val(name=f"{owner}.{attr}" if owner else attr, direct=True)
                 is_method = op == "LOAD_METHOD" or ("NULL|self" in ins.argrepr)
                 stack.extend((value, value) if is_method else (value,))
             elif op == "PUSH_NULL":
                 stack.append(_NULL)
-            elif op == "LOAD_FAST_AND_CLEAR":
+            elif op in ("LOAD_FAST_AND_CLEAR", "LOAD_CLOSURE", "LOAD_ASSERTION_ERROR", "LOAD_BUILD_CLASS"):
                 stack.append(_UNKNOWN)
+            elif op in _POPS_PUSHES:
+                pops, pushes = _POPS_PUSHES[op]
+                operand = pop(pops)
+                if op == "UNARY_NEGATIVE" and operand[0].poly is not None:
+                    stack.append(_Val(poly=-operand[0].poly, notes=operand[0].notes))
+                else:
+                    stack.extend([_UNKNOWN] * pushes)
             elif op == "POP_TOP":
                 pop()
             elif op == "COPY":

@@ -219,10 +219,19 @@ export const fake = new FakeEditor();
 
 const languageClientModule = { ...protocol, LanguageClient: FakeClient };
 
+// Names the extension does not use (the bundled language client subclasses e.g. CompletionItem
+// at load time) get an inert class whose static members are inert too.
+function inert(): any {
+  return new Proxy(class {}, { get: (target: any, key) => (key in target ? target[key] : typeof key === 'symbol' || key === 'then' ? undefined : inert()) });
+}
+const vscodeModule = new Proxy(fake.vscode as Record<string | symbol, unknown>, {
+  get: (target, key) => (key in target ? target[key] : typeof key === 'symbol' || key === 'then' ? undefined : inert()),
+});
+
 const originalLoad = (Module as any)._load;
 (Module as any)._load = function load(request: string, ...rest: unknown[]) {
   if (request === 'vscode') {
-    return fake.vscode;
+    return vscodeModule;
   }
   if (request === 'vscode-languageclient/node') {
     return languageClientModule;

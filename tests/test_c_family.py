@@ -1,0 +1,85 @@
+"""clang-19 → IR → loops/SCEV → counts, on inline C/C++ (real compiler, nothing executed)."""
+import shutil
+
+import pytest
+
+from ccls.counting import count_function
+from ccls.frontends import SourceFile
+from ccls.frontends.c_family import analyze_with_clang
+from ccls.options import AnalysisOptions
+
+pytestmark = pytest.mark.skipif(shutil.which("clang-19") is None and shutil.which("clang") is None,
+                                reason="clang-19 is not installed (apt-get install clang-19)")
+
+
+def analyse(code: str, language: str = "c", path: str = "/tmp/ccls-test/unit.c", **options):
+    result = analyze_with_clang(SourceFile(path, code), AnalysisOptions(**options), language, [])
+    counted = {f.display_name: count_function(f, None, lambda s: 1000.0) for f in result.functions}
+    return counted, result.errors
+
+
+def test_symbolic_trip_count_and_runtime_division():
+    counted, errors = analyse("long f(const long *a, long n, long m) {\n  long s = 0;\n"
+                              "  for (long i = 0; i < n; i++)\n    s += a[i] % m;\n  return s;\n}\n")
+    assert errors == []
+    f = counted["f"]
+    assert f.line == 1 and f.end_line == 6
+    assert f.counts["int_div"].symbols == {"n"}
+    assert f.counts["int_div"].evaluate({"n": 1000}) == pytest.approx(1000, rel=0.01)
+    [site] = [s for s in f.sites if s.kind == "division-in-loop"]
+    assert site.line == 4 and "changes every iteration" not in site.recommendation  # m is loop-invariant
+    assert f.machine_instructions is not None and f.machine_instructions.degree() == 1
+
+
+def test_constant_divisor_is_costed_as_the_multiply_it_becomes():
+    counted, _ = analyse("long g(const long *a, long n) { long s = 0; for (long i = 0; i < n; i++) s += a[i] % 7; return s; }")
+    assert "int_div" not in counted["g"].counts
+    assert not [s for s in counted["g"].sites if s.kind == "division-in-loop"]
+
+
+def test_triangular_nest_is_quadratic_with_half_coefficient():
+    counted, _ = analyse("void t(double *m, long n, double d) {\n for (long i = 0; i < n; i++)\n"
+                         "  for (long j = 0; j < i; j++)\n   m[i*n+j] /= d;\n}\n")
+    counts = counted["t"].counts
+    # Scalar divisions plus vectorised ones (two doubles per 128-bit lane group).
+    divisions = counts.get("fp_div", 0) + 2 * counts.get("fp_div@v128", 0) + 4 * counts.get("fp_div@v256", 0)
+    assert divisions.degree() == 2
+    assert divisions.evaluate({"n": 1000}) == pytest.approx(1000 * 999 / 2, rel=0.02)
+
+
+def test_column_major_walk_is_a_miss_heavy_loop():
+    counted, _ = analyse("double c(const double *m, long n) { double s = 0;\n for (long j = 0; j < n; j++)\n"
+                         "  for (long i = 0; i < n; i++)\n   s += m[i*n + j];\n return s; }\n")
+    sites = [s for s in counted["c"].sites if s.kind == "miss-heavy-loop"]
+    assert sites and "interchange" in sites[0].recommendation
+    assert any(cls.startswith("load.DRAM") for cls in counted["c"].counts)
+
+
+def test_unknown_trip_count_uses_the_default_and_says_so():
+    counted, _ = analyse("long w(const int *a, int k) { long i = 0; while (a[i] != k) i++; return i; }",
+                         default_trip_count=37)
+    f = counted["w"]
+    assert any("assuming 37" in a for a in f.assumptions)
+    assert [l.trip_count.kind for l in f.loops] == ["unknown"]
+
+
+def test_cpp_inline_members_and_templates_are_analysed_and_demangled():
+    code = ("namespace ns { template <typename T> T dot(const T *x, const T *y, long n) { T s{}; "
+            "for (long i = 0; i < n; ++i) s += x[i] * y[i]; return s; }\n"
+            "struct M { long n; void twice(double *v) const { for (long i = 0; i < n; ++i) v[i] *= 2; } };\n"
+            "double use(const double *x, long n) { return dot(x, x, n); } }\n")
+    counted, errors = analyse(code, "cpp", "/tmp/ccls-test/unit.cpp")
+    assert errors == []
+    assert {"ns::dot<double>", "ns::M::twice", "ns::use"} <= set(counted)
+
+
+def test_compile_error_names_line_and_compiler_message():
+    counted, errors = analyse("int f(void) {\n  return undeclared_name;\n}\n")
+    assert counted == {}
+    [error] = errors
+    assert error.line == 2 and "undeclared_name" in error.message and error.file.endswith("unit.c")
+
+
+def test_compile_timeout_is_an_error_not_a_hang():
+    counted, errors = analyse("int f(void) { return 0; }", compile_timeout_s=0.001)
+    assert counted == {} and "timed out" in errors[0].message
