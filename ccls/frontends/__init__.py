@@ -38,15 +38,13 @@ def register(language: str, suffixes: tuple[str, ...]) -> Callable[[Frontend], F
     return deco
 
 
-_MODULES = ("c_family", "llvm_ir", "cuda", "ptx", "python")
-
-
 def _load_all() -> None:
-    # Importing each module runs its @register.
+    # Every module in this package is a front end; importing it runs its @register.
     import importlib
+    import pkgutil
 
-    for module in _MODULES:
-        importlib.import_module(f"ccls.frontends.{module}")
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
 
 
 def frontend_for(path: str) -> tuple[str, Frontend] | None:

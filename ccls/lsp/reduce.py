@@ -121,18 +121,21 @@ def _internal(data: bytes, fn: FunctionSpan, language: str) -> bool:
 
 def units_to_compile(data: bytes, functions: Sequence[FunctionSpan], missing: Iterable[int],
                      language: str) -> set[int]:
-    """Functions whose bodies a compile of `missing` needs: the missing ones, the same-file
-    callees they may inline (transitively), and for internal/inline missing functions their
-    direct callers, so that they are emitted and optimised as in the whole file."""
+    """Functions whose bodies a compile of `missing` needs: the missing ones and the same-file
+    callees they may inline (transitively). The C/C++ front end emits every function and makes
+    it external before optimising, so a function's code does not depend on its callers; for
+    other compilers (nvcc) the direct callers of internal/inline missing functions are kept
+    too, so that those are emitted and optimised as in the whole file."""
     graph = callees(data, functions)
     roots = set(missing)
-    callers: dict[int, set[int]] = {}
-    for caller, called in graph.items():
-        for callee in called:
-            callers.setdefault(callee, set()).add(caller)
-    for i in list(roots):
-        if _internal(data, functions[i], language):
-            roots |= callers.get(i, set())
+    if language not in ("c", "cpp"):
+        callers: dict[int, set[int]] = {}
+        for caller, called in graph.items():
+            for callee in called:
+                callers.setdefault(callee, set()).add(caller)
+        for i in list(roots):
+            if _internal(data, functions[i], language):
+                roots |= callers.get(i, set())
     return closure(graph, roots)
 
 

@@ -18,7 +18,7 @@ import dis
 import platform
 import types
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from inspect import CO_OPTIMIZED
 
@@ -41,20 +41,22 @@ _EXACT_CLASS = {
     **dict.fromkeys(("LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR", "STORE_ATTR", "DELETE_ATTR"), "py.attr"),
     **dict.fromkeys(("BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "BINARY_SLICE", "STORE_SLICE"),
                     "py.subscr"),
-    **dict.fromkeys(("COMPARE_OP", "IS_OP", "CONTAINS_OP", "COMPARE_AND_BRANCH"), "py.compare"),
-    **dict.fromkeys(("CALL", "CALL_FUNCTION_EX", "CALL_KW", "CALL_FUNCTION", "CALL_METHOD"), "py.call"),
-    **dict.fromkeys(("GET_ITER", "FOR_ITER", "END_FOR", "GET_YIELD_FROM_ITER", "GET_AITER", "GET_ANEXT",
-                     "END_ASYNC_FOR"), "py.iter"),
+    **dict.fromkeys(("COMPARE_OP", "IS_OP", "CONTAINS_OP"), "py.compare"),
+    **dict.fromkeys(("CALL", "CALL_FUNCTION_EX", "CALL_KW"), "py.call"),
+    **dict.fromkeys(("CALL_INTRINSIC_1", "CALL_INTRINSIC_2"), "py.call"),
+    **dict.fromkeys(("GET_ITER", "FOR_ITER", "END_FOR", "GET_YIELD_FROM_ITER"), "py.iter"),
     **dict.fromkeys(("LIST_APPEND", "SET_ADD", "MAP_ADD", "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE",
                      "DICT_MERGE", "LIST_TO_TUPLE", "UNPACK_SEQUENCE", "UNPACK_EX", "FORMAT_VALUE",
-                     "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE", "MAKE_FUNCTION"), "py.build"),
-    **dict.fromkeys(("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE"), "py.return"),
-    # Stack shuffles and call set-up: real dispatches, but cheap; the table prices them as py.other.
+                     "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE"), "py.build"),
+    **dict.fromkeys(("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE", "RETURN_GENERATOR"), "py.return"),
+    # Stack shuffles, call set-up, MAKE_FUNCTION, async iteration: the table fits them as py.other.
     **dict.fromkeys(("PRECALL", "KW_NAMES", "PUSH_NULL", "COPY", "SWAP", "POP_TOP", "RESUME", "NOP",
-                     "EXTENDED_ARG", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2", "RETURN_GENERATOR",
-                     "MAKE_CELL", "COPY_FREE_VARS", "SET_FUNCTION_ATTRIBUTE"), "py.other"),
+                     "EXTENDED_ARG", "MAKE_CELL", "COPY_FREE_VARS", "SET_FUNCTION_ATTRIBUTE", "MAKE_FUNCTION",
+                     "GET_AITER", "GET_ANEXT", "END_ASYNC_FOR"), "py.other"),
     "STORE_FAST_LOAD_FAST": "py.store",
 }
+# Must agree with family() in cost_tables/derive/cpython_bytecode.py, which the table was fitted
+# with (a test checks); names that only later CPythons have are mapped here by analogy.
 _PREFIX_CLASS = (("LOAD_", "py.load"), ("STORE_", "py.store"), ("DELETE_", "py.store"),
                  ("BUILD_", "py.build"), ("POP_JUMP", "py.branch"), ("JUMP", "py.branch"),
                  ("UNARY_", "py.binary_other"))
@@ -116,6 +118,7 @@ class _Val:
     seq: str | None = None  # a sized collection: len(seq) is a symbol
     notes: tuple[str, ...] = ()  # approximations behind `poly`
     name: str | None = None  # dotted name, for call targets
+    var: str | None = None  # the local/cell variable this value was loaded from
     direct: bool = False  # name is a call target we can name (not a parameter)
     rng: _Range | None = None
     iter: _Iter | None = None
@@ -461,6 +464,18 @@ class _FunctionReader:
                 self._memo[name] = _Val(poly=value.poly, seq=value.seq, notes=value.notes)
         return self._memo[name]
 
+    def _divisor_kind(self, divisor: _Val, block: int) -> str:
+        """What the division advice needs: constant / power-of-two / loop-invariant / variant."""
+        value = divisor.poly.constant_value() if divisor.poly is not None else None
+        if value is not None:
+            whole = value.denominator == 1 and value > 0
+            return "power-of-two" if whole and (value.numerator & (value.numerator - 1)) == 0 else "constant"
+        loop = self.innermost.get(block)
+        if divisor.var is None or loop is None:
+            return "variant" if loop is not None else "loop-invariant"
+        written = any(b in loop.body or b == -1 for b, _ in self.stores.get(divisor.var, []))
+        return "variant" if written else "loop-invariant"
+
     # -- the block-local stack interpreter --------------------------------------------------
     def _simulate(self, block: int, upto: int | None = None) -> tuple[list[_Val], dict[int, tuple]]:
         """Run the abstract stack over a block (up to instruction ``upto``, exclusive). Returns the
@@ -483,10 +498,10 @@ class _FunctionReader:
                 stack.append(_const_value(ins.argval))
             elif op in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW", "LOAD_DEREF",
                         "LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"):
-                stack.extend(self._lookup(n, block) for n in _names(ins))
+                stack.extend(replace(self._lookup(n, block), var=n) for n in _names(ins))
             elif op == "STORE_FAST_LOAD_FAST":
                 pop()
-                stack.append(self._lookup(_names(ins)[1], block))
+                stack.append(replace(self._lookup(_names(ins)[1], block), var=_names(ins)[1]))
             elif op in ("LOAD_GLOBAL", "LOAD_NAME"):
                 name = ins.argrepr.replace("NULL + ", "").replace(" + NULL", "")
                 value = _Val(name=name, direct=True, is_global=True)
@@ -526,9 +541,12 @@ class _FunctionReader:
                 stack[-1], stack[-ins.arg] = stack[-ins.arg], stack[-1]
             elif op == "BINARY_OP":
                 a, b = pop(2)
-                if a.is_str:
+                symbol = ins.argrepr.strip()
+                if a.is_str and symbol in ("%", "%="):
                     facts[ins.offset] = ("str%",)
-                stack.append(_binary(ins.argrepr.strip(), a, b))
+                elif _BINARY_CLASS.get(symbol) == "py.binary_div":
+                    facts[ins.offset] = ("div", self._divisor_kind(b, block))
+                stack.append(_binary(symbol, a, b))
             elif op == "GET_ITER":
                 it = _get_iter(pop()[0])
                 stack.append(_Val(iter=it) if it is not None else _UNKNOWN)
@@ -653,8 +671,10 @@ class _FunctionReader:
             for ins in self.blocks[start].instrs:
                 fact = facts.get(ins.offset, ())
                 callee = fact[1] if fact and fact[0] == "call" else None
+                divisor = fact[1] if fact and fact[0] == "div" else None
                 block.instructions.append(Instruction(
-                    classify(ins, left_is_str=fact == ("str%",)), self.line_of[ins.offset], ins.opname, callee))
+                    classify(ins, left_is_str=fact == ("str%",)), self.line_of[ins.offset], ins.opname, callee,
+                    divisor=divisor))
                 if fact and fact[0] == "call" and fact[2] is not None:
                     spliced += self._splice(ins, fact[2], fact[3], start, inner, out_loops, listings, lines)
             out_blocks.extend(spliced)

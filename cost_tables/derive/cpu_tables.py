@@ -238,6 +238,11 @@ def build(arch: str, core: dict, today: str) -> dict:
             "source": f"{mca_src}: `{asm}` reciprocal throughput", "method": "llvm-sched-model",
             "energy_source": e_src, "energy_method": "modelled",
         }
+    for name, note in (("int_div", "unqualified = 32-bit (C int); int_div.i64 for 64-bit"),
+                       ("int_add", "unqualified = 64-bit"), ("int_mul", "unqualified = 64-bit"),
+                       ("fp_add", "unqualified = f64 (C double)"), ("fp_mul", "unqualified = f64 (C double)"),
+                       ("fp_div", "unqualified = f64 (C double)"), ("fp_sqrt", "unqualified = f64 (C double)")):
+        classes[name]["notes"] = note
     for name in ("fp_fma", "fp_fma.f64", "fp_fma.f32"):
         if classes[name]["cu"] > classes["fp_mul"]["cu"]:
             classes[name]["notes"] = ("LLVM 19's model gives scalar FMA a lower throughput than packed FMA "
@@ -267,11 +272,11 @@ def build(arch: str, core: dict, today: str) -> dict:
     classes["load.DRAM"] = mem(dram_cycles, dram_cycles, overhead + l1 + l2 + l3 + em.DRAM_RANDOM_PJ,
                                core["dram_source"], "literature",
                                f"{lat_note}; {core['dram_ns']} ns x {clock / 1e9} GHz")
-    classes["load.stream"] = mem(stream_cycles, dram_cycles, l1 + l2 + em.DRAM_STREAM_LINE_PJ,
+    classes["load.stream"] = mem(stream_cycles, dram_cycles, overhead + l1 + l2 + em.DRAM_STREAM_LINE_PJ,
                                  core["stream_source"], "literature",
-                                 "per 64-byte LINE brought in by the hardware prefetcher (not per load "
-                                 "instruction); bandwidth-bound: 64 B / single-core bandwidth; no "
-                                 "instruction overhead (count the load instructions themselves as load.L1)")
+                                 "one load execution that brings in a new 64-byte line of a prefetched "
+                                 "sequential stream (ccls.counting charges one such execution per line, "
+                                 "the others as load.L1); bandwidth-bound: 64 B / single-core bandwidth")
     # Stores retire into the store buffer; a miss costs the line's transfer (read-for-ownership and
     # eventual write-back) at that level's bandwidth rather than its latency. Modelled.
     store_note = "modelled: stores do not stall retirement; CU = moving the line twice (RFO + write-back)"
@@ -286,9 +291,10 @@ def build(arch: str, core: dict, today: str) -> dict:
                                 core["dram_source"], "modelled",
                                 store_note + "; random store misses are limited by ~10 outstanding "
                                              "misses, so at least latency/10")
-    classes["store.stream"] = mem(2 * stream_cycles, dram_cycles, l1 + l2 + 2 * em.DRAM_STREAM_LINE_PJ,
-                                  core["stream_source"], "modelled",
-                                  "per 64-byte LINE written sequentially: write-allocate read + write-back")
+    classes["store.stream"] = mem(2 * stream_cycles, dram_cycles,
+                                  overhead + l1 + l2 + 2 * em.DRAM_STREAM_LINE_PJ, core["stream_source"],
+                                  "modelled", "one store execution that starts a new 64-byte line of a "
+                                  "sequential stream: write-allocate read + write-back at stream bandwidth")
     classes["atomic"] = {"cu": core["atomic_cu"], "latency_cycles": core["atomic_cu"],
                          "energy_pj": round(2 * overhead + l1 + em.INT_ADD_PJ[64], 3),
                          "source": core["atomic_source"], "method": "literature",
@@ -358,7 +364,7 @@ def build(arch: str, core: dict, today: str) -> dict:
                   "calls, stores below L1)",
         "date": today,
         "units": "cu: core cycles per executed instruction (reciprocal throughput); latency_cycles: cycles; "
-                 "energy_pj: picojoules per executed instruction (per 64-byte line for *.stream); "
+                 "energy_pj: picojoules per executed instruction; "
                  "clock_hz: Hz; cache sizes: bytes",
         "notes": "CU = reciprocal throughput because independent work overlaps in an out-of-order core; "
                  "dependency chains are not modelled. Energy is dynamic switching energy only (Horowitz "

@@ -1,0 +1,360 @@
+"""CUDA (.cu, .cuh). Device code → PTX with nvcc when installed, else clang's CUDA device-only
+mode (never both), read by the PTX reader; host code → the C-family front end with clang's
+--cuda-host-only. The buffer is compiled from a private temp dir; nothing is written next to it.
+"""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+
+from ccls import compile_db, toolchain
+from ccls.frontends import FrontendResult, SourceFile, register
+from ccls.frontends.ptx import demangled_names, internal_error
+from ccls.model import AnalysisError, FunctionIR
+from ccls.options import AnalysisOptions
+from ccls.readers.ptx import demangle_simple, read_ptx
+
+_SM_FOR_ARCH = {"nvptx-sm80": "sm_80", "nvptx-sm90": "sm_90"}
+_INSTALL_HINT = ("no CUDA compiler found: install the CUDA toolkit (nvcc, "
+                 "https://developer.nvidia.com/cuda-downloads) or clang (`apt-get install clang-19`)")
+
+# Headers that clang's CUDA wrapper still includes but CUDA 13 no longer ships (texture fetch
+# functions were removed in CUDA 12) or that belong to an optional library (cuRAND). Empty
+# stand-ins, searched last (-idirafter), so a real header always wins.
+_STUB_HEADERS = ("texture_fetch_functions.h", "curand_mtgp32_kernel.h")
+
+# Without any CUDA installation clang can still compile self-contained kernels: declare the
+# execution-space attributes, the built-in variables and a few device math functions (as the
+# NVPTX builtins they lower to) ourselves. Used only when clang reports no CUDA installation.
+_PRELUDE = """\
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __managed__ __attribute__((managed))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#include <__clang_cuda_builtin_vars.h>
+#define CCLS_DEV static __device__ __forceinline__
+CCLS_DEV float sqrtf(float x) { return __builtin_sqrtf(x); }
+CCLS_DEV double sqrt(double x) { return __builtin_sqrt(x); }
+CCLS_DEV float fabsf(float x) { return __builtin_fabsf(x); }
+CCLS_DEV float fminf(float x, float y) { return __builtin_fminf(x, y); }
+CCLS_DEV float fmaxf(float x, float y) { return __builtin_fmaxf(x, y); }
+CCLS_DEV float fmaf(float x, float y, float z) { return __builtin_fmaf(x, y, z); }
+CCLS_DEV float rsqrtf(float x) { return __nvvm_rsqrt_approx_f(x); }
+CCLS_DEV float __fdividef(float x, float y) { return __nvvm_div_approx_f(x, y); }
+CCLS_DEV float __expf(float x) { return __nvvm_ex2_approx_f(x * 1.4426950408889634f); }
+CCLS_DEV float atomicAdd(float *p, float v) { return __nvvm_atom_add_gen_f(p, v); }
+CCLS_DEV int atomicAdd(int *p, int v) { return __nvvm_atom_add_gen_i(p, v); }
+CCLS_DEV unsigned atomicAdd(unsigned *p, unsigned v) { return (unsigned)__nvvm_atom_add_gen_i((int *)p, (int)v); }
+#undef CCLS_DEV
+"""
+_PRELUDE_NAME = "ccls_cuda_prelude.h"
+
+# Flags from a compile database that mean the same to nvcc and clang (preprocessor, language).
+_PORTABLE_PREFIXES = ("-I", "-D", "-U", "-isystem", "-iquote", "-std=")
+
+
+@register("cuda", (".cu", ".cuh"))
+def analyze_cuda(source: SourceFile, options: AnalysisOptions) -> FrontendResult:
+    return analyze_cuda_with(source, options)
+
+
+def analyze_cuda_with(source: SourceFile, options: AnalysisOptions, compiler: str = "auto") -> FrontendResult:
+    """`compiler`: "auto" (nvcc if installed, else clang), "nvcc" or "clang" (tests pick one)."""
+    result = FrontendResult()
+    kernels = cuda_functions(source.text)
+    with tempfile.TemporaryDirectory(prefix="ccls-cuda-") as work:
+        compiled = _compile_device(source, options, compiler, work)
+        if isinstance(compiled, AnalysisError):
+            result.errors.append(compiled)
+        else:
+            try:
+                functions, errors = _read_device(compiled, source, options, kernels)
+            except Exception as problem:  # noqa: BLE001 - a reader bug must not take the server down
+                functions, errors = [], [internal_error(source.path, problem)]
+            result.functions.extend(functions)
+            result.errors.extend(errors)
+        if any(k.runs_on_host for k in kernels):
+            host = _analyze_host(source, options, work, compiled)
+            result.functions.extend(host.functions)
+            result.errors.extend(host.errors)
+    return result
+
+
+# --- device code ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Compiled:
+    ptx: str
+    buffer_path: str
+    note: str  # how it was compiled, for every function's assumptions
+    mode: str  # "nvcc" | "clang" | "clang-prelude"
+
+
+def _buffer(source: SourceFile, work: str) -> str:
+    path = os.path.join(work, os.path.basename(source.path) or "buffer.cu")
+    with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
+        handle.write(source.text)
+    return path
+
+
+def _portable_flags(source: SourceFile, options: AnalysisOptions) -> list[str]:
+    flags = compile_db.flags_for(source.path, language="cuda", override=options.flags_override,
+                                 extra=options.extra_flags, query_driver=options.query_driver).flags
+    kept: list[str] = []
+    i = 0
+    while i < len(flags):
+        flag = flags[i]
+        if flag in ("-I", "-D", "-U", "-isystem", "-iquote") and i + 1 < len(flags):
+            kept += [flag, flags[i + 1]]
+            i += 2
+            continue
+        if flag.startswith(_PORTABLE_PREFIXES):
+            kept.append(flag)
+        i += 1
+    return kept
+
+
+def _compile_device(source: SourceFile, options: AnalysisOptions, compiler: str, work: str) -> _Compiled | AnalysisError:
+    sm = _SM_FOR_ARCH.get(options.gpu_arch, "sm_80")
+    buffer_path = _buffer(source, work)
+    out_path = os.path.join(work, "device.ptx")
+    source_dir = os.path.dirname(os.path.abspath(source.path))
+    flags = _portable_flags(source, options) + [f"-I{source_dir}"]
+    nvcc = toolchain.find_tool("nvcc") if compiler in ("auto", "nvcc") else None
+    clang = toolchain.find_tool("clang") if compiler in ("auto", "clang") and nvcc is None else None
+    if compiler == "nvcc" and nvcc is None:
+        return AnalysisError(source.path, None, f"nvcc not found: {toolchain.install_hint('nvcc')}")
+    if nvcc is None and clang is None:
+        return AnalysisError(source.path, None, _INSTALL_HINT)
+    try:
+        if nvcc is not None:
+            argv = [nvcc, "-x", "cu", "-ptx", f"-arch={sm}", "-lineinfo", "-O3", *flags, "-o", out_path, buffer_path]
+            run = toolchain.run_tool(argv, timeout_s=options.compile_timeout_s, memory_mb=options.compile_memory_mb,
+                                     cwd=work)
+            if run.returncode != 0:
+                return _compile_error(run.stderr, source, buffer_path, "nvcc")
+            version = toolchain.tool_version("nvcc")
+            note = f"device code compiled by nvcc ({version or nvcc}) for {sm} at -O3"
+            mode = "nvcc"
+        else:
+            assert clang is not None
+            mode, run = _clang_device(clang, sm, flags, source, options, work, buffer_path, out_path)
+            if run.returncode != 0:
+                return _compile_error(run.stderr, source, buffer_path, "clang")
+            version = toolchain.tool_version("clang")
+            note = f"device code compiled by {version or clang} (CUDA device-only) for {sm} at {options.optimization}"
+            if mode == "clang-prelude":
+                note += "; no CUDA installation found, so CUDA headers were replaced by a minimal prelude"
+    except toolchain.ToolTimeout as problem:
+        return AnalysisError(source.path, None, str(problem))
+    except toolchain.ToolMissing as problem:
+        return AnalysisError(source.path, None, str(problem))
+    if options.gpu_arch not in _SM_FOR_ARCH:
+        note += f"; gpu_arch {options.gpu_arch!r} unknown, compiled for {sm}"
+    with open(out_path, encoding="utf-8", errors="replace") as handle:
+        return _Compiled(handle.read(), buffer_path, note, mode)
+
+
+def _clang_device(clang: str, sm: str, flags: list[str], source: SourceFile, options: AnalysisOptions,
+                  work: str, buffer_path: str, out_path: str) -> tuple[str, toolchain.ToolResult]:
+    stub_dir = _stub_headers(work)
+    base = [clang, "-x", "cuda", "--cuda-device-only", f"--cuda-gpu-arch={sm}", "-S", options.optimization,
+            "-gline-tables-only", "-Wno-unknown-cuda-version", "-idirafter", stub_dir, *flags]
+    attempts = [("clang", []), ("clang", ["-nocudalib"]),
+                ("clang-prelude", ["-nocudainc", "-nocudalib", "-include", _prelude(work)])]
+    run: toolchain.ToolResult | None = None
+    for mode, extra in attempts:
+        run = toolchain.run_tool(base + extra + ["-o", out_path, buffer_path], timeout_s=options.compile_timeout_s,
+                                 memory_mb=options.compile_memory_mb, cwd=work)
+        if run.returncode == 0:
+            return mode, run
+        # Retry only for a missing CUDA installation or libdevice, not for errors in the code.
+        if "cannot find libdevice" in run.stderr and extra == []:
+            continue
+        if "cannot find CUDA installation" in run.stderr:
+            continue
+        return mode, run
+    assert run is not None
+    return "clang-prelude", run
+
+
+def _stub_headers(work: str) -> str:
+    stub_dir = os.path.join(work, "stub-include")
+    os.makedirs(stub_dir, exist_ok=True)
+    for name in _STUB_HEADERS:
+        with open(os.path.join(stub_dir, name), "w", encoding="utf-8") as handle:
+            handle.write("/* ccls: empty stand-in for a header this CUDA installation lacks */\n")
+    return stub_dir
+
+
+def _prelude(work: str) -> str:
+    path = os.path.join(work, _PRELUDE_NAME)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(_PRELUDE)
+    return path
+
+
+# nvcc: `file.cu(12): error: ...`; clang: `file.cu:12:5: error: ...`
+_DIAGNOSTIC = re.compile(r"^(?P<file>[^\n(:]+?)(?:\((?P<nvline>\d+)\)|:(?P<line>\d+):(?:\d+:)?) ?:? "
+                         r"(?:catastrophic |fatal )?error: (?P<msg>.*)$", re.M)
+
+
+def _compile_error(stderr: str, source: SourceFile, buffer_path: str, tool: str) -> AnalysisError:
+    work = os.path.dirname(buffer_path)
+    text = stderr.replace(os.path.join(work, ""), "")
+    first = _DIAGNOSTIC.search(text)
+    lines = [line for line in text.splitlines() if line.strip()][:12]
+    message = "\n".join(lines) or f"{tool} failed without a message"
+    line = None
+    if first is not None and os.path.basename(first["file"].strip()) == os.path.basename(buffer_path):
+        line = int(first["nvline"] or first["line"])
+    return AnalysisError(source.path, line, f"{tool}: {message}")
+
+
+def _read_device(compiled: _Compiled, source: SourceFile, options: AnalysisOptions,
+                 kernels: list["CudaFunction"]) -> tuple[list[FunctionIR], list[AnalysisError]]:
+    loc_files = {compiled.buffer_path, os.path.realpath(compiled.buffer_path)}
+    ptx_names = re.findall(r"\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)\s*\(", compiled.ptx)
+    display = demangled_names(ptx_names)
+    functions, errors = read_ptx(compiled.ptx, source.path, "cuda", options.default_trip_count,
+                                 loc_files=loc_files, display_names=display)
+    matches = {fn.name: k for fn in functions if (k := _match(fn, kernels)) is not None}
+    params = {name: list(k.params) for name, k in matches.items()}
+    if params:  # read again so trip counts are symbolic in the source's parameter names
+        functions, errors = read_ptx(compiled.ptx, source.path, "cuda", options.default_trip_count,
+                                     loc_files=loc_files, parameter_names=params, display_names=display)
+    for fn in functions:
+        fn.assumptions.insert(0, compiled.note)
+        kernel = matches.get(fn.name)
+        if kernel is not None:
+            fn.line, fn.end_line = kernel.start_line, kernel.end_line
+    return functions, errors
+
+
+def _match(fn: FunctionIR, kernels: list["CudaFunction"]) -> "CudaFunction | None":
+    """The source definition of a PTX function: same name and parameter count; among overloads,
+    the one whose lines contain the function's code."""
+    short = _short_name(fn.display_name if fn.display_name != fn.name else demangle_simple(fn.name))
+    found = [k for k in kernels if k.name == short and len(k.params) == len(fn.parameters) and k.runs_on_device]
+    if len(found) > 1 and fn.line is not None:
+        found = [k for k in found if k.start_line <= fn.line <= k.end_line]
+    return found[0] if len(found) == 1 else None
+
+
+def _short_name(name: str) -> str:
+    """`ns::kernel<float>` → `kernel`."""
+    depth, cut = 0, len(name)
+    for index, char in enumerate(name):  # drop template arguments
+        if char == "<":
+            if depth == 0:
+                cut = min(cut, index)
+            depth += 1
+        elif char == ">":
+            depth -= 1
+    return name[:cut].split("::")[-1].strip()
+
+
+# --- source map: kernel signatures from tree-sitter ---------------------------------------------
+
+@dataclass(frozen=True)
+class CudaFunction:
+    name: str  # unqualified, as written
+    params: tuple[str, ...]  # parameter names in order (unnamed ones as param_<i>)
+    start_line: int  # 1-based
+    end_line: int
+    qualifiers: frozenset[str]  # "__global__", "__device__", "__host__"
+
+    @property
+    def runs_on_device(self) -> bool:
+        return bool(self.qualifiers & {"__global__", "__device__"})
+
+    @property
+    def runs_on_host(self) -> bool:
+        return "__host__" in self.qualifiers or not self.qualifiers & {"__global__", "__device__"}
+
+
+def cuda_functions(text: str) -> list[CudaFunction]:
+    """Every function definition in CUDA source, with its parameter names and CUDA qualifiers."""
+    from ccls import source_map
+
+    data = text.encode("utf-8", errors="surrogateescape")
+    tree = source_map.parse(data, "cuda")
+    found: list[CudaFunction] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "function_definition":
+            fn = _function(node)
+            if fn is not None:
+                found.append(fn)
+        stack.extend(reversed(node.children))
+    return found
+
+
+def _function(node) -> CudaFunction | None:  # node: tree_sitter.Node
+    declarator = node.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")  # through `T *f(...)`, `T &f(...)`
+    if declarator is None:
+        return None
+    name_node = declarator.child_by_field_name("declarator")
+    if name_node is None:
+        return None
+    name = re.split(r"::", _text(name_node))[-1]
+    name = re.sub(r"<.*$", "", name).strip()
+    params: list[str] = []
+    plist = declarator.child_by_field_name("parameters")
+    for index, param in enumerate(c for c in (plist.named_children if plist else [])
+                                  if c.type in ("parameter_declaration", "optional_parameter_declaration")):
+        params.append(_parameter_name(param) or f"param_{index}")
+    if len(params) == 1 and plist is not None and _text(plist).replace(" ", "") == "(void)":
+        params = []
+    qualifiers = frozenset(c.type for c in node.children if c.type in ("__global__", "__device__", "__host__"))
+    return CudaFunction(name, tuple(params), node.start_point[0] + 1, node.end_point[0] + 1, qualifiers)
+
+
+def _parameter_name(param) -> str | None:
+    stack = [param.child_by_field_name("declarator")]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        if node.type == "identifier":
+            return _text(node)
+        if node.type in ("parameter_list", "template_argument_list"):
+            continue  # a function pointer's own parameters
+        stack.extend(reversed([c for c in node.named_children if c != node.child_by_field_name("size")]))
+    return None
+
+
+def _text(node) -> str:
+    return node.text.decode("utf-8", errors="replace") if node.text is not None else ""
+
+
+# --- host code -----------------------------------------------------------------------------------
+
+_HOST_ONLY_NAMES = re.compile(r"__device_stub__|^__cuda_|^__nv_|^_GLOBAL__")
+
+
+def _analyze_host(source: SourceFile, options: AnalysisOptions, work: str,
+                  device: _Compiled | AnalysisError) -> FrontendResult:
+    """Host functions through the C-family front end (clang --cuda-host-only)."""
+    try:
+        from ccls.frontends.c_family import analyze_with_clang
+    except ImportError:
+        return FrontendResult()  # the C-family front end is not installed in this build
+    if isinstance(device, _Compiled) and device.mode == "clang-prelude":
+        return FrontendResult(errors=[AnalysisError(
+            source.path, None, "host code not analysed: clang found no CUDA installation "
+                               "(install the CUDA toolkit to analyse host code in .cu files)")])
+    flags = ["--cuda-host-only", "-nocudalib", "-Wno-unknown-cuda-version", "-idirafter", _stub_headers(work)]
+    host = analyze_with_clang(source, options, "cuda", flags)
+    host.functions = [fn for fn in host.functions if not _HOST_ONLY_NAMES.search(fn.name)]
+    return host

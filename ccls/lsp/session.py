@@ -1,0 +1,628 @@
+"""The server's state and its one-way flow: documents → analyses (worker pool) → reports →
+what is published. `server.py` handlers call into a `Session`; everything here runs on the
+event loop except the functions handed to the worker pool.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from lsprotocol import types
+
+from ccls.cache import CountCache, cache_key, default_cache_dir
+from ccls.lsp import convert
+from ccls.lsp.convert import Placed
+from ccls.lsp.incremental import Analyzer, Cancelled, DocumentModel, Outcome, language_for
+from ccls.lsp.positions import UTF16, LineIndex
+from ccls.lsp.scheduler import BACKGROUND, FOREGROUND, DocumentScheduler, WorkerPool
+from ccls.lsp.settings import Settings, merge, parse_settings, read_project_file
+from ccls.model import AnalysisError, CountedFunction
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class DocResult:
+    """The last analysis published for a document."""
+
+    version: int
+    outcome: Outcome
+    reports: dict[str, tuple]  # unit key -> FunctionReports, most costly first
+    file_mode: bool
+    errors: list[AnalysisError]
+    placed_memo: tuple[Any, list[Placed]] | None = None
+
+
+@dataclass
+class Stats:
+    analyses: int = 0
+    published: int = 0
+    stale_dropped: int = 0
+    superseded: int = 0
+    reports: int = 0
+    last: dict[str, dict] = field(default_factory=dict)
+
+
+class Session:
+    def __init__(self, server: Any):
+        self.server = server
+        self.docs: dict[str, DocumentModel] = {}
+        self.results: dict[str, DocResult] = {}
+        self.layers: dict[str, dict] = {"project": {}, "init": {}, "client": {}, "command": {}}
+        self.settings = Settings()
+        self.settings_generation = 0
+        self.encoding = UTF16
+        self.folders: list[str] = []
+        self.capabilities: types.ClientCapabilities | None = None
+        self.pool = WorkerPool(2)
+        self.scheduler = DocumentScheduler(self._analyse)
+        self.cache: CountCache | None = None
+        self.analyzer: Analyzer | None = None
+        self.stats = Stats()
+        self.workspace: Any = None  # ccls.lsp.workspace.WorkspaceIndex, started after initialize
+        self._tables: Any = None
+        self._tables_version = ""
+        self._tables_lock = threading.Lock()
+        self._shown: set[str] = set()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def initialize(self, params: types.InitializeParams, encoding: str) -> None:
+        self.capabilities = params.capabilities
+        self.encoding = str(encoding or UTF16)
+        folders = [f.uri for f in (params.workspace_folders or [])]
+        if not folders and params.root_uri:
+            folders = [params.root_uri]
+        self.folders = [p for p in (_uri_to_path(u) for u in folders) if p]
+        self.layers["init"] = _section(params.initialization_options)
+        self.layers["project"] = self._read_project_files()
+        self.reload_settings(initial=True)
+        try:
+            self.tables  # noqa: B018 - load now so that profile and region names can be checked
+        except Exception as exc:
+            self.show(f"cannot load the cost tables ({exc}); costs are unavailable", types.MessageType.Error)
+            return
+        self.reload_settings(initial=True)
+
+    def shutdown(self) -> None:
+        if self.workspace is not None:
+            self.workspace.stop()
+        self.pool.shutdown()
+        if self.cache is not None:
+            self.cache.close()
+
+    def _read_project_files(self) -> dict:
+        merged: dict = {}
+        for folder in reversed(self.folders):  # the first folder wins
+            values, messages = read_project_file(folder)
+            merged.update(values)
+            for message in messages:
+                self.show(message)
+        return merged
+
+    # -- client capabilities -----------------------------------------------------------------
+
+    def _cap(self, *path: str) -> Any:
+        node: Any = self.capabilities
+        for name in path:
+            node = getattr(node, name, None) if node is not None else None
+        return node
+
+    @property
+    def supports_configuration(self) -> bool:
+        return bool(self._cap("workspace", "configuration"))
+
+    @property
+    def supports_hint_refresh(self) -> bool:
+        return bool(self._cap("workspace", "inlay_hint", "refresh_support"))
+
+    @property
+    def supports_lens_refresh(self) -> bool:
+        return bool(self._cap("workspace", "code_lens", "refresh_support"))
+
+    @property
+    def supports_progress(self) -> bool:
+        return bool(self._cap("window", "work_done_progress"))
+
+    @property
+    def resolves_tooltips(self) -> bool:
+        props = self._cap("text_document", "inlay_hint", "resolve_support", "properties") or ()
+        return "tooltip" in props
+
+    # -- messages ----------------------------------------------------------------------------
+
+    def show(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        """A visible message, once per text (settings are re-read often)."""
+        log.warning("%s", message)
+        if message in self._shown:
+            return
+        self._shown.add(message)
+        self.server.window_show_message(types.ShowMessageParams(type=kind, message=f"ccls: {message}"))
+
+    # -- settings ----------------------------------------------------------------------------
+
+    def reload_settings(self, initial: bool = False) -> None:
+        raw = merge(self.layers["project"], self.layers["init"], self.layers["client"], self.layers["command"])
+        tables = self._tables
+        known_profiles = tuple(tables.profiles) if tables is not None else None
+        known_regions = tuple(tables.regions) if tables is not None else None
+        kwargs = {"known_regions": known_regions}
+        if known_profiles:
+            kwargs["known_profiles"] = known_profiles
+        settings, messages = parse_settings(raw, **kwargs)
+        for message in messages:
+            self.show(message)
+        old, self.settings = self.settings, settings
+        if self.cache is None or old.cache_directory != settings.cache_directory:
+            self._open_cache()
+        if initial:
+            return
+        if old.custom_profiles != settings.custom_profiles:
+            with self._tables_lock:
+                self._tables = None  # reloaded with the new profiles on next use
+        if old.analysis_options() != settings.analysis_options():
+            self.settings_generation += 1
+            for uri in self.docs:
+                self.scheduler.schedule(uri, 0)
+        elif old != settings:
+            self.settings_generation += 1
+            self.refresh_reports()
+
+    async def pull_configuration(self) -> None:
+        if not self.supports_configuration:
+            return
+        try:
+            result = await self.server.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section="ccls")]))
+        except Exception as exc:  # a client that fails the request keeps the other layers
+            log.info("workspace/configuration failed: %s", exc)
+            return
+        self.layers["client"] = _section(result[0] if result else None)
+        self.reload_settings()
+
+    async def configuration_changed(self, settings: Any) -> None:
+        """didChangeConfiguration: pull-model clients send null settings; push-model send them."""
+        if self.supports_configuration:
+            await self.pull_configuration()
+            return
+        self.layers["client"] = _section(settings)
+        self.reload_settings()
+
+    def project_file_changed(self) -> None:
+        self.layers["project"] = self._read_project_files()
+        self.reload_settings()
+
+    def _open_cache(self) -> None:
+        directory = default_cache_dir(self.settings.cache_directory)
+        if self.cache is not None:
+            self.cache.close()
+        inside = [f for f in self.folders if _is_inside(directory, f)]
+        if inside:
+            self.show(f"the cache directory {directory} is inside the workspace; counts are kept in memory only")
+            directory = None
+        self.cache = CountCache(directory)
+        for message in self.cache.messages:
+            self.show(message)
+        self.analyzer = Analyzer(self.cache, self._count, lambda: self.tables_version,
+                                 self._root_for)
+
+    def _root_for(self, path: str) -> str | None:
+        for folder in self.folders:
+            if _is_inside(path, folder):
+                return folder
+        return None
+
+    # -- tables and engine (worker threads) --------------------------------------------------
+
+    @property
+    def tables(self) -> Any:
+        with self._tables_lock:
+            if self._tables is None:
+                from ccls.tables import load_tables
+                self._tables = load_tables(None, self.settings.custom_profiles_dict() or None)
+                self._tables_version = _counting_tables_version(self._tables)
+            return self._tables
+
+    @property
+    def tables_version(self) -> str:
+        self.tables  # noqa: B018 - loads on first use
+        return self._tables_version
+
+    def _count(self, source: Any, options: Any) -> Any:
+        from ccls.engine import count_source
+        return count_source(source, options, self.tables)
+
+    def _report(self, counted: list[CountedFunction], settings: Settings,
+                cohort: list[CountedFunction] | None = None) -> list:
+        from ccls.engine import ReportSettings, report
+        if not counted:
+            return []
+        report_settings = ReportSettings(settings.profile, settings.region, settings.scoring)
+        functions = counted + (cohort or []) if settings.scoring == "cohort" else counted
+        try:
+            reports = report(functions, self.tables, report_settings, settings.analysis_options())
+        except KeyError as exc:  # a profile/region the tables do not know: say so, use defaults
+            self._call_soon(self.show, f"{exc.args[0] if exc.args else exc}; using DEFAULT/WORLD")
+            reports = report(functions, self.tables, ReportSettings(scoring=settings.scoring),
+                             settings.analysis_options())
+        self.stats.reports += 1
+        return reports[:len(counted)]
+
+    def report_settings(self) -> Any:
+        from ccls.engine import ReportSettings
+        return ReportSettings(self.settings.profile, self.settings.region, self.settings.scoring)
+
+    def _call_soon(self, fn: Callable, *args: Any) -> None:
+        loop = self._loop
+        if loop is not None:
+            loop.call_soon_threadsafe(fn, *args)
+
+    @property
+    def _loop(self) -> asyncio.AbstractEventLoop | None:
+        return getattr(self, "_event_loop", None)
+
+    def bind_loop(self) -> None:
+        self._event_loop = asyncio.get_running_loop()
+
+    # -- documents ---------------------------------------------------------------------------
+
+    def open(self, uri: str, text: str, version: int) -> None:
+        path = _uri_to_path(uri)
+        language = language_for(path) if path else None
+        if language is None:
+            log.debug("ignoring %s: not a file type ccls analyses", uri)
+            return
+        self.docs[uri] = DocumentModel(uri, path, language, text, version)
+        self.scheduler.schedule(uri, 0)
+
+    def change(self, uri: str, version: int, changes: list) -> None:
+        model = self.docs.get(uri)
+        if model is None:
+            return
+        for change in changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                start, end = change.range.start, change.range.end
+                model.apply_change((start.line, start.character), (end.line, end.character), change.text,
+                                   self.encoding)
+            else:
+                model.apply_change(None, None, change.text, self.encoding)
+        model.version = version
+        self.scheduler.schedule(uri)
+
+    def close(self, uri: str) -> None:
+        self.scheduler.close(uri)
+        self.results.pop(uri, None)
+        if self.docs.pop(uri, None) is not None:
+            self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def saved(self, uri: str) -> None:
+        """The buffer is what is analysed; a save changes nothing for it, but tells the
+        workspace index that the file on disk is current."""
+        if self.workspace is not None and uri in self.docs:
+            self.workspace.note_saved(self.docs[uri].path)
+
+    def start_workspace(self) -> None:
+        from ccls.lsp.workspace import WorkspaceIndex
+        if self.workspace is None and self.folders:
+            self.workspace = WorkspaceIndex(self)
+            self.workspace.start()
+
+    def reanalyse_all(self) -> None:
+        for uri in self.docs:
+            self.scheduler.schedule(uri, 0)
+
+    # -- analysis ----------------------------------------------------------------------------
+
+    async def _analyse(self, uri: str, generation: int) -> None:
+        model = self.docs.get(uri)
+        if model is None or self.analyzer is None:
+            return
+        snapshot = model.snapshot()
+        settings = self.settings
+        analyzer = self.analyzer
+        stop = threading.Event()
+        cohort = self.workspace.cohort(exclude=set(self.docs)) if (
+            self.workspace is not None and settings.scoring == "cohort") else None
+
+        def work() -> tuple[Outcome, list]:
+            outcome = analyzer.analyse(snapshot, settings.analysis_options(), stop.is_set)
+            return outcome, self._report(outcome.counted, settings, cohort)
+
+        future = self.pool.submit(work, FOREGROUND)
+
+        def supersede() -> None:
+            stop.set()
+            future.cancel()  # only succeeds while the job is still queued
+
+        unregister = self.scheduler.on_cancel(uri, supersede)
+        try:
+            outcome, reports = await asyncio.wrap_future(future)
+        except (asyncio.CancelledError, Cancelled):
+            self.stats.superseded += 1
+            return
+        finally:
+            unregister()
+        self.stats.analyses += 1
+        self.stats.last[uri] = {
+            "version": snapshot.version, "compiles": outcome.compiles,
+            "compiledFunctions": outcome.compiled_functions, "cachedFunctions": outcome.cached_functions,
+            "reduced": outcome.reduced, "fallback": outcome.fallback,
+            "durationMs": round(outcome.duration_s * 1000, 1),
+        }
+        if not self.scheduler.is_current(uri, generation) or self.docs.get(uri) is not model \
+                or model.version != snapshot.version:
+            self.stats.stale_dropped += 1
+            return
+        self.results[uri] = _doc_result(outcome, reports)
+        self.publish(uri)
+        self.refresh_clients()
+
+    def refresh_reports(self) -> None:
+        """Re-cost every open document's cached counts (profile, region, tables changed)."""
+        settings = self.settings
+        for uri, result in list(self.results.items()):
+            cohort = self.workspace.cohort(exclude=set(self.docs)) if (
+                self.workspace is not None and settings.scoring == "cohort") else None
+            future = self.pool.submit(lambda r=result: self._report(r.outcome.counted, settings, cohort), FOREGROUND)
+            future.add_done_callback(lambda f, u=uri, r=result: self._call_soon(self._rereported, u, r, f))
+
+    def _rereported(self, uri: str, result: DocResult, future: Any) -> None:
+        if future.cancelled() or future.exception() is not None or self.results.get(uri) is not result:
+            if not future.cancelled() and future.exception() is not None:
+                log.error("re-costing %s failed: %s", uri, future.exception())
+            return
+        self.results[uri] = _doc_result(result.outcome, future.result())
+        self.publish(uri)
+        self.refresh_clients()
+
+    def refresh_clients(self) -> None:
+        if self.supports_hint_refresh:
+            self.server.workspace_inlay_hint_refresh(None)
+        if self.settings.code_lens_enabled and self.supports_lens_refresh:
+            self.server.workspace_code_lens_refresh(None)
+
+    # -- views -------------------------------------------------------------------------------
+
+    def placed(self, uri: str) -> tuple[DocumentModel, list[Placed]] | None:
+        """The current functions of a document that have reports, positioned in its current text."""
+        model, result = self.docs.get(uri), self.results.get(uri)
+        if model is None or result is None:
+            return None
+        memo_key = (model.version, id(model.data))
+        if result.placed_memo is not None and result.placed_memo[0] == memo_key:
+            return model, result.placed_memo[1]
+        placed: list[Placed] = []
+        if result.file_mode:
+            if model.version == result.version:
+                index = model.index
+                for key, reports in result.reports.items():
+                    line = reports[0].counted.line
+                    if line is None:
+                        continue
+                    row = line - 1
+                    end_row = (reports[0].counted.end_line or line) - 1
+                    col = len(index.line(row).encode("utf-8", "surrogatepass"))
+                    placed.append(Placed(key, row, end_row, row, 0, row, col, reports))
+        else:
+            for fn in model.functions() or ():
+                reports = result.reports.get(fn.text_hash)
+                if reports:
+                    placed.append(Placed(fn.text_hash, fn.start_line - 1, fn.end_line - 1, fn.name_start[0],
+                                         fn.name_start[1], fn.signature_end[0], fn.signature_end[1], reports))
+        result.placed_memo = (memo_key, placed)
+        return model, placed
+
+    def publish(self, uri: str) -> None:
+        found = self.placed(uri)
+        result = self.results.get(uri)
+        if found is None or result is None:
+            return
+        model, placed = found
+        diagnostics = convert.lsp_diagnostics(model.index, placed, result.errors, self.settings.severity,
+                                              self.settings.min_share, self.encoding)
+        self.server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=model.version))
+        self.stats.published += 1
+
+    def inlay_hints(self, uri: str, rng: types.Range) -> list[types.InlayHint]:
+        if not self.settings.hints_enabled:
+            return []
+        found = self.placed(uri)
+        if found is None:
+            return []
+        model, placed = found
+        from ccls.render import hint_label
+        hints = []
+        resolve = self.resolves_tooltips
+        for item in placed:
+            if not rng.start.line <= item.hint_row <= rng.end.line:
+                continue
+            label = hint_label(item.reports[0], self.settings.hints_format)
+            tooltip = None if resolve else self._tooltip(item)
+            hints.append(convert.lsp_inlay_hint(model.index, item, label, self.encoding,
+                                                {"uri": uri, "key": item.key}, tooltip))
+        return hints
+
+    def resolve_hint(self, hint: types.InlayHint) -> types.InlayHint:
+        data = hint.data if isinstance(hint.data, dict) else {}
+        found = self.placed(data.get("uri", ""))
+        if found is not None:
+            for item in found[1]:
+                if item.key == data.get("key"):
+                    hint.tooltip = types.MarkupContent(kind=types.MarkupKind.Markdown, value=self._tooltip(item))
+                    break
+        return hint
+
+    def _tooltip(self, item: Placed) -> str:
+        from ccls.render import hover_markdown
+        return hover_markdown(item.reports[0], self.report_settings())
+
+    def at(self, uri: str, line: int, character: int, signature_only: bool) -> tuple[DocumentModel, Placed] | None:
+        found = self.placed(uri)
+        if found is None:
+            return None
+        model, placed = found
+        col = model.index.character_to_byte_col(line, character, self.encoding)
+        best = None
+        for item in placed:
+            if signature_only:
+                inside = (item.start_row, 0) <= (line, col) <= (item.hint_row, item.hint_col)
+            else:
+                inside = item.start_row <= line <= item.end_row
+            if inside and (best is None or best.end_row - best.start_row > item.end_row - item.start_row):
+                best = item
+        return (model, best) if best is not None else None
+
+    def hover(self, uri: str, position: types.Position) -> types.Hover | None:
+        found = self.at(uri, position.line, position.character, signature_only=True)
+        if found is None:
+            return None
+        model, item = found
+        return convert.lsp_hover(model.index, item, self.explain(item), self.encoding)
+
+    def explain(self, item: Placed) -> str:
+        from ccls.render import hover_markdown
+        settings = self.report_settings()
+        return "\n\n---\n\n".join(hover_markdown(r, settings) for r in item.reports)
+
+    def code_lenses(self, uri: str) -> list[types.CodeLens]:
+        if not self.settings.code_lens_enabled:
+            return []
+        found = self.placed(uri)
+        if found is None:
+            return []
+        model, placed = found
+        from ccls.render import hint_label
+        return [convert.lsp_code_lens(model.index, item, hint_label(item.reports[0], self.settings.hints_format),
+                                      uri, self.encoding) for item in placed]
+
+    # -- commands ----------------------------------------------------------------------------
+
+    def set_layer_value(self, key: str, value: Any) -> str:
+        """ccls.setProfile / ccls.setRegion: a session-wide override above every other source."""
+        known = self._known(key)
+        if not isinstance(value, str) or (known is not None and value.upper() not in {k.upper() for k in known}):
+            raise ValueError(f"unknown {key} {value!r}; known: {', '.join(sorted(known or ()))}")
+        self.layers["command"][key] = value
+        self.reload_settings()
+        return getattr(self.settings, key)
+
+    def _known(self, key: str) -> tuple[str, ...] | None:
+        tables = self.tables
+        if key == "profile":
+            return tuple(tables.profiles) + tuple(n for n, _ in self.settings.custom_profiles)
+        if key == "region":
+            return tuple(tables.regions)
+        return None
+
+    def function_at(self, uri: str, position: Any) -> Placed | None:
+        line, character = _position_args(position)
+        found = self.at(uri, line, character, signature_only=False)
+        return found[1] if found else None
+
+    def stats_json(self) -> dict:
+        analyzer = self.analyzer
+        cache = self.cache
+        return {
+            "compiles": analyzer.compiles if analyzer else 0,
+            "functionsCompiled": analyzer.functions_compiled if analyzer else 0,
+            "cacheHits": cache.hits if cache else 0,
+            "cacheMisses": cache.misses if cache else 0,
+            "cacheWrites": cache.writes if cache else 0,
+            "cachePath": cache.path if cache else None,
+            "analyses": self.stats.analyses,
+            "published": self.stats.published,
+            "staleDropped": self.stats.stale_dropped,
+            "superseded": self.stats.superseded,
+            "reports": self.stats.reports,
+            "debounceMs": round(self.scheduler.debounce_s() * 1000, 1),
+            "positionEncoding": self.encoding,
+            "settings": {"profile": self.settings.profile, "region": self.settings.region,
+                         "scoring": self.settings.scoring},
+            "documents": self.stats.last,
+            "workspace": self.workspace.stats() if self.workspace is not None else None,
+            "rssMB": _rss_mb(),
+        }
+
+
+def _doc_result(outcome: Outcome, reports: list) -> DocResult:
+    by_counted = {id(r.counted): r for r in reports}
+    grouped: dict[str, tuple] = {}
+    file_mode = outcome.snapshot.functions is None
+    if file_mode:
+        for cf in outcome.counted:
+            report = by_counted.get(id(cf))
+            if report is not None:
+                grouped[f"<file>:{cf.name}"] = (report,)
+    else:
+        for key, counted in outcome.by_unit.items():
+            mine = [by_counted[id(cf)] for cf in counted if id(cf) in by_counted]
+            if mine:
+                grouped[key] = tuple(sorted(mine, key=lambda r: -r.metrics.cu))
+    return DocResult(outcome.snapshot.version, outcome, grouped, file_mode, outcome.errors)
+
+
+def _counting_tables_version(tables: Any) -> str:
+    """What of the tables can change counts (not costs): each cost table's cache model."""
+    parts = []
+    for arch, table in sorted(getattr(tables, "cost", {}).items()):
+        parts.append((arch, repr(getattr(table, "cache", None))))
+    return cache_key("tables/1", parts)
+
+
+def _section(raw: Any) -> dict:
+    from ccls.lsp.settings import unwrap_section
+    section = unwrap_section(_plain(raw))
+    return dict(section) if section else {}
+
+
+def _plain(value: Any) -> Any:
+    """pygls hands unknown JSON objects over as namedtuples; turn them back into dicts."""
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _position_args(position: Any) -> tuple[int, int]:
+    position = _plain(position)
+    if isinstance(position, dict):
+        return int(position.get("line", 0)), int(position.get("character", 0))
+    if isinstance(position, (list, tuple)) and len(position) == 2:
+        return int(position[0]), int(position[1])
+    raise ValueError("expected a position {line, character}")
+
+
+def _uri_to_path(uri: str) -> str | None:
+    from pygls.uris import to_fs_path
+    try:
+        path = to_fs_path(uri)
+    except Exception:
+        return None
+    return os.path.abspath(path) if path else None
+
+
+def _is_inside(path: str, folder: str) -> bool:
+    try:
+        return os.path.commonpath([os.path.abspath(path), os.path.abspath(folder)]) == os.path.abspath(folder)
+    except ValueError:
+        return False
+
+
+def _rss_mb() -> float | None:
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("VmRSS:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return None

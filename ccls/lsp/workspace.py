@@ -1,0 +1,264 @@
+"""The workspace beyond open documents: a watchdog observer that invalidates what external
+changes (git checkout, a regenerated compile database, edited headers, the project file)
+affect, and a cancellable background pass that counts every source file for workspace-wide
+cohort scoring. Background jobs use the pool's low-priority lane, one file at a time, so they
+never delay open documents.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import os
+import time
+import uuid
+from typing import Any
+
+from lsprotocol import types
+
+from ccls.lsp.incremental import DocumentModel, language_for
+from ccls.lsp.scheduler import BACKGROUND
+from ccls.lsp.settings import PROJECT_FILE
+from ccls.model import CountedFunction
+
+log = logging.getLogger(__name__)
+
+FLAG_FILES = ("compile_commands.json", "compile_flags.txt")
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc", ".inl")
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
+                       ".mypy_cache", ".pytest_cache", ".cache"})
+MAX_FILE_BYTES = 2 * 1024 * 1024
+_EVENT_SETTLE_S = 0.3
+
+
+class WorkspaceIndex:
+    def __init__(self, session: Any):
+        self.session = session
+        self.functions: dict[str, list[CountedFunction]] = {}  # path -> counts (no IR, no per-line)
+        self.files_seen = 0
+        self.files_done = 0
+        self.passes = 0
+        self.cancelled = False
+        self.running = False
+        self._observer: Any = None
+        self._pending_events: set[str] = set()
+        self._event_timer: asyncio.TimerHandle | None = None
+        self._task: asyncio.Task | None = None
+        self._queue: list[str] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._start_observer()
+        if self.session.settings.background_analysis:
+            self.request_pass()
+
+    def stop(self) -> None:
+        if self._observer is not None:
+            try:
+                self._observer.stop()
+            except Exception:  # the observer thread may already be gone
+                pass
+            self._observer = None
+        if self._task is not None:
+            self._task.cancel()
+
+    def _start_observer(self) -> None:
+        try:
+            from watchdog.events import FileSystemEventHandler
+            from watchdog.observers import Observer
+        except ImportError:
+            log.info("watchdog is not installed: external changes are not watched")
+            return
+        index = self
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event: Any) -> None:
+                if event.event_type in ("opened", "closed_no_write") or event.is_directory:
+                    return
+                for path in (getattr(event, "src_path", None), getattr(event, "dest_path", None)):
+                    if path:
+                        index._from_thread(os.fsdecode(path))
+
+        observer = Observer()
+        observer.daemon = True
+        for folder in self.session.folders:
+            if os.path.isdir(folder):
+                try:
+                    observer.schedule(Handler(), folder, recursive=True)
+                except OSError as exc:  # e.g. inotify watch limit reached
+                    self.session.show(f"cannot watch {folder} for changes ({exc})")
+        try:
+            observer.start()
+        except OSError as exc:
+            self.session.show(f"cannot watch the workspace for changes ({exc})")
+            return
+        self._observer = observer
+
+    # -- file events -------------------------------------------------------------------------
+
+    def _from_thread(self, path: str) -> None:
+        if not _interesting(path) or self._ignored(path):
+            return
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._note_event, path)
+
+    def _ignored(self, path: str) -> bool:
+        cache = self.session.cache
+        cache_dir = cache.directory if cache is not None else None
+        if cache_dir and os.path.abspath(path).startswith(os.path.abspath(cache_dir) + os.sep):
+            return True
+        return any(part in SKIP_DIRS for part in path.split(os.sep))
+
+    def _note_event(self, path: str) -> None:
+        self._pending_events.add(path)
+        if self._event_timer is not None:
+            self._event_timer.cancel()
+        self._event_timer = asyncio.get_running_loop().call_later(_EVENT_SETTLE_S, self._settle)
+
+    def _settle(self) -> None:
+        """Apply a burst of changes (a checkout touches many files) at once."""
+        self._event_timer = None
+        paths, self._pending_events = self._pending_events, set()
+        names = {os.path.basename(p) for p in paths}
+        if PROJECT_FILE in names:
+            self.session.project_file_changed()
+        open_paths = {m.path for m in self.session.docs.values()}
+        analyzer = self.session.analyzer
+        for path in paths:
+            if analyzer is not None:
+                analyzer.forget_header(path)
+        if names & set(FLAG_FILES) or any(p.endswith(HEADER_SUFFIXES) for p in paths):
+            # Flags or a header changed: the keys of open documents may have changed. Keys that
+            # did not change hit the cache, so this compiles only what is really affected.
+            self.session.reanalyse_all()
+            if names & set(FLAG_FILES):
+                self.request_pass()
+        for path in paths:
+            if path in open_paths or language_for(path) is None:
+                continue
+            if not os.path.exists(path):
+                self.functions.pop(path, None)
+            elif self.session.settings.background_analysis:
+                self._enqueue(path)
+
+    def note_saved(self, path: str) -> None:
+        if self.session.settings.background_analysis:
+            self._enqueue(path)
+
+    # -- background pass ---------------------------------------------------------------------
+
+    def request_pass(self) -> None:
+        for path in self._discover():
+            self._enqueue(path)
+
+    def _enqueue(self, path: str) -> None:
+        if path not in self._queue:
+            self._queue.append(path)
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def _discover(self) -> list[str]:
+        found = []
+        for folder in self.session.folders:
+            for root, dirs, files in os.walk(folder):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+                for name in sorted(files):
+                    path = os.path.join(root, name)
+                    if language_for(path) is not None and not self._ignored(path):
+                        found.append(path)
+        return found
+
+    async def _run(self) -> None:
+        self.running, self.cancelled = True, False
+        self.passes += 1
+        token = None
+        progress = self.session.server.work_done_progress
+        if self.session.supports_progress:
+            token = f"ccls-workspace-{uuid.uuid4().hex[:8]}"
+            try:
+                await progress.create_async(token)
+                progress.begin(token, types.WorkDoneProgressBegin(
+                    title="ccls: analysing workspace", cancellable=True, percentage=0))
+            except Exception as exc:  # the client refused a progress token: work without one
+                log.info("no progress token: %s", exc)
+                token = None
+        total_hint = len(self._queue)
+        done = 0
+        last_report = 0.0
+        try:
+            while self._queue:
+                if token is not None and progress.tokens.get(token) is not None and progress.tokens[token].cancelled():
+                    self.cancelled = True
+                    self._queue.clear()
+                    break
+                path = self._queue.pop(0)
+                await self._analyse_file(path)
+                done += 1
+                total_hint = max(total_hint, done + len(self._queue))
+                if token is not None and time.monotonic() - last_report > 0.2:
+                    last_report = time.monotonic()
+                    progress.report(token, types.WorkDoneProgressReport(
+                        message=f"{done}/{total_hint} files", percentage=int(100 * done / max(1, total_hint))))
+        finally:
+            self.running = False
+            if token is not None:
+                progress.end(token, types.WorkDoneProgressEnd(
+                    message="cancelled" if self.cancelled else f"{done} files analysed"))
+        if self.session.settings.scoring == "cohort" and done:
+            self.session.refresh_reports()
+
+    async def _analyse_file(self, path: str) -> None:
+        if path in {m.path for m in self.session.docs.values()}:
+            return  # open documents are analysed in the foreground
+        analyzer = self.session.analyzer
+        settings = self.session.settings
+        if analyzer is None:
+            return
+
+        def work() -> list[CountedFunction] | None:
+            language = language_for(path)
+            try:
+                if language is None or os.path.getsize(path) > MAX_FILE_BYTES:
+                    return None
+                with open(path, "rb") as handle:
+                    raw = handle.read()
+            except OSError:
+                return None  # deleted or unreadable meanwhile
+            # surrogateescape: undecodable bytes reach the compiler unchanged.
+            model = DocumentModel("file://" + path, path, language, raw.decode("utf-8", "surrogateescape"), 0)
+            outcome = analyzer.analyse(model.snapshot(), settings.analysis_options())
+            return [dataclasses.replace(cf, ir_text="", line_counts={}) for cf in outcome.counted]
+
+        self.files_seen += 1
+        try:
+            counted = await asyncio.wrap_future(self.session.pool.submit(work, BACKGROUND))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("background analysis of %s failed", path)
+            return
+        if counted is None:
+            self.functions.pop(path, None)
+        else:
+            self.functions[path] = counted
+        self.files_done += 1
+
+    def cohort(self, exclude: set[str]) -> list[CountedFunction]:
+        skip = {self.session.docs[u].path for u in exclude if u in self.session.docs}
+        return [cf for path, fns in self.functions.items() if path not in skip for cf in fns]
+
+    def stats(self) -> dict:
+        return {"files": len(self.functions), "functions": sum(len(f) for f in self.functions.values()),
+                "filesAnalysed": self.files_done, "passes": self.passes, "running": self.running,
+                "queued": len(self._queue), "cancelled": self.cancelled,
+                "watching": self._observer is not None}
+
+
+def _interesting(path: str) -> bool:
+    name = os.path.basename(path)
+    return name in FLAG_FILES or name == PROJECT_FILE or name.endswith(HEADER_SUFFIXES) \
+        or language_for(path) is not None

@@ -1,0 +1,430 @@
+"""Cost tables, regions, profiles, grades and reference ranges: read, validate, freeze.
+
+This is the edge of the costing path: the only module that touches cost_tables/. Every file
+is an envelope ``{"data": ..., "metadata": {version, source, hardware, method, date, units,
+notes}}``; every number inside ``data`` must carry provenance (``source`` + ``method``) on its
+own entry or on an enclosing one. Problems raise `TableError` naming the file.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from ccls import taxonomy
+
+METRICS = ("CU", "EU", "CO2", "USD")
+METADATA_FIELDS = ("version", "source", "hardware", "method", "date", "units", "notes")
+METHODS = frozenset({"measured", "llvm-sched-model", "literature", "modelled", "design-choice"})
+PICOJOULES_PER_JOULE = 1e12
+REGIONS_FILE, PROFILES_FILE, GRADES_FILE, REFERENCE_FILE = (
+    "regions.json", "profiles.json", "grades.json", "reference_ranges.json")
+NON_COST_FILES = frozenset({REGIONS_FILE, PROFILES_FILE, GRADES_FILE, REFERENCE_FILE})
+PACKAGED_DIR = "_cost_tables"  # where the wheel ships cost_tables/ inside the ccls package
+
+_SEMVER = re.compile(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+class TableError(Exception):
+    """A table file is missing, malformed, or breaks a rule; the message names file and problem."""
+
+    def __init__(self, file: str, problem: str) -> None:
+        super().__init__(f"{file}: {problem}")
+        self.file = file
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class ClassCost:
+    cu: float
+    energy_joules: float
+    source: str
+    method: str
+
+
+@dataclass(frozen=True)
+class CacheModel:
+    l1_bytes: int
+    l2_bytes: int
+    l3_bytes: int | None
+    line_bytes: int
+
+
+@dataclass(frozen=True)
+class CostTable:
+    arch: str
+    version: str
+    clock_hz: float
+    classes: dict[str, ClassCost]
+    cache: CacheModel
+    vector_native_bits: int
+    vector_multipliers: dict[int, tuple[float, float]]  # width bits -> (cu x, energy x)
+    metadata: dict
+
+    def lookup(self, cls: str) -> ClassCost | None:
+        """Most specific cost for ``base[.qualifier...][@vW]``: the exact key; else the key
+        without ``@vW`` scaled by the vector multiplier; else the key with trailing
+        ``.qualifier`` parts removed one at a time; else None."""
+        found = self.classes.get(cls)
+        if found is not None:
+            return found
+        if "@v" in cls:
+            scalar_key, _, width_text = cls.partition("@v")
+            if not width_text.isdigit() or int(width_text) <= 0:
+                return None
+            scalar = self.lookup(scalar_key)
+            if scalar is None:
+                return None
+            width = int(width_text)
+            cu_x, energy_x = self.vector_multiplier(width)
+            return ClassCost(cu=scalar.cu * cu_x, energy_joules=scalar.energy_joules * energy_x,
+                             source=f"{scalar.source} (scaled x{cu_x:g} CU, x{energy_x:g} energy for {width}-bit vector)",
+                             method=scalar.method)
+        key = cls
+        while "." in key:
+            key = key.rsplit(".", 1)[0]
+            found = self.classes.get(key)
+            if found is not None:
+                return found
+        return None
+
+    def vector_multiplier(self, width_bits: int) -> tuple[float, float]:
+        """(CU x, energy x) for a vector of ``width_bits``: listed width; below the smallest, the
+        smallest; between listed widths, the next larger; above the largest L, L's multipliers
+        x width / L (the op is split into width / L native-width pieces)."""
+        widths = sorted(self.vector_multipliers)
+        if not widths:
+            factor = max(1.0, width_bits / self.vector_native_bits)
+            return factor, factor
+        if width_bits in self.vector_multipliers:
+            return self.vector_multipliers[width_bits]
+        for w in widths:
+            if width_bits < w:
+                return self.vector_multipliers[w]
+        largest = widths[-1]
+        cu_x, energy_x = self.vector_multipliers[largest]
+        factor = width_bits / largest
+        return cu_x * factor, energy_x * factor
+
+
+@dataclass(frozen=True)
+class Region:
+    id: str
+    name: str
+    carbon_kg_per_kwh: float
+    price_usd_per_kwh: float
+    cloud_usd_per_core_hour: float | None
+    source: str
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    weights: tuple[float, float, float, float]  # CU, EU, CO2, USD
+
+
+@dataclass(frozen=True)
+class GradeScale:
+    bands: tuple[tuple[float, str, str], ...]  # (min score, grade, rating), highest first
+
+
+@dataclass(frozen=True)
+class ReferenceRanges:
+    low: dict[str, float]
+    high: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Tables:
+    cost: dict[str, CostTable]
+    regions: dict[str, Region]
+    profiles: dict[str, Profile]
+    grades: GradeScale
+    reference: ReferenceRanges
+    version: str  # short hash over every file's bytes (and custom profiles): changes when any changes
+
+
+# -- public entry points ----------------------------------------------------------------------
+
+def load_tables(directory: str | None = None,
+                custom_profiles: Mapping[str, Sequence[float]] | None = None) -> Tables:
+    """Read and validate every table file. ``directory`` defaults to the packaged copy
+    (``ccls/_cost_tables``) or, in a source checkout, ``<repo>/cost_tables``."""
+    root = _table_dir(directory)
+    files = {entry.name: entry for entry in root.iterdir() if entry.name.endswith(".json")}
+    for required in sorted(NON_COST_FILES):
+        if required not in files:
+            raise TableError(required, f"missing from {root}")
+    digest = hashlib.sha256()
+    envelopes: dict[str, Any] = {}
+    for name in sorted(files):
+        raw = files[name].read_bytes()
+        digest.update(name.encode() + b"\0" + raw + b"\0")
+        envelopes[name] = _parse_envelope(name, raw)
+    cost = {}
+    for name in sorted(set(files) - NON_COST_FILES):
+        table = _cost_table(name, envelopes[name])
+        cost[table.arch] = table
+    if not cost:
+        raise TableError(str(root), "no cost table (*.json besides regions/profiles/grades/reference_ranges)")
+    profiles = _profiles(PROFILES_FILE, envelopes[PROFILES_FILE]["data"])
+    for name, weights in (custom_profiles or {}).items():
+        if name in profiles:
+            raise TableError("customProfiles", f"{name!r} is a built-in profile name; choose another")
+        profiles[name] = validate_profile(name, weights, origin="customProfiles")
+        digest.update(json.dumps([name, list(profiles[name].weights)]).encode())
+    return Tables(cost=cost, regions=_regions(REGIONS_FILE, envelopes[REGIONS_FILE]["data"]), profiles=profiles,
+                  grades=_grades(GRADES_FILE, envelopes[GRADES_FILE]["data"]),
+                  reference=_reference(REFERENCE_FILE, envelopes[REFERENCE_FILE]["data"]),
+                  version=f"tables-{digest.hexdigest()[:12]}")
+
+
+def validate_profile(name: str, weights: Any, origin: str = "customProfiles") -> Profile:
+    """Four non-negative finite weights (CU, EU, CO2, USD) summing to 1 within 1e-6 (eq. 6)."""
+    where = f"profile {name!r}"
+    if isinstance(weights, (str, bytes)) or not isinstance(weights, Sequence) or len(weights) != 4:
+        raise TableError(origin, f"{where}: weights must be a list of 4 numbers (CU, EU, CO2, USD), got {weights!r}")
+    values = []
+    for metric, w in zip(METRICS, weights):
+        if not _is_number(w) or not math.isfinite(w) or w < 0:
+            raise TableError(origin, f"{where}: weight for {metric} must be a non-negative number, got {w!r}")
+        values.append(float(w))
+    total = sum(values)
+    if abs(total - 1.0) > 1e-6:
+        raise TableError(origin, f"{where}: weights must sum to 1 (eq. 6), they sum to {total:.6g}")
+    return Profile(name=name, weights=(values[0], values[1], values[2], values[3]))
+
+
+def default_table_dir() -> Path:
+    """The directory load_tables() reads when none is given."""
+    return Path(str(_table_dir(None)))
+
+
+# -- locating and parsing ---------------------------------------------------------------------
+
+def _table_dir(directory: str | None):
+    if directory is not None:
+        path = Path(directory)
+        if not path.is_dir():
+            raise TableError(str(path), "cost table directory not found")
+        return path
+    tried = []
+    try:
+        packaged = resources.files("ccls").joinpath(PACKAGED_DIR)
+        if packaged.is_dir():
+            return packaged
+        tried.append(str(packaged))
+    except (ModuleNotFoundError, TypeError):  # ccls imported from an unusual loader
+        pass
+    checkout = Path(__file__).resolve().parent.parent / "cost_tables"
+    if checkout.is_dir():
+        return checkout
+    tried.append(str(checkout))
+    raise TableError("cost_tables", "directory not found; tried " + ", ".join(tried))
+
+
+def _parse_envelope(name: str, raw: bytes) -> dict:
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise TableError(name, f"not UTF-8 text ({exc.reason})") from None
+    except json.JSONDecodeError as exc:
+        raise TableError(name, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    if not isinstance(doc, dict) or set(doc) != {"data", "metadata"}:
+        keys = sorted(doc) if isinstance(doc, dict) else type(doc).__name__
+        raise TableError(name, f"envelope must be an object with exactly 'data' and 'metadata', got {keys}")
+    meta = doc["metadata"]
+    if not isinstance(meta, dict):
+        raise TableError(name, "metadata must be an object")
+    for field in METADATA_FIELDS:
+        if not isinstance(meta.get(field), str) or not meta[field].strip():
+            raise TableError(name, f"metadata.{field} is missing or not a non-empty string")
+    if not _SEMVER.match(meta["version"]):
+        raise TableError(name, f"metadata.version {meta['version']!r} is not semantic versioning (MAJOR.MINOR.PATCH)")
+    if not _DATE.match(meta["date"]):
+        raise TableError(name, f"metadata.date {meta['date']!r} is not YYYY-MM-DD")
+    if not isinstance(doc["data"], dict):
+        raise TableError(name, "data must be an object")
+    _check_provenance(name, doc["data"], "data", None)
+    return doc
+
+
+def _check_provenance(name: str, node: Any, path: str, inherited: bool | None) -> None:
+    """Every number needs a source+method on its own object or an enclosing one; none negative."""
+    if isinstance(node, dict):
+        has_source = isinstance(node.get("source"), str) and bool(node["source"].strip())
+        if "method" in node or has_source:
+            if not has_source:
+                raise TableError(name, f"{path}: 'source' must be a non-empty string")
+            if node.get("method") not in METHODS:
+                raise TableError(name, f"{path}: method {node.get('method')!r} is not one of {sorted(METHODS)}")
+            inherited = True
+        if "energy_method" in node and node["energy_method"] not in METHODS:
+            raise TableError(name, f"{path}: energy_method {node['energy_method']!r} is not one of {sorted(METHODS)}")
+        for key, value in node.items():
+            _check_provenance(name, value, f"{path}.{key}", inherited)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            _check_provenance(name, value, f"{path}[{i}]", inherited)
+    elif _is_number(node):
+        if not math.isfinite(node):
+            raise TableError(name, f"{path}: {node!r} is not a finite number")
+        if node < 0:
+            raise TableError(name, f"{path}: negative value {node!r}")
+        if not inherited:
+            raise TableError(name, f"{path}: number {node!r} has no 'source' and 'method' on it or an enclosing entry")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _number(name: str, obj: Mapping, key: str, path: str, positive: bool = False) -> float:
+    value = obj.get(key)
+    if not _is_number(value):
+        raise TableError(name, f"{path}.{key} must be a number, got {value!r}")
+    if positive and value <= 0:
+        raise TableError(name, f"{path}.{key} must be positive, got {value!r}")
+    return float(value)
+
+
+def _int(name: str, obj: Mapping, key: str, path: str) -> int:
+    value = obj.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise TableError(name, f"{path}.{key} must be a positive integer, got {value!r}")
+    return value
+
+
+def _object(name: str, obj: Mapping, key: str, path: str) -> dict:
+    value = obj.get(key)
+    if not isinstance(value, dict):
+        raise TableError(name, f"{path}.{key} must be an object")
+    return value
+
+
+def _cost_table(name: str, doc: dict) -> CostTable:
+    data = doc["data"]
+    stem = name[: -len(".json")]
+    if data.get("arch") != stem:
+        raise TableError(name, f"data.arch must equal the file name stem {stem!r}, got {data.get('arch')!r}")
+    clock = _number(name, _object(name, data, "clock_hz", "data"), "value", "data.clock_hz", positive=True)
+    cache = _object(name, data, "cache", "data")
+    l3 = cache.get("l3_bytes")
+    if l3 is not None:
+        l3 = _int(name, cache, "l3_bytes", "data.cache")
+    cache_model = CacheModel(l1_bytes=_int(name, cache, "l1d_bytes", "data.cache"),
+                             l2_bytes=_int(name, cache, "l2_bytes", "data.cache"), l3_bytes=l3,
+                             line_bytes=_int(name, cache, "line_bytes", "data.cache"))
+    vector = _object(name, data, "vector", "data")
+    native = _int(name, vector, "native_bits", "data.vector")
+    multipliers: dict[int, tuple[float, float]] = {}
+    for width, entry in _object(name, vector, "widths", "data.vector").items():
+        where = f"data.vector.widths.{width}"
+        if not width.isdigit() or int(width) <= 0 or not isinstance(entry, dict):
+            raise TableError(name, f"{where}: width must be a positive integer key with an object value")
+        multipliers[int(width)] = (_number(name, entry, "cu", where, positive=True),
+                                   _number(name, entry, "energy", where, positive=True))
+    classes: dict[str, ClassCost] = {}
+    for cls, entry in _object(name, data, "classes", "data").items():
+        where = f"data.classes.{cls}"
+        key, _, width = cls.partition("@v")
+        base = key.split(".", 1)[0]
+        if base not in taxonomy.BASE_CLASSES or (width and not width.isdigit()):
+            raise TableError(name, f"{where}: not a class key base[.qualifier][@vWIDTH] with a base from ccls.taxonomy")
+        if not isinstance(entry, dict):
+            raise TableError(name, f"{where} must be an object")
+        cu = _number(name, entry, "cu", where)
+        energy_pj = _number(name, entry, "energy_pj", where)
+        if not isinstance(entry.get("source"), str) or "method" not in entry:
+            raise TableError(name, f"{where}: every class entry needs its own 'source' and 'method'")
+        source = entry["source"]
+        if "energy_source" in entry:
+            source = f"{source}; energy: {entry['energy_source']} ({entry.get('energy_method', 'unspecified')})"
+        classes[cls] = ClassCost(cu=cu, energy_joules=energy_pj / PICOJOULES_PER_JOULE, source=source,
+                                 method=entry["method"])
+    return CostTable(arch=stem, version=doc["metadata"]["version"], clock_hz=clock, classes=classes,
+                     cache=cache_model, vector_native_bits=native, vector_multipliers=multipliers,
+                     metadata=dict(doc["metadata"]))
+
+
+def _regions(name: str, data: dict) -> dict[str, Region]:
+    out = {}
+    for rid, entry in _object(name, data, "regions", "data").items():
+        where = f"data.regions.{rid}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise TableError(name, f"{where}: needs an object with a 'name'")
+        cloud = entry.get("cloud_usd_per_core_hour")
+        out[rid] = Region(id=rid, name=entry["name"],
+                          carbon_kg_per_kwh=_number(name, entry, "carbon_kg_per_kwh", where),
+                          price_usd_per_kwh=_number(name, entry, "price_usd_per_kwh", where),
+                          cloud_usd_per_core_hour=None if cloud is None else _number(
+                              name, entry, "cloud_usd_per_core_hour", where),
+                          source=entry["source"])
+    if "WORLD" not in out:
+        raise TableError(name, "data.regions must contain WORLD (the default region)")
+    return out
+
+
+def _profiles(name: str, data: dict) -> dict[str, Profile]:
+    order = data.get("order")
+    if order != list(METRICS):
+        raise TableError(name, f"data.order must be {list(METRICS)}, got {order!r}")
+    out = {}
+    for pname, entry in _object(name, data, "profiles", "data").items():
+        if not isinstance(entry, dict):
+            raise TableError(name, f"data.profiles.{pname} must be an object")
+        out[pname] = validate_profile(pname, entry.get("weights"), origin=name)
+    if "DEFAULT" not in out:
+        raise TableError(name, "data.profiles must contain DEFAULT")
+    return out
+
+
+def _grades(name: str, data: dict) -> GradeScale:
+    bands = data.get("bands")
+    if not isinstance(bands, list) or not bands:
+        raise TableError(name, "data.bands must be a non-empty list")
+    out: list[tuple[float, str, str]] = []
+    for i, band in enumerate(bands):
+        where = f"data.bands[{i}]"
+        if not isinstance(band, dict):
+            raise TableError(name, f"{where} must be an object")
+        score = _number(name, band, "min_score", where)
+        if score > 100:
+            raise TableError(name, f"{where}.min_score {score} is above 100")
+        if out and score >= out[-1][0]:
+            raise TableError(name, f"{where}: min_score must decrease strictly ({score} after {out[-1][0]})")
+        grade, rating = band.get("grade"), band.get("rating")
+        if not isinstance(grade, str) or not grade or not isinstance(rating, str) or not rating:
+            raise TableError(name, f"{where}: grade and rating must be non-empty strings")
+        out.append((score, grade, rating))
+    if out[-1][0] != 0:
+        raise TableError(name, f"the last band must start at 0 so every score gets a grade, got {out[-1][0]}")
+    if len({g for _, g, _ in out}) != len(out):
+        raise TableError(name, "grades must be unique")
+    return GradeScale(bands=tuple(out))
+
+
+def _reference(name: str, data: dict) -> ReferenceRanges:
+    metrics = _object(name, data, "metrics", "data")
+    if set(metrics) != set(METRICS):
+        raise TableError(name, f"data.metrics must have exactly {list(METRICS)}, got {sorted(metrics)}")
+    low, high = {}, {}
+    for m in METRICS:
+        where = f"data.metrics.{m}"
+        entry = _object(name, metrics, m, "data.metrics")
+        low[m] = _number(name, entry, "low", where, positive=True)
+        high[m] = _number(name, entry, "high", where, positive=True)
+        if high[m] <= low[m]:
+            raise TableError(name, f"{where}: high ({high[m]}) must exceed low ({low[m]})")
+    return ReferenceRanges(low=low, high=high)
+
+
+def table_files(directory: str | None = None) -> Iterable[str]:
+    """Names of the *.json files load_tables() would read (for packaging checks)."""
+    return sorted(e.name for e in _table_dir(directory).iterdir() if e.name.endswith(".json"))

@@ -1,0 +1,292 @@
+"""Units of the language server that need no client: settings, positions, incremental parsing,
+reduced translation units, debounce and the worker pool."""
+from __future__ import annotations
+
+import asyncio
+import random
+import shutil
+import subprocess
+import threading
+import time
+
+import pytest
+
+from ccls import source_map
+from ccls.lsp import reduce
+from ccls.lsp.incremental import DocumentModel
+from ccls.lsp.positions import UTF8, UTF16, UTF32, LineIndex
+from ccls.lsp.scheduler import BACKGROUND, FOREGROUND, DebouncePolicy, DocumentScheduler, WorkerPool
+from ccls.lsp.settings import Settings, parse_settings, read_project_file
+
+CLANG = shutil.which("clang-19") or shutil.which("clang")
+
+
+# -- settings ---------------------------------------------------------------------------------
+
+def test_defaults_are_the_documented_ones():
+    settings, messages = parse_settings({})
+    assert messages == []
+    assert settings == Settings()
+    assert (settings.profile, settings.region, settings.scoring, settings.hints_format) == \
+        ("DEFAULT", "WORLD", "absolute", "{grade} · {cu} CU · {energy}")
+    assert settings.severity("division-in-loop") == "warning"
+    assert settings.severity("miss-heavy-loop") == "information"
+    assert settings.analysis_options().compile_timeout_s == 30.0
+
+
+def test_nested_and_dotted_keys_are_equivalent():
+    nested, _ = parse_settings({"hints": {"enabled": False}, "compile": {"extraFlags": ["-DX=1"]}})
+    dotted, _ = parse_settings({"hints.enabled": False, "compile.extraFlags": ["-DX=1"]})
+    assert nested == dotted
+    assert nested.hints_enabled is False and nested.compile_extra_flags == ("-DX=1",)
+
+
+def test_invalid_values_keep_defaults_and_say_why():
+    settings, messages = parse_settings({
+        "scoring": "relative", "diagnostics": {"minShare": 3, "divisionInLoop": "loud"},
+        "compile": {"timeoutSeconds": "soon", "flags": "-O2"}, "defaultTripCount": 0,
+        "hints": {"format": "{grade"}, "surprise": 1,
+    })
+    assert settings == Settings()
+    joined = "\n".join(messages)
+    for key in ("ccls.scoring", "ccls.diagnostics.minShare", "ccls.diagnostics.divisionInLoop",
+                "ccls.compile.timeoutSeconds", "ccls.compile.flags", "ccls.defaultTripCount",
+                "ccls.hints.format", "ccls.surprise: unknown setting"):
+        assert key in joined
+
+
+def test_profiles_case_insensitive_and_custom_profiles_validated():
+    settings, messages = parse_settings({"profile": "hpc"})
+    assert settings.profile == "HPC" and not messages
+    settings, messages = parse_settings({"profile": "green", "customProfiles": {"green": [0.1, 0.6, 0.2, 0.1]}})
+    assert settings.profile == "green" and not messages
+    settings, messages = parse_settings({"profile": "green", "customProfiles": {"green": [0.5, 0.6, 0.2, 0.1]}})
+    assert settings.profile == "DEFAULT"
+    assert any("must sum to 1" in m for m in messages) and any("unknown profile" in m for m in messages)
+
+
+def test_region_checked_only_against_known_regions():
+    settings, messages = parse_settings({"region": "fr"}, known_regions=("WORLD", "FR", "DE"))
+    assert settings.region == "FR" and not messages
+    settings, messages = parse_settings({"region": "atlantis"}, known_regions=("WORLD", "FR"))
+    assert settings.region == "WORLD" and "unknown region" in messages[0]
+
+
+def test_project_file(tmp_path):
+    (tmp_path / "ccls-cost.toml").write_text('profile = "HPC"\n[hints]\nformat = "{grade}"\n')
+    values, messages = read_project_file(str(tmp_path))
+    assert values == {"profile": "HPC", "hints.format": "{grade}"} and messages == []
+    (tmp_path / "ccls-cost.toml").write_text("profile = \n")
+    values, messages = read_project_file(str(tmp_path))
+    assert values == {} and "cannot read" in messages[0]
+
+
+# -- positions --------------------------------------------------------------------------------
+
+def test_columns_in_each_encoding():
+    # "é" is 2 UTF-8 bytes / 1 UTF-16 unit; "𝄞" is 4 bytes / 2 units / 1 code point.
+    index = LineIndex("int x; // é𝄞\nint f(int é𝄞y) {}\n")
+    line = index.line(1)
+    byte_col = len(line[:line.index("y")].encode("utf-8"))
+    assert index.byte_col_to_character(1, byte_col, UTF8) == byte_col
+    assert index.byte_col_to_character(1, byte_col, UTF16) == line.index("y") + 1
+    assert index.byte_col_to_character(1, byte_col, UTF32) == line.index("y")
+    for encoding in (UTF8, UTF16, UTF32):
+        character = index.byte_col_to_character(1, byte_col, encoding)
+        assert index.character_to_byte_col(1, character, encoding) == byte_col
+    assert index.byte_col_to_character(0, 3, UTF16) == 3  # ASCII fast path
+    assert index.lsp_to_offset(99, 0, UTF16)[0] == len(index.text.encode())  # clamped to the end
+
+
+def test_lone_surrogates_do_not_break_conversion():
+    index = LineIndex("a\udcff\ud800b")
+    assert index.character_to_byte_col(0, 3, UTF16) == 7
+    assert index.byte_col_to_character(0, 7, UTF16) == 3
+
+
+# -- incremental parsing ----------------------------------------------------------------------
+
+C_TEXT = """#include <math.h>
+/* é — ünïcode comment */
+static double sq(double x) { return x * x; }
+double norm(const double *v, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++) s += sq(v[i]);
+    return sqrt(s);
+}
+int main(void) { double v[3] = {1, 2, 3}; return (int) norm(v, 3); }
+"""
+
+
+def _utf16_position(text: str, offset: int) -> tuple[int, int]:
+    before = text[:offset]
+    line = before.count("\n")
+    column_text = before[before.rfind("\n") + 1:]
+    return line, len(column_text.encode("utf-16-le")) // 2
+
+
+def test_incremental_edits_match_a_fresh_parse():
+    rng = random.Random(7)
+    text = C_TEXT
+    model = DocumentModel("file:///t.c", "/t.c", "c", text, 1)
+    assert [f.name for f in model.functions()] == ["sq", "norm", "main"]
+    alphabet = ["x", " ", "\n", "é", "𝄞", "{", "}", ";", "int y = 1;", ""]
+    for step in range(150):
+        start = rng.randrange(len(text) + 1)
+        end = min(len(text), start + rng.randrange(4))
+        new = rng.choice(alphabet)
+        model.apply_change(_utf16_position(text, start), _utf16_position(text, end), new, UTF16)
+        text = text[:start] + new + text[end:]
+        assert model.text == text
+        if step % 10 == 0:
+            incremental = model.functions()
+            fresh = source_map.functions_in(source_map.parse(text.encode(), "c"), text.encode(), "c")
+            assert [(f.name, f.start_byte, f.end_byte, f.text_hash) for f in incremental] == \
+                [(f.name, f.start_byte, f.end_byte, f.text_hash) for f in fresh]
+
+
+def test_utf8_positions_apply_to_bytes():
+    model = DocumentModel("file:///t.c", "/t.c", "c", "// é\nint f(void) { return 0; }\n", 1)
+    model.functions()
+    model.apply_change((0, 3), (0, 5), "e", UTF8)  # replace the two bytes of "é"
+    assert model.text.startswith("// e\n")
+    assert [f.name for f in model.functions()] == ["f"]
+
+
+# -- reduced translation units ----------------------------------------------------------------
+
+def _functions(text: bytes, language: str):
+    return source_map.functions_in(source_map.parse(text, language), text, language)
+
+
+def test_context_ignores_comments_and_layout_but_not_code():
+    a = b"#define N 4\n// note\nint f(void) { return N; }\n"
+    b = b"#define N 4\n\n\n/* other note */\nint f(void) { return N; }\n"
+    c = b"#define N 8\nint f(void) { return N; }\n"
+    ctx = [reduce.context_text(t, _functions(t, "c")) for t in (a, b, c)]
+    assert ctx[0] == ctx[1] != ctx[2]
+
+
+def test_units_to_compile_follow_callees_and_internal_callers():
+    data = C_TEXT.encode()
+    fns = _functions(data, "c")
+    names = [f.name for f in fns]
+    def named(indices):
+        return sorted(names[i] for i in indices)
+    assert named(reduce.units_to_compile(data, fns, [names.index("main")], "c")) == ["main", "norm", "sq"]
+    # The C front end emits every function as external, so a static helper compiles alone...
+    assert named(reduce.units_to_compile(data, fns, [names.index("sq")], "c")) == ["sq"]
+    # ...while for other compilers its callers come along, so that it is emitted as in the file.
+    assert named(reduce.units_to_compile(data, fns, [names.index("sq")], "cuda")) == ["norm", "sq"]
+    assert named(reduce.units_to_compile(data, fns, [names.index("norm")], "c")) == ["norm", "sq"]
+
+
+@pytest.mark.skipif(CLANG is None, reason="clang not installed")
+@pytest.mark.parametrize("language,text", [
+    ("c", C_TEXT),
+    ("cpp", """#include <vector>
+namespace geo {
+struct Grid {
+    explicit Grid(int n) : cells(n) {}
+    double total() const { double s = 0; for (double c : cells) s += c; return s; }
+    std::vector<double> cells;
+    double scaled(double k) const;
+};
+double Grid::scaled(double k) const {
+    return total() * k;
+}
+template <class T> T twice(T x) { return x + x; }
+constexpr int cube(int x) { return x * x * x; }
+auto deduced(int x) { return x * 2; }
+}
+int use(int n) {
+    geo::Grid g(n);
+    static_assert(geo::cube(2) == 8, "constexpr body kept");
+    return static_cast<int>(g.scaled(2.0)) + geo::twice(n) + geo::deduced(n);
+}
+"""),
+])
+def test_reduced_unit_compiles_and_keeps_line_numbers(tmp_path, language, text):
+    data = text.encode()
+    fns = _functions(data, language)
+    keep = {len(fns) - 1}  # only the last function keeps its body
+    reduced = reduce.reduced_text(data, fns, keep, language)
+    assert reduced.count(b"\n") == data.count(b"\n")
+    last = fns[-1]
+    assert reduced.splitlines()[last.start_line - 1:last.end_line] == data.splitlines()[last.start_line - 1:last.end_line]
+    source = tmp_path / ("r.c" if language == "c" else "r.cpp")
+    source.write_bytes(reduced)
+    result = subprocess.run([CLANG, "-fsyntax-only", "-Werror=return-type", str(source)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+
+
+def test_shift_lines_moves_every_line():
+    from tests.test_cache import counted
+    fn = counted(line=10)
+    moved = reduce.shift_lines(fn, 5, "/new.c")
+    assert (moved.line, moved.end_line, moved.file) == (15, 19, "/new.c")
+    assert moved.loops[0].line == 16 and moved.sites[0].line == 17
+    assert list(moved.line_counts) == [17]
+    assert reduce.shift_lines(moved, -5, "/src/a.c") == fn
+
+
+def test_assign_uses_innermost_line_range_then_name():
+    data = C_TEXT.encode()
+    fns = _functions(data, "c")
+    from tests.test_cache import counted
+    import dataclasses
+    no_line = dataclasses.replace(counted("sq"), line=None)
+    placed = reduce.assign([counted("norm", 4), no_line, counted("ghost", 99)], fns)
+    assert {fns[i].name: [c.name for c in cs] for i, cs in placed.items()} == {"norm": ["norm"], "sq": ["sq"]}
+
+
+# -- scheduling -------------------------------------------------------------------------------
+
+def test_debounce_policy_is_clangds():
+    policy = DebouncePolicy()
+    assert policy.compute([]) == 0.5
+    assert policy.compute([0.01, 0.02, 0.03]) == 0.05
+    assert policy.compute([0.1, 0.2, 5.0]) == 0.2
+    assert policy.compute([2.0, 3.0]) == 0.5
+
+
+def test_background_jobs_never_take_the_last_worker():
+    pool = WorkerPool(2)
+    release = threading.Event()
+    started = []
+    try:
+        background = [pool.submit(lambda i=i: (started.append(i), release.wait(5)), BACKGROUND) for i in range(3)]
+        time.sleep(0.1)
+        assert len(started) == 1  # one background job at a time with two workers
+        t0 = time.monotonic()
+        assert pool.submit(lambda: "fg", FOREGROUND).result(timeout=2) == "fg"
+        assert time.monotonic() - t0 < 1.0
+        release.set()
+        for future in background:
+            future.result(timeout=5)
+    finally:
+        release.set()
+        pool.shutdown()
+
+
+def test_a_burst_of_changes_coalesces_into_few_analyses():
+    async def scenario():
+        runs: list[int] = []
+        current: list[bool] = []
+
+        async def analyse(key, generation):
+            runs.append(generation)
+            await asyncio.sleep(0.05)
+            current.append(scheduler.is_current(key, generation))
+
+        scheduler = DocumentScheduler(analyse, DebouncePolicy(min_s=0.02, max_s=0.02))
+        for _ in range(200):
+            scheduler.schedule("doc")
+            await asyncio.sleep(0.001)
+        await asyncio.sleep(0.4)
+        return runs, current, scheduler.generation("doc")
+
+    runs, current, last = asyncio.run(scenario())
+    assert 1 <= len(runs) <= 20
+    assert runs[-1] == last and current[-1] is True

@@ -1,0 +1,437 @@
+"""Python front end: functions, loops and trip counts read from CPython bytecode (never run)."""
+from __future__ import annotations
+
+import textwrap
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ccls.frontends import SourceFile, frontend_for
+from ccls.frontends.python import analyse_python
+from ccls.model import FunctionIR, Loop
+from ccls.options import AnalysisOptions
+from ccls.polynomial import Polynomial
+from ccls.readers.python_bytecode import read_code, read_module
+
+n, m = Polynomial.symbol("n"), Polynomial.symbol("m")
+
+
+def read(source: str, default_trip_count: int = 100) -> dict[str, FunctionIR]:
+    functions, errors = read_module(textwrap.dedent(source), "/src/example.py", default_trip_count)
+    assert errors == []
+    return {f.name: f for f in functions}
+
+
+def loops_by_line(f: FunctionIR) -> dict[int, Loop]:
+    by_line = {lp.line: lp for lp in f.loops.values()}
+    assert len(by_line) == len(f.loops), "one loop per source line in these snippets"
+    return by_line
+
+
+def instructions(f: FunctionIR):
+    return [(b, i) for b in f.blocks for i in b.instructions]
+
+
+# -- functions --------------------------------------------------------------------------------
+def test_finds_top_level_functions_methods_nested_functions_and_lambdas():
+    fs = read("""
+        def top(a, b=1, *rest, key=None, **kw):
+            def helper(x):
+                return x + a
+            return helper(b)
+
+        class Shape:
+            def area(self, scale):
+                return scale * 2
+
+            class Inner:
+                def deep(self):
+                    return [i for i in range(3)]
+
+        square = lambda v: v * v
+        """)
+    assert sorted(fs) == ["<lambda>", "Shape.Inner.deep", "Shape.area", "top", "top.<locals>.helper"]
+    assert fs["top"].parameters == ["a", "b", "key"]  # positional + keyword-only, not *rest/**kw
+    assert fs["Shape.area"].parameters == ["self", "scale"]
+    assert (fs["top"].line, fs["top"].end_line) == (2, 5)
+    assert fs["top.<locals>.helper"].line == 3
+    assert all(f.language == "python" and f.arch == "cpython-3.11" and f.file == "/src/example.py"
+               for f in fs.values())
+    assert fs["top"].assumptions[0].startswith("bytecode from CPython 3.")
+    assert "RETURN_VALUE" in fs["top"].ir_text or "RETURN" in fs["top"].ir_text
+
+
+def test_syntax_error_is_reported_with_its_line_and_message():
+    functions, errors = read_module("def ok():\n    return 1\n\ndef broken(:\n    pass\n", "/src/bad.py")
+    assert functions == []
+    assert len(errors) == 1
+    assert errors[0].file == "/src/bad.py"
+    assert errors[0].line == 4
+    assert errors[0].message  # the compiler's own words, e.g. "invalid syntax"
+
+
+def test_indentation_error_and_null_bytes_are_errors_not_exceptions():
+    _, errors = read_module("def f():\nreturn 1\n", "/src/i.py")
+    assert errors[0].line == 2 and "indent" in errors[0].message
+    _, errors = read_module("x = 1\0\n", "/src/z.py")
+    assert len(errors) == 1 and errors[0].file == "/src/z.py"
+
+
+# -- trip counts --------------------------------------------------------------------------------
+def test_range_of_a_parameter_is_symbolic_and_range_of_a_literal_is_constant():
+    f = read("""
+        def f(n):
+            s = 0
+            for i in range(n):
+                s += i
+            for k in range(10):
+                s -= k
+            return s
+        """)["f"]
+    loops = loops_by_line(f)
+    assert loops[4].trip_count.kind == "symbolic"
+    assert loops[4].trip_count.iterations == n
+    assert loops[4].trip_count.source_text == "for i in range(n):"
+    assert loops[6].trip_count.kind == "constant"
+    assert loops[6].trip_count.iterations == Polynomial.constant(10)
+    assert all(lp.depth == 1 and lp.parent is None for lp in loops.values())
+
+
+def test_triangular_nest_uses_the_outer_loop_index():
+    f = read("""
+        def tri(n):
+            c = 0
+            for i in range(n):
+                for j in range(i):
+                    c += 1
+            return c
+        """)["tri"]
+    loops = loops_by_line(f)
+    outer, inner = loops[4], loops[5]
+    assert inner.parent == outer.id and inner.depth == 2
+    assert outer.id.startswith("L")
+    assert inner.trip_count.iterations == Polynomial.symbol(f"@{outer.id}")
+    total = inner.trip_count.iterations.sum_over(f"@{outer.id}", outer.trip_count.iterations)
+    assert total == Fraction(1, 2) * n * n - Fraction(1, 2) * n
+
+
+def test_range_with_start_and_step_and_shifted_outer_index():
+    f = read("""
+        def g(n, m):
+            for i in range(1, n):
+                for j in range(i, m):
+                    pass
+            for k in range(0, n, 4):
+                pass
+        """)["g"]
+    loops = loops_by_line(f)
+    outer, inner, stepped = loops[3], loops[4], loops[6]
+    assert outer.trip_count.iterations == n - 1
+    # i = 1 + @outer, so range(i, m) runs m − 1 − @outer times
+    assert inner.trip_count.iterations == m - 1 - Polynomial.symbol(f"@{outer.id}")
+    assert stepped.trip_count.iterations == Fraction(1, 4) * n
+    assert any("line 6" in a and "ignoring rounding" in a for a in f.assumptions)
+
+
+def test_len_of_parameter_single_assignment_and_iteration_over_a_parameter():
+    f = read("""
+        def h(xs, n):
+            half = n // 2
+            for i in range(len(xs)):
+                pass
+            for x in xs:
+                pass
+            for r in range(half):
+                pass
+            for p, q in enumerate(xs):
+                for t in range(p):
+                    pass
+        """)["h"]
+    loops = loops_by_line(f)
+    assert loops[4].trip_count.iterations == Polynomial.symbol("len(xs)")
+    assert loops[6].trip_count.kind == "symbolic"
+    assert loops[6].trip_count.iterations == Polynomial.symbol("len(xs)")
+    assert any("line 6" in a and "len(xs)" in a for a in f.assumptions)
+    assert loops[8].trip_count.iterations == Fraction(1, 2) * n
+    assert any("line 8" in a and "// 2" in a for a in f.assumptions)
+    assert loops[10].trip_count.iterations == Polynomial.symbol("len(xs)")
+    assert loops[11].trip_count.iterations == Polynomial.symbol(f"@{loops[10].id}")  # p is the index
+
+
+def test_while_loop_is_unknown_with_the_default_and_an_assumption_naming_its_line():
+    f = read("""
+        def w(n):
+            k = 0
+            while k < n:
+                k += 3
+            return k
+        """, default_trip_count=37)["w"]
+    (loop,) = f.loops.values()
+    assert loop.line == 4
+    assert loop.trip_count.kind == "unknown" and loop.trip_count.is_assumed
+    assert loop.trip_count.iterations == Polynomial.constant(37)
+    assert any("line 4" in a and "37" in a for a in f.assumptions)
+
+
+def test_reassigned_parameter_and_opaque_iterables_are_unknown_not_guessed():
+    f = read("""
+        def r(n, d):
+            n = n + 1
+            for i in range(n):
+                pass
+            for key in d.keys():
+                pass
+        """)["r"]
+    assert {lp.trip_count.kind for lp in f.loops.values()} == {"unknown"}
+
+
+def test_nonlocal_write_from_a_nested_function_makes_the_parameter_unknown():
+    f = read("""
+        def outer(n):
+            def bump():
+                nonlocal n
+                n = 5
+            bump()
+            for i in range(n):
+                pass
+        """)["outer"]
+    (loop,) = f.loops.values()
+    assert loop.trip_count.kind == "unknown"
+
+
+def test_list_comprehension_loop_is_inlined_in_its_function_on_every_version():
+    f = read("""
+        def comp(n, m):
+            out = []
+            for i in range(n):
+                out.append(sum([j * i for j in range(m)]))
+            return [[a for a in range(b)] for b in range(n)]
+        """)["comp"]
+    loops = sorted(f.loops.values(), key=lambda lp: (lp.line, lp.depth))
+    assert [(lp.line, lp.depth) for lp in loops] == [(4, 1), (5, 2), (6, 1), (6, 2)]
+    assert loops[1].parent == loops[0].id and loops[1].trip_count.iterations == m
+    assert loops[2].trip_count.iterations == n
+    assert loops[3].parent == loops[2].id
+    assert loops[3].trip_count.iterations == Polynomial.symbol(f"@{loops[2].id}")
+    # every block names a loop that exists
+    assert {b.loop for b in f.blocks} - {None} <= set(f.loops)
+    assert len({b.name for b in f.blocks}) == len(f.blocks)
+
+
+# -- instruction classes ------------------------------------------------------------------------
+def test_modulo_in_loop_is_a_division_with_its_line_and_loop():
+    f = read("""
+        def mod(a, b, n):
+            s = 0
+            for i in range(n):
+                s += (a * i) % b
+            label = "%d items" % n
+            return s / n
+        """)["mod"]
+    divs = [(b.loop, i.line, i.opcode) for b, i in instructions(f) if i.cls == "py.binary_div"]
+    (loop,) = f.loops.values()
+    assert divs == [(loop.id, 5, "BINARY_OP"), (None, 7, "BINARY_OP")]  # "%d" % n formats, not divides
+    classes = Counter(i.cls for _, i in instructions(f))
+    assert classes["py.binary_mul"] == 1
+    assert classes["py.binary_add"] == 1
+    assert classes["py.iter"] >= 2  # GET_ITER, FOR_ITER (and END_FOR on 3.12+)
+    assert classes["py.call"] == 1
+    assert classes["py.return"] == 1
+    assert all(i.line is not None for _, i in instructions(f))
+    assert not any(i.opcode == "CACHE" for _, i in instructions(f))
+
+
+def test_divisor_kinds_feed_the_division_advice():
+    f = read("""
+        def kinds(a, b, n, xs):
+            for i in range(n):
+                x = i % 8 + i // 3 + a / b
+                y = xs[i] % i
+        """)["kinds"]
+    divisors = [i.divisor for _, i in instructions(f) if i.cls == "py.binary_div"]
+    assert divisors == ["power-of-two", "constant", "loop-invariant", "variant"]
+
+
+def test_classes_agree_with_the_mapping_the_cost_table_was_fitted_with():
+    import dis
+    import importlib.util
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from ccls.readers.python_bytecode import classify
+
+    derive = Path(__file__).resolve().parents[1] / "cost_tables" / "derive" / "cpython_bytecode.py"
+    if not derive.exists():
+        pytest.skip("cost table derivation script not in this checkout")
+    spec = importlib.util.spec_from_file_location("cpython_bytecode_derive", derive)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # our own measurement script: defines functions, runs nothing
+    ops = [(op, "") for op in dis.opmap] + [("BINARY_OP", s) for s in ("+", "-=", "*", "/", "//", "%=", "**", "<<")]
+    disagree = [(op, r) for op, r in ops
+                if classify(SimpleNamespace(opname=op, argrepr=r)) != module.family(op, r)]
+    assert disagree == []
+
+
+def test_class_families_for_common_opcodes():
+    f = read("""
+        def fam(xs, obj):
+            y = xs[0] ** 2
+            obj.field = y << 1
+            z = y == 3 and y is not None and y in xs
+            t = (y, z)
+            return obj.method(t)
+        """)["fam"]
+    by_opcode: dict[str, set[str]] = {}
+    for _, i in instructions(f):
+        by_opcode.setdefault(i.opcode, set()).add(i.cls)
+    assert by_opcode["STORE_ATTR"] == {"py.attr"}
+    assert by_opcode["COMPARE_OP"] == {"py.compare"}
+    assert by_opcode["IS_OP"] == {"py.compare"} and by_opcode["CONTAINS_OP"] == {"py.compare"}
+    assert by_opcode["BUILD_TUPLE"] == {"py.build"}
+    assert by_opcode["STORE_FAST"] == {"py.store"}
+    assert by_opcode["RETURN_VALUE"] == {"py.return"}
+    assert by_opcode["BINARY_OP"] >= {"py.binary_other"}  # ** and << are "other"
+    subscr = by_opcode.get("BINARY_SUBSCR", set()) | {c for c in by_opcode["BINARY_OP"] if c == "py.subscr"}
+    assert subscr == {"py.subscr"}
+    assert "py.branch" in {c for cs in by_opcode.values() for c in cs}  # `and` short-circuits
+
+
+def test_callee_names_for_globals_methods_modules_and_indirect_calls():
+    f = read("""
+        import math
+
+        def helper(v):
+            return v
+
+        def caller(xs, fn):
+            xs.append(1)
+            r = math.sqrt(helper(len(xs)))
+            fn(r)
+            return ",".join(map(str, xs))
+        """)["caller"]
+    callees = [i.callee for _, i in instructions(f) if i.cls == "py.call"]
+    assert callees == ["xs.append", "len", "helper", "math.sqrt", None, "map", "str.join"]
+
+
+# -- robustness and safety ---------------------------------------------------------------------
+def test_source_is_compiled_but_never_executed(tmp_path):
+    marker = tmp_path / "ran.txt"
+    source = textwrap.dedent(f"""
+        open({str(marker)!r}, "w").write("module body ran")
+        import sys
+        sys.exit(3)
+
+        def default_arg(x=open({str(marker)!r}, "w")):
+            open({str(marker)!r}, "w").write("function body ran")
+            return x
+
+        @open({str(marker)!r}, "w").write
+        def decorated():
+            raise SystemExit(1)
+
+        raise SystemExit("module body ran")
+        """)
+    functions, errors = read_module(source, str(tmp_path / "evil.py"))
+    assert errors == []
+    assert {f.name for f in functions} == {"default_arg", "decorated"}
+    assert not marker.exists()
+
+
+def test_async_for_code_after_the_loop_is_still_counted():
+    f = read("""
+        async def consume(stream):
+            total = 0
+            async for item in stream:
+                total += item
+            total = total * 2
+            return total
+        """)["consume"]
+    (loop,) = f.loops.values()
+    assert loop.trip_count.kind == "unknown"
+    lines = {i.line for _, i in instructions(f)}
+    assert {6, 7} <= lines
+
+
+def test_exception_handlers_are_assumed_not_to_run():
+    f = read("""
+        def guarded(n):
+            try:
+                return 10 // n
+            except ZeroDivisionError:
+                return 0
+        """)["guarded"]
+    assert any("exception handlers assumed not to run" in a for a in f.assumptions)
+    assert 6 not in {i.line for _, i in instructions(f)}  # the handler's `return 0`
+
+
+def test_read_code_reads_one_code_object():
+    source = "def one(n):\n    return [i for i in range(n)]\n"
+    module = compile(source, "/src/one.py", "exec", dont_inherit=True)
+    code = next(c for c in module.co_consts if hasattr(c, "co_code"))
+    f = read_code(code, "/src/one.py", source, default_trip_count=5)
+    assert f.name == "one" and [lp.trip_count.iterations for lp in f.loops.values()] == [n]
+
+
+def test_front_end_is_registered_for_py_and_matches_the_reader():
+    source = SourceFile("/src/mod.py", "def f(n):\n    while n:\n        n -= 1\n")
+    registered = frontend_for("/src/mod.py")
+    assert registered is not None and registered[0] == "python" and registered[1] is analyse_python
+    result = analyse_python(source, AnalysisOptions(default_trip_count=7))
+    assert result.errors == []
+    (f,) = result.functions
+    assert [lp.trip_count.iterations for lp in f.loops.values()] == [Polynomial.constant(7)]
+
+
+_STATEMENTS = ["s += i % 3", "s = s * 2", "x = [k for k in range(i)]", "if s > 3:\n    s -= 1",
+               "while s > 100:\n    s //= 2", "for j in range(i):\n    s += j", "for q in xs:\n    s += q",
+               "try:\n    s = s / i\nexcept Exception:\n    pass", "yield s", "s = f'{s}'", "del x",
+               "with open(xs) as fh:\n    s += 1", "return s", "break", "continue", "s = lambda z: z + i"]
+
+
+@st.composite
+def _programs(draw) -> str:
+    body = draw(st.lists(st.sampled_from(_STATEMENTS), min_size=1, max_size=6))
+    loop = draw(st.sampled_from(["for i in range(n):", "for i in range(2, n, 3):", "while n:",
+                                 "for i, v in enumerate(xs):", "async for i in xs:"]))
+    inner = textwrap.indent("\n".join(body), "        ")
+    prefix = "async def" if loop.startswith("async") else "def"
+    return f"{prefix} f(n, xs):\n    s = 0\n    {loop}\n{inner}\n    return s\n"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.text(max_size=300), _programs()))
+def test_read_module_never_raises_and_its_output_is_consistent(text):
+    functions, errors = read_module(text, "/src/fuzz.py")
+    assert all(e.file == "/src/fuzz.py" and e.message for e in errors)
+    assert not any("internal error" in e.message for e in errors)
+    for f in functions:
+        assert {b.loop for b in f.blocks} - {None} <= set(f.loops)
+        for lp in f.loops.values():
+            assert lp.parent is None or f.loops[lp.parent].depth == lp.depth - 1
+            assert (lp.trip_count.kind == "unknown") == lp.trip_count.is_assumed or lp.trip_count.kind == "bounded"
+            # index symbols may only name loops that enclose this one
+            enclosing, p = set(), lp.parent
+            while p is not None:
+                enclosing.add(f"@{p}")
+                p = f.loops[p].parent
+            assert {s for s in lp.trip_count.iterations.symbols if s.startswith("@")} <= enclosing
+
+
+@settings(max_examples=60, deadline=None)
+@given(start=st.integers(0, 5), step=st.integers(1, 4), size=st.integers(0, 40))
+def test_trip_counts_match_brute_force_for_exact_ranges(start, step, size):
+    f = read(f"""
+        def nest(n):
+            for i in range({start}, n, {step}):
+                for j in range(i):
+                    pass
+        """)["nest"]
+    loops = loops_by_line(f)
+    outer, inner = loops[3], loops[4]
+    stop = start + step * size  # (stop − start) divisible by step: no rounding involved
+    assert outer.trip_count.iterations.evaluate({"n": stop}) == pytest.approx(len(range(start, stop, step)))
+    total = inner.trip_count.iterations.sum_over(f"@{outer.id}", outer.trip_count.iterations)
+    assert total.evaluate({"n": stop}) == pytest.approx(sum(len(range(i)) for i in range(start, stop, step)))
