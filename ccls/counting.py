@@ -154,10 +154,13 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
         return [(with_vector(f"{base}.L1", width), Fraction(1))]
     miss = _miss_fraction(access, cache.line_bytes)
     tier = _tier_for(working_set, cache)
-    if tier == "DRAM" and access.pattern in ("unit", "strided", "unknown"):
-        stride = access.stride_bytes.constant_value() if access.stride_bytes is not None else None
-        if access.pattern != "strided" or (stride is not None and abs(stride) < 4096):
-            tier = "stream"  # a constant-stride stream the hardware prefetcher follows
+    stride = access.stride_bytes.constant_value() if access.stride_bytes is not None else None
+    prefetchable = access.pattern in ("unit", "unknown") or (
+        access.pattern == "strided" and stride is not None and abs(stride) < 4096)
+    if prefetchable:
+        # The hardware prefetcher follows constant-stride streams: lines arrive at the
+        # bandwidth of whichever level holds them, not at its latency.
+        tier = "stream"
     notes.add(f"memory tiers estimated from access patterns and a working set of "
               f"{_human_bytes(working_set)}")
     out = [(with_vector(f"{base}.L1", width), 1 - miss)] if miss < 1 else []
