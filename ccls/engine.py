@@ -72,7 +72,8 @@ def table_for(counted: CountedFunction, tables: Tables, options: AnalysisOptions
         arch = options.arch
     if arch in tables.cost:
         return tables.cost[arch], []
-    fallback = "x86_64"
+    # A newer CPython's bytecode is costed with the nearest measured interpreter.
+    fallback = "cpython-3.11" if arch.startswith("cpython-") else "x86_64"
     return tables.cost[fallback], [f"no cost table for {arch}; costed with {fallback}"]
 
 

@@ -51,7 +51,7 @@ GPUS = {
                        "1555 GB/s HBM2, 40 MB L2, 192 KB L1/shared per SM (approximate: from the datasheet "
                        "as commonly cited, not re-read while writing this script)",
         # dense tensor throughput, FMA per clock per SM, from datasheet TFLOPS / (SMs * clock * 2)
-        "tc_fma_clk": {"f16": 1024, "bf16": 1024, "tf32": 512, "f64": 64, "s8": 2048},
+        "tc_fma_clk": {"f16": 1024, "bf16": 1024, "tf32": 512, "f64": 64, "s8": 2048, "u8": 2048},
         "tc_source": "A100 datasheet dense tensor TFLOPS: FP16/BF16 312, TF32 156, FP64 19.5, INT8 624 TOPS "
                      "(approximate)",
         "bf16_rate": 128,  # non-tensor BF16 is half the FP16 rate on A100 (39 vs 78 TFLOPS)
@@ -63,8 +63,8 @@ GPUS = {
         "spec_source": "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): 132 SMs, 1980 MHz boost, "
                        "3.35 TB/s HBM3, 50 MB L2, 256 KB L1/shared per SM (approximate: datasheet values "
                        "as commonly cited, not re-read while writing this script)",
-        "tc_fma_clk": {"f16": 2048, "bf16": 2048, "tf32": 1024, "f64": 128, "s8": 4096},
-        "tc_source": "H100 SXM datasheet dense tensor TFLOPS: FP16/BF16 989, TF32 495, FP64 67, INT8 1979 TOPS "
+        "tc_fma_clk": {"f16": 2048, "bf16": 2048, "tf32": 1024, "f64": 128, "s8": 4096, "u8": 4096, "f8": 4096},
+        "tc_source": "H100 SXM datasheet dense tensor TFLOPS: FP16/BF16 989, TF32 495, FP64 67, FP8 1979, INT8 1979 TOPS "
                      "(approximate); legacy mma.sync is reported to reach well below this wgmma peak, "
                      "which this table does not model",
         "bf16_rate": 256,
@@ -73,7 +73,8 @@ GPUS = {
 
 # mma.sync shapes (FMA per warp instruction) per element type
 MMA_SHAPES = {"f16": ("m16n8k16", 16 * 8 * 16), "bf16": ("m16n8k16", 16 * 8 * 16),
-              "tf32": ("m16n8k8", 16 * 8 * 8), "f64": ("m8n8k4", 8 * 8 * 4), "s8": ("m16n8k32", 16 * 8 * 32)}
+              "tf32": ("m16n8k8", 16 * 8 * 8), "f64": ("m8n8k4", 8 * 8 * 4), "s8": ("m16n8k32", 16 * 8 * 32),
+              "u8": ("m16n8k32", 16 * 8 * 32), "f8": ("m16n8k32", 16 * 8 * 32)}
 
 # --- ENERGY (modelled, pJ) -------------------------------------------------------------------------
 BMC = ("Pérez-Serrano et al., BMC Bioinformatics 19 (2018), Table 7 'Energy budget on a 28 nm chip' "
@@ -194,9 +195,11 @@ def build(arch: str, gpu: dict, today: str) -> dict:
 
     # tensor cores: one mma.sync per warp, dense rate per SM
     for dtype, (shape, fma) in MMA_SHAPES.items():
+        if dtype not in gpu["tc_fma_clk"]:
+            continue  # no tensor-core support for this type on this architecture
         cu = fma / gpu["tc_fma_clk"][dtype]
-        lane_bits = {"f16": 16, "bf16": 16, "tf32": 32, "f64": 64, "s8": 8}[dtype]
-        fma_pj = (em.FP_MUL_PJ[16] + em.FP_ADD_PJ[32]) * (lane_bits / 16) ** 2 if dtype != "s8" \
+        lane_bits = {"f16": 16, "bf16": 16, "tf32": 32, "f64": 64, "s8": 8, "u8": 8, "f8": 8}[dtype]
+        fma_pj = (em.FP_MUL_PJ[16] + em.FP_ADD_PJ[32]) * (lane_bits / 16) ** 2 if lane_bits > 8 \
             else em.INT_MUL_PJ[32] / 16 + em.INT_ADD_PJ[32]
         if dtype == "f64":
             fma_pj = em.FP_MUL_PJ[64] + em.FP_ADD_PJ[64]

@@ -1,0 +1,101 @@
+"""Counts x table -> metrics (eq. 2) and the J -> kWh -> kg CO2 / USD conversions."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from ccls.costing import JOULES_PER_KWH, cost_counts, cu_expression
+from ccls.polynomial import Polynomial
+from ccls.tables import CacheModel, ClassCost, CostTable, Region, load_tables
+
+
+def _cost(cu: float, pj: float) -> ClassCost:
+    return ClassCost(cu, pj * 1e-12, "test", "modelled")
+
+
+TABLE = CostTable(
+    arch="toy", version="1.0.0", clock_hz=2e9,
+    classes={"int_add": _cost(0.25, 70), "int_div": _cost(13, 90), "load.L1": _cost(0.5, 90),
+             "fp_mul": _cost(0.5, 88), "kwh_op": _cost(0, 1e12)},
+    cache=CacheModel(32768, 1 << 20, 32 << 20, 64), vector_native_bits=256,
+    vector_multipliers={128: (1.0, 1.125), 256: (1.0, 1.375), 512: (2.0, 1.875)}, metadata={})
+REGION = Region("TEST", "Test grid", carbon_kg_per_kwh=0.5, price_usd_per_kwh=0.2,
+                cloud_usd_per_core_hour=None, source="test")
+
+
+def test_small_count_vector_by_hand():
+    metrics, rows = cost_counts({"int_add": 100, "int_div": 10, "load.L1": 40}, TABLE, REGION)
+    # CU = 100*0.25 + 10*13 + 40*0.5 ; EU = (100*70 + 10*90 + 40*90) pJ
+    assert metrics.cu == pytest.approx(175.0)
+    assert metrics.energy_joules == pytest.approx(11_500e-12)
+    assert metrics.co2_kg == pytest.approx(11_500e-12 / 3.6e6 * 0.5)
+    assert metrics.usd == pytest.approx(11_500e-12 / 3.6e6 * 0.2)
+    assert [r.cls for r in rows] == ["int_div", "int_add", "load.L1"]  # largest CU first
+    div = rows[0]
+    assert (div.count, div.cu, div.energy_joules, div.known) == (10.0, 130.0, pytest.approx(900e-12), True)
+
+
+def test_one_kilowatt_hour_costs_exactly_the_regions_intensity_and_price():
+    assert JOULES_PER_KWH == 3.6e6
+    metrics, _ = cost_counts({"kwh_op": 3.6e6}, TABLE, REGION)  # 3.6e6 operations of 1 J each
+    assert metrics.energy_joules == pytest.approx(3.6e6)
+    assert metrics.co2_kg == pytest.approx(0.5)
+    assert metrics.usd == pytest.approx(0.2)
+
+
+def test_cloud_price_adds_core_hours():
+    cloud = Region("C", "Cloud", 0.5, 0.2, cloud_usd_per_core_hour=0.036, source="test")
+    # 7.2e12 cycles at 2 GHz = 3600 s = one core-hour; int_add energy 7.2e12/0.25 ops x 70 pJ
+    metrics, _ = cost_counts({"int_add": 2.88e13}, TABLE, cloud)
+    assert metrics.cu == pytest.approx(7.2e12)
+    energy = 2.88e13 * 70e-12
+    assert metrics.usd == pytest.approx(0.036 + energy / 3.6e6 * 0.2)
+    plain, _ = cost_counts({"int_add": 2.88e13}, TABLE, REGION)
+    assert metrics.usd - plain.usd == pytest.approx(0.036)
+    assert metrics.co2_kg == plain.co2_kg
+
+
+def test_vector_classes_scale_by_width():
+    metrics, rows = cost_counts({"fp_mul@v512": 4, "fp_mul@v128": 2}, TABLE, REGION)
+    assert metrics.cu == pytest.approx(4 * 0.5 * 2.0 + 2 * 0.5 * 1.0)
+    assert metrics.energy_joules == pytest.approx((4 * 88 * 1.875 + 2 * 88 * 1.125) * 1e-12)
+    assert all(r.known for r in rows)
+
+
+def test_unknown_classes_cost_nothing_and_are_flagged():
+    metrics, rows = cost_counts({"int_add": 4, "mma.f16": 1000}, TABLE, REGION)
+    assert metrics.cu == pytest.approx(1.0)
+    unknown = [r for r in rows if not r.known]
+    assert [(r.cls, r.count, r.cu, r.energy_joules) for r in unknown] == [("mma.f16", 1000.0, 0.0, 0.0)]
+
+
+def test_empty_counts_cost_zero():
+    metrics, rows = cost_counts({}, TABLE, REGION)
+    assert (metrics.cu, metrics.energy_joules, metrics.co2_kg, metrics.usd, rows) == (0.0, 0.0, 0.0, 0.0, [])
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan")])
+def test_negative_or_nan_counts_are_refused(bad):
+    with pytest.raises(ValueError, match="int_add"):
+        cost_counts({"int_add": bad}, TABLE, REGION)
+
+
+def test_cu_expression_is_symbolic_and_exact():
+    n = Polynomial.symbol("n")
+    expr = cu_expression({"int_add": 4 * n + 2, "int_div": n, "mystery": n * n}, TABLE)
+    # 0.25 (4n + 2) + 13 n = 14 n + 1/2 ; the unknown class adds nothing
+    assert expr == 14 * n + Fraction(1, 2)
+    assert expr.big_o() == "O(n)"
+    assert cu_expression({"load.L1": Polynomial.constant(3)}, TABLE).constant_value() == Fraction(3, 2)
+
+
+def test_real_x86_table_makes_division_loops_expensive():
+    tables = load_tables()
+    table, region = tables.cost["x86_64"], tables.regions["WORLD"]
+    adds, _ = cost_counts({"int_add": 1000, "branch": 1000}, table, region)
+    divs, _ = cost_counts({"int_div": 1000, "branch": 1000}, table, region)
+    assert divs.cu > 10 * adds.cu
+    # a thousand simple instructions: on the order of 0.1 microjoule, not the paper's 0.1 J
+    assert 1e-8 < adds.energy_joules < 1e-6
+    assert adds.co2_kg == pytest.approx(adds.energy_joules / 3.6e6 * 0.475)
