@@ -80,7 +80,7 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
                 counts[cls] = counts[cls] + executed
                 if instr.line is not None:
                     line_counts[instr.line][cls] = line_counts[instr.line][cls] + executed
-            if split(instr.cls)[0] in ("call", "call_indirect"):
+            if split(instr.cls)[0] in ("call", "call_indirect") or instr.cls == "py.call":
                 calls[instr.callee or ""] = calls[instr.callee or ""] + times
     assumptions.extend(sorted(tier_notes))
 
@@ -203,15 +203,19 @@ def _division_sites(fn: FunctionIR, executions: dict[str, Polynomial]) -> list[F
         for instr in block.instructions:
             if not _is_division(instr):
                 continue
-            key = (instr.line, _outermost(block.loop, fn.loops) or block.loop)
+            # One finding per source line: vectorised, unrolled and remainder copies of a loop
+            # are the same loop to the person reading the code.
+            key = (instr.line, "" if instr.line is not None else (_outermost(block.loop, fn.loops) or block.loop))
             classes = by_line.setdefault(key, {})
             classes[instr.cls] = classes.get(instr.cls, Polynomial()) + executions[block.name]
             divisors[key] = divisors.get(key) or instr.divisor
     sites = []
-    for (line, loop), classes in by_line.items():
+    for (line, key_loop), classes in by_line.items():
+        divisor = divisors.get((line, key_loop))
+        loop = key_loop or next((b.loop for b in fn.blocks for i in b.instructions if i.line == line and b.loop), "")
         kinds = sorted({"floating-point" if split(c)[0] == "fp_div" else "integer" for c in classes})
         where = f"line {line}" if line else "this function"
-        advice = _DIVISION_ADVICE.get(divisors.get((line, loop)) or "variant", _DIVISION_ADVICE["variant"])
+        advice = _DIVISION_ADVICE.get(divisor or "variant", _DIVISION_ADVICE["variant"])
         sites.append(FindingSite(
             "division-in-loop", line, loop, classes,
             f"{' and '.join(kinds)} division inside a loop at {where}", advice))

@@ -49,6 +49,8 @@ class FunctionReport:
     findings: list[Finding]
     assumptions: list[str]
     hottest_lines: list[tuple[int, float]]
+    inclusive_metrics: Metrics | None = None  # plus analysed callees × calls; None if no calls
+    unknown_callees: list[str] = field(default_factory=list)
 
 
 def count_source(source: SourceFile, options: AnalysisOptions, tables: Tables | None = None) -> CountedFile:
@@ -108,6 +110,7 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
             return composite_scores(all_metrics, profile)
         return [absolute_score(m, profile, tables.reference) for m in all_metrics]
 
+    inclusive = _inclusive_metrics(functions, all_metrics, options)
     by_profile = {name: scores_for(name) for name in profiles}
     reports = []
     for index, (fn, table, counts, metrics, breakdown, notes) in enumerate(costed):
@@ -123,8 +126,44 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
             findings=_findings(fn, table, metrics, options),
             assumptions=fn.assumptions + notes,
             hottest_lines=_hottest_lines(fn, table, options),
+            inclusive_metrics=inclusive[index][0], unknown_callees=inclusive[index][1],
         ))
     return reports
+
+
+def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics],
+                       options: AnalysisOptions) -> list[tuple[Metrics | None, list[str]]]:
+    """Self cost plus, for each call to a function analysed in the same run, that function's
+    inclusive cost × the number of calls. Recursion is cut (counted once); other callees are
+    listed as unknown."""
+    index = {}
+    for i, fn in enumerate(functions):
+        index.setdefault(fn.name, i)
+        index.setdefault(fn.display_name, i)
+    memo: dict[int, Metrics] = {}
+
+    def total(i: int, active: frozenset[int]) -> Metrics:
+        if i in memo:
+            return memo[i]
+        cu, eu, co2, usd = (metrics[i].cu, metrics[i].energy_joules, metrics[i].co2_kg, metrics[i].usd)
+        for callee, calls in functions[i].calls.items():
+            j = index.get(callee)
+            if j is None or j in active:
+                continue
+            times = _evaluate(calls, options)
+            sub = total(j, active | {j})
+            cu, eu, co2, usd = cu + times * sub.cu, eu + times * sub.energy_joules, co2 + times * sub.co2_kg, usd + times * sub.usd
+        memo[i] = Metrics(cu, eu, co2, usd)
+        return memo[i]
+
+    out = []
+    for i, fn in enumerate(functions):
+        if not fn.calls:
+            out.append((None, []))
+            continue
+        unknown = sorted(c or "(indirect call)" for c in fn.calls if index.get(c) is None)
+        out.append((total(i, frozenset({i})), unknown))
+    return out
 
 
 def _class_cu(classes: dict[str, Polynomial], table: CostTable, options: AnalysisOptions) -> float:

@@ -56,6 +56,10 @@ def hover_markdown(r: FunctionReport, settings: ReportSettings | None = None) ->
     out = [f"### {fn.display_name} — {r.grade} ({r.score:.0f}/100, {r.rating})", ""]
     out.append(f"**{si(m.cu)} CU** · **{si(m.energy_joules, 'J')}** · {si(m.co2_kg * 1000, 'g')} CO2e · "
                f"{usd(m.usd)}" + (f" · {si(r.instructions)} instructions" if r.instructions is not None else ""))
+    if r.inclusive_metrics is not None:
+        out += ["", f"Including analysed callees: {si(r.inclusive_metrics.cu)} CU · "
+                    f"{si(r.inclusive_metrics.energy_joules, 'J')}"
+                + (f"; not included (unknown): {', '.join(r.unknown_callees)}" if r.unknown_callees else "")]
     out += ["", f"Cost expression: `{r.cost_expression.format()}` CU — {r.big_o}", ""]
     out += ["| profile | score | grade |", "|---|---:|:---:|"]
     for name, (score, grade) in r.scores_by_profile.items():
@@ -92,6 +96,8 @@ def report_to_json(r: FunctionReport) -> dict:
         "counts": {k: round(v, 3) for k, v in sorted(r.counts.items())},
         "instructions": round(r.instructions, 3) if r.instructions is not None else None,
         "metrics": r.metrics.as_dict(),
+        "inclusive_metrics": r.inclusive_metrics.as_dict() if r.inclusive_metrics else None,
+        "unknown_callees": r.unknown_callees,
         "cost_expression": r.cost_expression.format(), "big_o": r.big_o,
         "score": round(r.score, 2), "grade": r.grade, "rating": r.rating,
         "scores_by_profile": {k: {"score": round(s, 2), "grade": g} for k, (s, g) in r.scores_by_profile.items()},

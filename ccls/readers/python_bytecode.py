@@ -25,9 +25,9 @@ from inspect import CO_OPTIMIZED
 from ccls.model import AnalysisError, BasicBlock, FunctionIR, Instruction, Loop, TripCount
 from ccls.polynomial import Polynomial
 
-_MAX_CHAIN = 40  # how many `a = b + 1` assignments deep a value is followed
 ARCH = "cpython-3.11"  # cost table id; the interpreter's own version goes into an assumption
 COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+_MAX_CHAIN = 40  # how many `a = b + 1` assignments deep a value is followed
 
 _JUMPS = set(getattr(dis, "hasjump", ())) | set(dis.hasjrel) | set(dis.hasjabs)
 _UNCONDITIONAL = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_ABSOLUTE",
@@ -471,8 +471,12 @@ class _FunctionReader:
             whole = value.denominator == 1 and value > 0
             return "power-of-two" if whole and (value.numerator & (value.numerator - 1)) == 0 else "constant"
         loop = self.innermost.get(block)
-        if divisor.var is None or loop is None:
-            return "variant" if loop is not None else "loop-invariant"
+        if loop is None:
+            return "loop-invariant"
+        if divisor.poly is not None:  # parameters and outer indices are fixed within this loop
+            return "variant" if f"@{loop.id}" in divisor.poly.symbols else "loop-invariant"
+        if divisor.var is None:
+            return "variant"  # an expression we cannot see through
         written = any(b in loop.body or b == -1 for b, _ in self.stores.get(divisor.var, []))
         return "variant" if written else "loop-invariant"
 
@@ -659,8 +663,8 @@ class _FunctionReader:
         headers = {lp.header for lp in self.loops.values()}
         dropped = sum(len(b.instrs) for s, b in self.blocks.items() if s not in self.live)
         if dropped:
-            self.assumptions.append(f"{self.code.co_qualname}: {dropped} bytecode instructions in exception "
-                                    "handlers assumed not to run")
+            self.assumptions.append(f"{self.code.co_qualname}: {dropped} bytecode instructions reachable only "
+                                    "through exception handlers are assumed not to run")
         for start in sorted(self.live):
             _, facts = self._simulate(start)
             inner = self.innermost[start]

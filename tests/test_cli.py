@@ -1,0 +1,56 @@
+"""`ccls analyze` end to end: real clang, the bundled tables, the JSON contract, bad input."""
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("clang-19") is None, reason="clang-19 is not installed")
+
+
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "ccls", *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def test_json_contract_on_a_file_with_a_call(tmp_path):
+    src = tmp_path / "calls.c"
+    src.write_text("__attribute__((noinline)) double leaf(const double *a, long n) { double s = 0; for (long i = 0; i < n; i++) s += a[i] / 3.0; return s; }\n"
+                   "double root(const double *a, long n) { return leaf(a, n) + leaf(a, n / 2) + puts_like(); }\n"
+                   "double puts_like(void);\n".replace("double root", "double puts_like(void);\ndouble root"))
+    done = run("analyze", str(src), "--format", "json", "--param", "n=2000", "--profile", "HPC")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["schema"] == "ccls.analysis/1" and doc["profile"] == "HPC" and doc["table_version"]
+    by_name = {f["name"]: f for f in doc["functions"]}
+    leaf, root = by_name["leaf"], by_name["root"]
+    for key in ("name", "file", "line", "end_line", "language", "static_counts", "counts", "instructions",
+                "metrics", "cost_expression", "big_o", "score", "grade", "findings", "assumptions"):
+        assert key in leaf
+    assert leaf["big_o"] == "O(n)" and "n=2000" in " ".join(leaf["assumptions"])
+    assert set(leaf["metrics"]) == {"CU", "EU", "CO2", "USD"} and leaf["metrics"]["CU"] > 0
+    assert [f["kind"] for f in leaf["findings"]] == ["division-in-loop"]
+    # root calls leaf (inclusive cost) and an unknown external function
+    assert root["inclusive_metrics"]["CU"] > root["metrics"]["CU"] + leaf["metrics"]["CU"]
+    assert root["unknown_callees"] == ["puts_like"]
+
+
+def test_bad_inputs_give_clear_errors_and_exit_codes(tmp_path):
+    broken = tmp_path / "broken.c"
+    broken.write_text("int f( {\n")
+    binary = tmp_path / "blob.c"
+    binary.write_bytes(b"\x00\x01\x02ELF")
+    done = run("analyze", str(broken), str(binary), str(tmp_path / "missing.c"), "--format", "json")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    errors = {e["file"].rsplit("/", 1)[-1]: e for e in json.loads(done.stdout)["errors"]}
+    assert errors["broken.c"]["line"] == 1 and "error" in errors["broken.c"]["message"]
+    assert "binary" in errors["blob.c"]["message"]
+    assert "no such file" in errors["missing.c"]["message"]
+    bad_profile = run("analyze", str(broken), "--profile", "NOPE")
+    assert bad_profile.returncode == 2 and "unknown profile" in bad_profile.stderr and "Traceback" not in bad_profile.stderr
+
+
+def test_table_output_lists_functions_with_grades():
+    done = run("analyze", "examples/kernels.c", cwd=str(__import__("pathlib").Path(__file__).parents[1]))
+    assert done.returncode == 0, done.stderr
+    assert "sum_cols" in done.stdout and "miss-heavy-loop" in done.stdout and "grade" in done.stdout
