@@ -290,3 +290,47 @@ def test_a_burst_of_changes_coalesces_into_few_analyses():
     runs, current, last = asyncio.run(scenario())
     assert 1 <= len(runs) <= 20
     assert runs[-1] == last and current[-1] is True
+
+
+def test_an_edit_after_a_pause_waits_only_the_minimum():
+    async def scenario():
+        started: list[float] = []
+
+        async def analyse(key, generation):
+            started.append(time.monotonic())
+
+        scheduler = DocumentScheduler(analyse, DebouncePolicy(min_s=0.05, max_s=0.5))
+        scheduler.history.extend([0.4, 0.4, 0.4])  # recent analyses took 400 ms
+        t0 = time.monotonic()
+        scheduler.schedule("doc")  # first edit after a long pause
+        await asyncio.sleep(0.3)
+        isolated = started[0] - t0
+        t1 = time.monotonic()
+        scheduler.schedule("doc")  # 300 ms later: inside the window, so part of a burst
+        await asyncio.sleep(0.6)
+        return isolated, started[1] - t1
+
+    isolated, burst = asyncio.run(scenario())
+    assert isolated < 0.2
+    assert burst >= 0.38
+
+
+@pytest.mark.skipif(CLANG is None, reason="clang not installed")
+def test_cohort_members_cost_like_the_functions_they_stand_for(tmp_path):
+    from ccls.engine import ReportSettings, count_source, report
+    from ccls.frontends import SourceFile
+    from ccls.lsp.workspace import cohort_member
+    from ccls.options import AnalysisOptions
+    from ccls.tables import load_tables
+
+    options = AnalysisOptions(parameter_values=(("n", 64.0),))
+    tables = load_tables()
+    counted = count_source(SourceFile(str(tmp_path / "k.c"), C_TEXT), options, tables).functions
+    assert len(counted) == 3
+    members = [cohort_member(cf, options) for cf in counted]
+    assert all(not m.ir_text and not m.line_counts for m in members)
+    full = report(counted, tables, ReportSettings(scoring="cohort"), options)
+    small = report(members, tables, ReportSettings(scoring="cohort"), options)
+    for a, b in zip(full, small):
+        assert b.metrics.as_dict() == pytest.approx(a.metrics.as_dict(), rel=1e-12)
+        assert b.score == pytest.approx(a.score) and b.grade == a.grade

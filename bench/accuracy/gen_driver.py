@@ -3,8 +3,9 @@
 The driver allocates each kernel's inputs deterministically (xorshift64 with a fixed seed), calls
 one kernel by name and either
   - `once`: calls it a single time (for callgrind, which collects only inside the kernel), or
-  - `time R`: calls it once to warm up, then R times, printing `ns <elapsed>` per call measured
-    with clock_gettime(CLOCK_MONOTONIC) around the call only.
+  - `time R`: calls it once to warm up, then R times, printing `ns <wall> <cpu>` per call: the
+    elapsed CLOCK_MONOTONIC and CLOCK_THREAD_CPUTIME_ID time around the call only. CPU time leaves
+    out the time this thread spent descheduled, which on a shared machine can double wall time.
 Usage: driver KERNEL once|time REPEATS NAME=VALUE...
 """
 from __future__ import annotations
@@ -60,7 +61,7 @@ static long param(const char *name) {
     if (strncmp(g_argv[i], name, len) == 0 && g_argv[i][len] == '=') return atol(g_argv[i] + len + 1);
   fprintf(stderr, "driver: missing parameter %s=VALUE\n", name); exit(2);
 }
-static long now_ns(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000L + t.tv_nsec; }
+static long now_ns(clockid_t clock) { struct timespec t; clock_gettime(clock, &t); return t.tv_sec * 1000000000L + t.tv_nsec; }
 static volatile double sink;
 """
 
@@ -85,8 +86,12 @@ def _runner(kernel: Kernel, return_type: str) -> str:
     call = f"{kernel.call};" if return_type == "void" else f"sink += (double)({kernel.call});"
     lines.append(f"  if (once) {{ {call} }} else {{")
     lines.append(f"    {call} /* warm-up */")
-    lines.append(f"    for (int r = 0; r < repeats; r++) {{ long t0 = now_ns(); {call} long t1 = now_ns(); "
-                 "printf(\"ns %ld\\n\", t1 - t0); }")
+    lines.append("    for (int r = 0; r < repeats; r++) {")
+    lines.append("      long w0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);")
+    lines.append(f"      {call}")
+    lines.append("      long c1 = now_ns(CLOCK_THREAD_CPUTIME_ID), w1 = now_ns(CLOCK_MONOTONIC);")
+    lines.append("      printf(\"ns %ld %ld\\n\", w1 - w0, c1 - c0);")
+    lines.append("    }")
     lines.append("  }")
     if kernel.sink:
         lines.append(f"  sink += (double)({kernel.sink});")

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Accuracy benchmark: ccls's predictions vs callgrind instruction counts and measured time.
 
-    python3 bench/accuracy/run.py [--repeats 9] [--only k_sum_n,k_dot] [--no-ccls] [--json PATH]
+    python3 bench/accuracy/run.py [--repeats 15] [--rounds 5] [--only k_sum_n,k_dot] [--no-ccls] [--json PATH]
 
 Steps: build the kernels with the flags ccls compiles them with and link them to the generated
 driver; ask `python3 -m ccls analyze` for each kernel at that kernel's sizes; run each kernel once
 under `valgrind --tool=callgrind --toggle-collect=KERNEL` (the kernel's own Ir: kernels call
-nothing); time it (warm-up, then the median of --repeats calls, pinned to one CPU); print the
-agreement tables and write results/latest.json. See README.md for the method.
+nothing); time it (median of --repeats calls, taken in --rounds interleaved passes over all
+kernels, each pass warming up first, pinned to one CPU); print the agreement tables and write
+results/latest.json. See README.md for the method.
 """
 from __future__ import annotations
 
@@ -169,18 +170,37 @@ def callgrind_ir(driver: Path, kernel: Kernel) -> tuple[int, dict[str, int]]:
     return own, per_function
 
 
-def time_ns(driver: Path, kernel: Kernel, repeats: int) -> list[int]:
+def time_ns(driver: Path, kernel: Kernel, repeats: int) -> list[tuple[int, int]]:
+    """(wall ns, thread CPU ns) of each of `repeats` calls after a warm-up call."""
     argv = [str(driver), kernel.name, "time", str(repeats), *_sizes(kernel)]
     if shutil.which("taskset"):
         argv = ["taskset", "-c", "1" if (os.cpu_count() or 1) > 1 else "0", *argv]
     text = _checked(argv, TIME_TIMEOUT_S, f"timing {kernel.name}")
-    samples = [int(line.split()[1]) for line in text.splitlines() if line.startswith("ns ")]
+    samples = [(int(line.split()[1]), int(line.split()[2])) for line in text.splitlines() if line.startswith("ns ")]
     if len(samples) != repeats:
         raise BenchError(f"timing {kernel.name}: expected {repeats} samples, got {len(samples)}")
     return samples
 
 
 # ---------------------------------------------------------------- environment
+
+def clock_ghz() -> float | None:
+    """The clock the kernel reports (/proc/cpuinfo "cpu MHz"), to turn time into nominal cycles."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("cpu MHz"):
+                return float(line.split(":", 1)[1]) / 1000.0
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def load_average() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
 
 def environment() -> dict:
     cpu = "unknown"
@@ -196,7 +216,9 @@ def environment() -> dict:
     return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "cpu_model": cpu, "cpu_count": os.cpu_count(), "platform": platform.platform(),
             "clang": clang[0] if clang else "unknown", "valgrind": valgrind, "repo_commit": commit,
-            "note": "times measured on a shared 2-core KVM guest (other jobs running); medians of repeated runs"}
+            "clock_ghz": clock_ghz(),
+            "note": "times measured on a shared 2-core KVM guest (other jobs running); medians of repeated runs; "
+                    "time = thread CPU time of the call (wall-clock also recorded)"}
 
 
 # ---------------------------------------------------------------- report
@@ -228,15 +250,20 @@ def table(headers: list[str], rows: list[list[str]], text_columns: int = 1) -> s
 
 
 def summarize(rows: list[dict]) -> dict:
-    usable = [r for r in rows if r.get("ccls") and r["ir"] and r["time_ms"]]
+    """Agreement of each model with Ir and with time; time is compared as nominal cycles."""
+    usable = [r for r in rows if r.get("ccls") and r["ir"] and r["cycles"]]
     ir = [r["ir"] for r in usable]
-    t = [r["time_ms"] for r in usable]
-    summary: dict = {"kernels": len(usable), "instructions": {}, "time": {}}
+    t = [r["cycles"] for r in usable]
+    # Wall-clock time is the second view: it includes time the shared VM gave to other jobs.
+    t_wall = [r["cycles_wall"] for r in usable]
+    summary: dict = {"kernels": len(usable), "instructions": {}, "time": {}, "time_wall": {}}
     summary["instructions"]["ccls"] = asdict(agreement([r["ccls"]["instructions"] for r in usable], ir))
     summary["time"]["ccls CU"] = asdict(agreement([r["ccls"]["CU"] for r in usable], t))
+    summary["time_wall"]["ccls CU"] = asdict(agreement([r["ccls"]["CU"] for r in usable], t_wall))
     for label in BASELINES:
         summary["instructions"][label] = asdict(agreement([r["baselines"][label] for r in usable], ir))
         summary["time"][label] = asdict(agreement([r["baselines"][label] for r in usable], t))
+        summary["time_wall"][label] = asdict(agreement([r["baselines"][label] for r in usable], t_wall))
     return summary
 
 
@@ -244,11 +271,13 @@ def render(rows: list[dict], summary: dict, env: dict, flags: list[str], flags_s
     out = [f"ccls accuracy benchmark — {env['date']}",
            f"CPU: {env['cpu_model']} ({env['cpu_count']} CPUs) · {env['clang']} · {env['valgrind']}",
            f"kernel flags: {' '.join(flags)} ({flags_source})",
-           f"NOTE: {env['note']}.", ""]
+           f"NOTE: {env['note']}; load average {env.get('load_before', '?')} before timing, "
+           f"{env.get('load_after', '?')} after.", ""]
     targets = {"instructions": "targets: ccls ρ ≥ 0.98, median |err| ≤ 15%, ahead of every baseline",
                "time": "target: ccls ρ ≥ 0.95, ahead of every baseline"}
     titles = {"instructions": "Executed instructions vs callgrind Ir (kernel self cost)",
-              "time": "Predicted cost vs measured time (median of repeats)"}
+              "time": "Predicted cost vs measured time (median thread CPU time of the repeats, as nominal "
+                      f"cycles = ns × {env.get('clock_ghz') or 1:.3g} GHz)"}
     if not summary["kernels"]:
         out += ["No ccls predictions (--no-ccls, or ccls failed on every kernel): measurements only.", ""]
     for metric in ("instructions", "time") if summary["kernels"] else ():
@@ -257,9 +286,12 @@ def render(rows: list[dict], summary: dict, env: dict, flags: list[str], flags_s
         for model, a in summary[metric].items():
             body.append([model, _fmt(a["spearman_rho"]), _fmt(a["kendall_tau"]), _pct(a["median_abs_rel_err"]),
                          _pct(a["median_abs_rel_err_scaled"]), _si(a["best_scale"])])
-        scale_name = "best scale (pred→Ir)" if metric == "instructions" else "best scale (pred→ms)"
+        scale_name = "best scale (pred→Ir)" if metric == "instructions" else "best scale (pred→cycles)"
         out.append(table(["model", "Spearman ρ", "Kendall τ", "median |err|", "median |err| @best scale",
                           scale_name], body))
+        if metric == "time":
+            out.append("against median wall-clock time instead: " + ", ".join(
+                f"{model} ρ {_fmt(a['spearman_rho'])}" for model, a in summary["time_wall"].items()))
         out.append("")
     out.append("B1/B2/B3 price ccls's executed IR counts (no machine lowering); their raw |err| compares a "
                "unitless score with Ir, so the @best-scale column is the fair one for them.")
@@ -270,9 +302,10 @@ def render(rows: list[dict], summary: dict, env: dict, flags: list[str], flags_s
         err = relative_error(c["instructions"], r["ir"]) if c and c.get("instructions") and r["ir"] else float("nan")
         body.append([r["kernel"], r["shape"], _si(r["ir"]), _si(c["instructions"]) if c else "—",
                      f"{100 * err:+.1f}%" if err == err else "—", f"{r['time_ms']:.2f}" if r["time_ms"] else "—",
-                     _si(c["CU"]) if c else "—", _si(r["baselines"].get("B1 uniform")) if c else "—",
+                     _si(r["cycles"]), _si(c["CU"]) if c else "—",
+                     _si(r["baselines"].get("B1 uniform")) if c else "—",
                      str(len(c["assumptions"])) if c else r.get("ccls_error", "—")[:40]])
-    out.append(table(["kernel", "shape", "callgrind Ir", "ccls instr", "err", "time ms", "ccls CU", "B1 IR",
+    out.append(table(["kernel", "shape", "callgrind Ir", "ccls instr", "err", "cpu ms", "cycles", "ccls CU", "B1 IR",
                       "assumptions"], body, text_columns=2))
     notes = [f"  {r['kernel']}: in the measured run, {r['actual_trip']}" for r in rows if r["actual_trip"]]
     extra = [f"  {r['kernel']}: callgrind also saw {r['callees']}" for r in rows if r["callees"]]
@@ -286,13 +319,17 @@ def render(rows: list[dict], summary: dict, env: dict, flags: list[str], flags_s
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeats", type=int, default=9, help="timed calls per kernel after one warm-up (≥ 7)")
+    parser.add_argument("--repeats", type=int, default=15, help="timed calls per kernel in all (≥ 7)")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="interleaved passes over the kernels the timed calls are spread over")
     parser.add_argument("--only", default="", help="comma-separated kernel names")
     parser.add_argument("--no-ccls", action="store_true", help="measure only (ccls not needed)")
     parser.add_argument("--json", default=str(HERE / "results" / "latest.json"), help="where to write results")
     args = parser.parse_args(argv)
     if args.repeats < 7:
         parser.error("--repeats must be at least 7")
+    if not 1 <= args.rounds <= args.repeats:
+        parser.error("--rounds must be between 1 and --repeats")
     kernels = [k for k in KERNELS if not args.only or k.name in args.only.split(",")]
     if not kernels:
         parser.error(f"no kernel matches --only {args.only}")
@@ -319,16 +356,34 @@ def main(argv: list[str] | None = None) -> int:
                 flags, flags_source = codegen_flags(reported), "as reported in ccls's JSON"
         driver = build(flags)
         env = environment()
-        rows = []
+        callgrind: dict[str, tuple[int, dict[str, int], float]] = {}
         for kernel in kernels:
-            print(f"measuring {kernel.name} …", file=sys.stderr)
+            print(f"callgrind {kernel.name} …", file=sys.stderr)
             started = time.monotonic()
             ir, callees = callgrind_ir(driver, kernel)
-            samples = time_ns(driver, kernel, args.repeats)
+            callgrind[kernel.name] = (ir, callees, round(time.monotonic() - started, 1))
+        # Interleaved rounds: a burst of load from other jobs on the shared VM then lands on several
+        # kernels a little rather than on one kernel's every sample.
+        samples: dict[str, list[tuple[int, int]]] = {k.name: [] for k in kernels}
+        per_round = [args.repeats // args.rounds + (i < args.repeats % args.rounds) for i in range(args.rounds)]
+        env["load_before"] = load_average()
+        for round_index, count in enumerate(per_round):
+            print(f"timing round {round_index + 1}/{args.rounds} …", file=sys.stderr)
+            for kernel in kernels:
+                samples[kernel.name] += time_ns(driver, kernel, count)
+        env["load_after"] = load_average()
+        ghz = env["clock_ghz"] or 1.0
+        rows = []
+        for kernel in kernels:
+            ir, callees, callgrind_s = callgrind[kernel.name]
+            cpu_ns = statistics.median(cpu for _, cpu in samples[kernel.name])
+            wall_ns = statistics.median(wall for wall, _ in samples[kernel.name])
             row = {"kernel": kernel.name, "file": kernel.file, "shape": kernel.shape, "params": kernel.params,
                    "inputs": kernel.inputs, "actual_trip": kernel.actual_trip, "ir": ir, "callees": callees,
-                   "time_ms": statistics.median(samples) / 1e6, "time_samples_ns": samples,
-                   "callgrind_s": round(time.monotonic() - started, 1), "baselines": {}}
+                   "time_ms": cpu_ns / 1e6, "wall_ms": wall_ns / 1e6, "cycles": cpu_ns * ghz,
+                   "cycles_wall": wall_ns * ghz,
+                   "time_samples_ns": [{"wall": w, "cpu": c} for w, c in samples[kernel.name]],
+                   "callgrind_s": callgrind_s, "baselines": {}}
             if kernel.name in docs:
                 function = pick_function(docs[kernel.name], kernel.name)
                 if function is None or function.get("instructions") is None:
@@ -349,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarize(rows)
     print(render(rows, summary, env, flags, flags_source))
     result = {"schema": "ccls.bench.accuracy/1", "environment": env, "kernel_flags": flags,
-              "kernel_flags_source": flags_source, "repeats": args.repeats, "gas_schedule": GAS_PRICE_BY_BASE,
+              "kernel_flags_source": flags_source, "repeats": args.repeats, "rounds": args.rounds, "gas_schedule": GAS_PRICE_BY_BASE,
               "summary": summary, "kernels": rows}
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")

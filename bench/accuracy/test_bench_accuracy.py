@@ -88,7 +88,7 @@ def test_callgrind_ir_is_linear_in_n_and_timing_gives_samples(tmp_path, monkeypa
     assert irs[2] - irs[1] == 2 * (irs[1] - irs[0]) and irs[1] > irs[0] > 0
     small = type(base)(**{**base.__dict__, "params": {"n": 10_000}})
     samples = run.time_ns(driver, small, 7)
-    assert len(samples) == 7 and all(s > 0 for s in samples)
+    assert len(samples) == 7 and all(wall > 0 and cpu > 0 for wall, cpu in samples)
 
 
 def test_render_with_a_synthetic_ccls_row():
@@ -96,7 +96,7 @@ def test_render_with_a_synthetic_ccls_row():
     for i, kernel in enumerate(KERNELS[:4]):
         counts = {"int_add": 100.0 * (i + 1), "load.L1": 50.0 * (i + 1)}
         rows.append({"kernel": kernel.name, "shape": kernel.shape, "actual_trip": "", "callees": {},
-                     "ir": 160 * (i + 1), "time_ms": 0.1 * (i + 1),
+                     "ir": 160 * (i + 1), "time_ms": 0.1 * (i + 1), "cycles": 2.5e5 * (i + 1), "cycles_wall": 3e5 * (i + 1),
                      "ccls": {"instructions": 150.0 * (i + 1), "CU": 300.0 * (i + 1), "assumptions": ["a"]},
                      "baselines": {label: fn(counts) for label, fn in run.BASELINES.items()}})
     summary = run.summarize(rows)

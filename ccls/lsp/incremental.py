@@ -141,13 +141,21 @@ class DocumentModel:
         return Snapshot(self.uri, self.path, self.language, self.version, self.text, self.data, self.functions())
 
 
+@dataclass(frozen=True)
+class Unit:
+    """One source function's counted functions, placed at its lines in this version."""
+
+    key: str  # the function's text hash; "<file>:<symbol>" in whole-file mode
+    identity: tuple  # (cache key, first line): equal identities have equal reports
+    counted: tuple[CountedFunction, ...]
+
+
 @dataclass
 class Outcome:
     """What one analysis produced for one document version."""
 
     snapshot: Snapshot
-    counted: list[CountedFunction]  # every function of the file, lines placed for this version
-    by_unit: dict[str, list[CountedFunction]]  # function text hash (or "<file>") -> its counted functions
+    units: list[Unit]
     errors: list[AnalysisError]
     compiles: int = 0  # count_source calls
     compiled_functions: list[str] = field(default_factory=list)  # functions whose bodies were compiled
@@ -283,14 +291,14 @@ class Analyzer:
         cached = self.cache.get(key)
         if cached is not None:
             counted = [reduce.shift_lines(cf, 0, snapshot.path) for cf in cached]
-            return Outcome(snapshot, counted, {_FILE_UNIT: counted}, [], cached_functions=len(counted))
+            return Outcome(snapshot, _file_units(key, counted), [], cached_functions=len(counted))
         result = self._compile(snapshot, snapshot.text, options)
         counted = list(result.functions)
         if not result.errors:
             self.cache.put(key, counted)
         with self._lock:
             self.functions_compiled += len(counted)
-        return Outcome(snapshot, counted, {_FILE_UNIT: counted}, list(result.errors), compiles=1,
+        return Outcome(snapshot, _file_units(key, counted), list(result.errors), compiles=1,
                        compiled_functions=[cf.display_name for cf in counted])
 
     def _analyse_functions(self, snapshot: Snapshot, options: AnalysisOptions, keys: list[str],
@@ -302,15 +310,15 @@ class Analyzer:
             if hit is not None:
                 found[i] = hit
         missing = [i for i in range(len(functions)) if i not in found]
-        outcome = Outcome(snapshot, [], {}, [], cached_functions=len(found))
+        outcome = Outcome(snapshot, [], [], cached_functions=len(found))
         if missing:
             if cancelled():
                 raise Cancelled()
             self._fill(snapshot, options, keys, missing, found, outcome, cancelled)
         for i, fn in enumerate(functions):
-            placed = [reduce.shift_lines(cf, fn.start_line - 1, snapshot.path) for cf in found.get(i, [])]
-            outcome.by_unit[fn.text_hash] = placed
-            outcome.counted.extend(placed)
+            placed = tuple(reduce.shift_lines(cf, fn.start_line - 1, snapshot.path) for cf in found.get(i, []))
+            if placed:
+                outcome.units.append(Unit(fn.text_hash, (keys[i], fn.start_line), placed))
         return outcome
 
     def _fill(self, snapshot: Snapshot, options: AnalysisOptions, keys: list[str], missing: list[int],
@@ -350,6 +358,14 @@ class Analyzer:
             if not result.errors:
                 store.append((keys[i], found[i]))
         self.cache.put_many(store)
+
+
+def _file_units(key: str, counted: list[CountedFunction]) -> list[Unit]:
+    return [Unit(f"{_FILE_UNIT}:{cf.name}", (key, cf.name, cf.line), (cf,)) for cf in counted]
+
+
+def all_counted(outcome: Outcome) -> list[CountedFunction]:
+    return [cf for unit in outcome.units for cf in unit.counted]
 
 
 @dataclass

@@ -115,6 +115,8 @@ class _DocState:
     rerun: bool = False
     closed: bool = False
     generation: int = 0  # bumps on every schedule(): a running analysis compares against it
+    adaptive: bool = False  # scheduled by an edit: its duration feeds the debounce history
+    last_change: float = float("-inf")  # monotonic time of the latest edit
     cancel_hooks: list[Callable[[], None]] = field(default_factory=list)
 
 
@@ -146,7 +148,16 @@ class DocumentScheduler:
             state.timer.cancel()
         for hook in state.cancel_hooks:
             hook()  # cancel jobs still queued for an older version
-        delay = self.debounce_s() if delay_s is None else delay_s
+        state.adaptive = delay_s is None
+        now = time.monotonic()
+        if delay_s is None:
+            # clangd waits the adaptive debounce after every edit. An edit after a pause longer
+            # than that window is not part of a burst: it waits only the minimum.
+            debounce = self.debounce_s()
+            delay = debounce if now - state.last_change < debounce else self.policy.min_s
+            state.last_change = now
+        else:
+            delay = delay_s
         state.timer = loop.call_later(delay, self._start, key)
 
     def on_cancel(self, key: str, hook: Callable[[], None]) -> Callable[[], None]:
@@ -188,9 +199,10 @@ class DocumentScheduler:
         if state.task is not None:
             state.rerun = True  # picked up when the running analysis finishes
             return
-        state.task = asyncio.get_running_loop().create_task(self._run(key, state, state.generation))
+        state.task = asyncio.get_running_loop().create_task(
+            self._run(key, state, state.generation, state.adaptive))
 
-    async def _run(self, key: str, state: _DocState, generation: int) -> None:
+    async def _run(self, key: str, state: _DocState, generation: int, adaptive: bool) -> None:
         started = time.monotonic()
         completed = False
         try:
@@ -201,7 +213,9 @@ class DocumentScheduler:
         except Exception:
             log.exception("analysis of %s failed", key)
         finally:
-            if completed:
+            # Only edits' analyses set the pace: opening a file (a cold, whole-file compile)
+            # says nothing about how long the next keystroke's analysis takes.
+            if completed and adaptive:
                 self.history.append(time.monotonic() - started)
             self.runs += 1
             state.task = None

@@ -6,6 +6,7 @@ import sys
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -106,12 +107,12 @@ async def did_change_configuration(ls: CclsServer, params: types.DidChangeConfig
 
 @server.command("ccls.setProfile")
 def set_profile(ls: CclsServer, *args: Any) -> str:
-    return ls.session.set_layer_value("profile", _plain(args[0]) if args else None)
+    return _invalid_params_on_value_error(ls.session.set_layer_value, "profile", _plain(args[0]) if args else None)
 
 
 @server.command("ccls.setRegion")
 def set_region(ls: CclsServer, *args: Any) -> str:
-    return ls.session.set_layer_value("region", _plain(args[0]) if args else None)
+    return _invalid_params_on_value_error(ls.session.set_layer_value, "region", _plain(args[0]) if args else None)
 
 
 @server.command("ccls.explainFunction")
@@ -135,8 +136,16 @@ def stats(ls: CclsServer, params: Any) -> dict:
 
 def _uri_position(args: tuple) -> tuple[str, Any]:
     if len(args) < 2 or not isinstance(args[0], str):
-        raise ValueError("expected arguments [uri, {line, character}]")
+        raise JsonRpcInvalidParams("expected arguments [uri, {line, character}]")
     return args[0], args[1]
+
+
+def _invalid_params_on_value_error(fn: Any, *args: Any) -> Any:
+    """A bad argument from the client is its error (InvalidParams), not an internal one."""
+    try:
+        return fn(*args)
+    except ValueError as exc:
+        raise JsonRpcInvalidParams(str(exc)) from None
 
 
 def run_stdio(log_file: str | None, log_level: str) -> None:

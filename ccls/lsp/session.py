@@ -17,7 +17,7 @@ from lsprotocol import types
 from ccls.cache import CountCache, cache_key, default_cache_dir
 from ccls.lsp import convert
 from ccls.lsp.convert import Placed
-from ccls.lsp.incremental import Analyzer, Cancelled, DocumentModel, Outcome, language_for
+from ccls.lsp.incremental import Analyzer, Cancelled, DocumentModel, Outcome, Unit, all_counted, language_for
 from ccls.lsp.positions import UTF16, LineIndex
 from ccls.lsp.scheduler import BACKGROUND, FOREGROUND, DocumentScheduler, WorkerPool
 from ccls.lsp.settings import Settings, merge, parse_settings, read_project_file
@@ -45,6 +45,7 @@ class Stats:
     stale_dropped: int = 0
     superseded: int = 0
     reports: int = 0
+    cohort_size: int = 0  # functions scored together in the latest report
     last: dict[str, dict] = field(default_factory=dict)
 
 
@@ -69,12 +70,14 @@ class Session:
         self._tables_version = ""
         self._tables_lock = threading.Lock()
         self._shown: set[str] = set()
+        self._report_memo: dict[str, tuple[Any, dict]] = {}
+        self._memo_lock = threading.Lock()
 
     # -- lifecycle ---------------------------------------------------------------------------
 
     def initialize(self, params: types.InitializeParams, encoding: str) -> None:
         self.capabilities = params.capabilities
-        self.encoding = str(encoding or UTF16)
+        self.encoding = str(getattr(encoding, "value", encoding) or UTF16)
         folders = [f.uri for f in (params.workspace_folders or [])]
         if not folders and params.root_uri:
             folders = [params.root_uri]
@@ -169,6 +172,8 @@ class Session:
             self.settings_generation += 1
             for uri in self.docs:
                 self.scheduler.schedule(uri, 0)
+            if self.workspace is not None and settings.background_analysis:
+                self.workspace.request_pass()  # counts (and so cohort members) changed
         elif old != settings:
             self.settings_generation += 1
             self.refresh_reports()
@@ -240,10 +245,11 @@ class Session:
     def _report(self, counted: list[CountedFunction], settings: Settings,
                 cohort: list[CountedFunction] | None = None) -> list:
         from ccls.engine import ReportSettings, report
-        if not counted:
+        if not counted and not (cohort and settings.scoring == "cohort"):
             return []
         report_settings = ReportSettings(settings.profile, settings.region, settings.scoring)
         functions = counted + (cohort or []) if settings.scoring == "cohort" else counted
+        self.stats.cohort_size = len(functions)
         try:
             reports = report(functions, self.tables, report_settings, settings.analysis_options())
         except KeyError as exc:  # a profile/region the tables do not know: say so, use defaults
@@ -252,6 +258,30 @@ class Session:
                              settings.analysis_options())
         self.stats.reports += 1
         return reports[:len(counted)]
+
+    def _unit_reports(self, uri: str, outcome: Outcome, settings: Settings,
+                      cohort: list[CountedFunction] | None) -> dict[str, tuple]:
+        """Reports per unit (most costly first). Under absolute scoring a function's report
+        depends only on itself, so reports of units whose identity (cache key, first line) is
+        unchanged are reused: an edit re-costs one function, not the file. Cohort scores
+        depend on every function: all are re-costed."""
+        signature = (settings.profile, settings.region, settings.scoring, settings.analysis_options(),
+                     self._tables_version)
+        with self._memo_lock:
+            memo_signature, memo = self._report_memo.get(uri, (None, {}))
+        if memo_signature != signature or settings.scoring == "cohort":
+            memo = {}
+        todo = [unit for unit in outcome.units if unit.identity not in memo]
+        fresh = self._report([cf for unit in todo for cf in unit.counted], settings, cohort)
+        position = 0
+        for unit in todo:
+            memo[unit.identity] = tuple(fresh[position:position + len(unit.counted)])
+            position += len(unit.counted)
+        keep = {unit.identity: memo[unit.identity] for unit in outcome.units}
+        with self._memo_lock:
+            self._report_memo[uri] = (signature, keep)
+        return {unit.key: tuple(sorted(keep[unit.identity], key=lambda r: -r.metrics.cu))
+                for unit in outcome.units if keep[unit.identity]}
 
     def report_settings(self) -> Any:
         from ccls.engine import ReportSettings
@@ -297,6 +327,8 @@ class Session:
     def close(self, uri: str) -> None:
         self.scheduler.close(uri)
         self.results.pop(uri, None)
+        with self._memo_lock:
+            self._report_memo.pop(uri, None)
         if self.docs.pop(uri, None) is not None:
             self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -329,9 +361,9 @@ class Session:
         cohort = self.workspace.cohort(exclude=set(self.docs)) if (
             self.workspace is not None and settings.scoring == "cohort") else None
 
-        def work() -> tuple[Outcome, list]:
+        def work() -> tuple[Outcome, dict]:
             outcome = analyzer.analyse(snapshot, settings.analysis_options(), stop.is_set)
-            return outcome, self._report(outcome.counted, settings, cohort)
+            return outcome, self._unit_reports(uri, outcome, settings, cohort)
 
         future = self.pool.submit(work, FOREGROUND)
 
@@ -368,7 +400,8 @@ class Session:
         for uri, result in list(self.results.items()):
             cohort = self.workspace.cohort(exclude=set(self.docs)) if (
                 self.workspace is not None and settings.scoring == "cohort") else None
-            future = self.pool.submit(lambda r=result: self._report(r.outcome.counted, settings, cohort), FOREGROUND)
+            future = self.pool.submit(lambda u=uri, r=result: self._unit_reports(u, r.outcome, settings, cohort),
+                                      FOREGROUND)
             future.add_done_callback(lambda f, u=uri, r=result: self._call_soon(self._rereported, u, r, f))
 
     def _rereported(self, uri: str, result: DocResult, future: Any) -> None:
@@ -540,6 +573,7 @@ class Session:
             "staleDropped": self.stats.stale_dropped,
             "superseded": self.stats.superseded,
             "reports": self.stats.reports,
+            "cohortSize": self.stats.cohort_size,
             "debounceMs": round(self.scheduler.debounce_s() * 1000, 1),
             "positionEncoding": self.encoding,
             "settings": {"profile": self.settings.profile, "region": self.settings.region,
@@ -550,21 +584,8 @@ class Session:
         }
 
 
-def _doc_result(outcome: Outcome, reports: list) -> DocResult:
-    by_counted = {id(r.counted): r for r in reports}
-    grouped: dict[str, tuple] = {}
-    file_mode = outcome.snapshot.functions is None
-    if file_mode:
-        for cf in outcome.counted:
-            report = by_counted.get(id(cf))
-            if report is not None:
-                grouped[f"<file>:{cf.name}"] = (report,)
-    else:
-        for key, counted in outcome.by_unit.items():
-            mine = [by_counted[id(cf)] for cf in counted if id(cf) in by_counted]
-            if mine:
-                grouped[key] = tuple(sorted(mine, key=lambda r: -r.metrics.cu))
-    return DocResult(outcome.snapshot.version, outcome, grouped, file_mode, outcome.errors)
+def _doc_result(outcome: Outcome, reports: dict[str, tuple]) -> DocResult:
+    return DocResult(outcome.snapshot.version, outcome, reports, outcome.snapshot.functions is None, outcome.errors)
 
 
 def _counting_tables_version(tables: Any) -> str:

@@ -12,14 +12,17 @@ import logging
 import os
 import time
 import uuid
+from collections import deque
 from typing import Any
 
 from lsprotocol import types
 
-from ccls.lsp.incremental import DocumentModel, language_for
+from ccls.lsp.incremental import DocumentModel, all_counted, language_for
 from ccls.lsp.scheduler import BACKGROUND
 from ccls.lsp.settings import PROJECT_FILE
 from ccls.model import CountedFunction
+from ccls.options import AnalysisOptions
+from ccls.polynomial import Polynomial
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +47,8 @@ class WorkspaceIndex:
         self._pending_events: set[str] = set()
         self._event_timer: asyncio.TimerHandle | None = None
         self._task: asyncio.Task | None = None
-        self._queue: list[str] = []
+        self._queue: deque[str] = deque()
+        self._queued: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -152,12 +156,23 @@ class WorkspaceIndex:
     # -- background pass ---------------------------------------------------------------------
 
     def request_pass(self) -> None:
-        for path in self._discover():
+        """Queue every source file of the workspace; the directory walk runs off the loop."""
+        future = self.session.pool.submit(self._discover, BACKGROUND)
+        loop = asyncio.get_running_loop()
+
+        def queued(done: Any) -> None:
+            if not done.cancelled() and done.exception() is None:
+                loop.call_soon_threadsafe(self._enqueue_all, done.result())
+        future.add_done_callback(queued)
+
+    def _enqueue_all(self, paths: list[str]) -> None:
+        for path in paths:
             self._enqueue(path)
 
     def _enqueue(self, path: str) -> None:
-        if path not in self._queue:
+        if path not in self._queued:
             self._queue.append(path)
+            self._queued.add(path)
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._run())
 
@@ -194,8 +209,10 @@ class WorkspaceIndex:
                 if token is not None and progress.tokens.get(token) is not None and progress.tokens[token].cancelled():
                     self.cancelled = True
                     self._queue.clear()
+                    self._queued.clear()
                     break
-                path = self._queue.pop(0)
+                path = self._queue.popleft()
+                self._queued.discard(path)
                 await self._analyse_file(path)
                 done += 1
                 total_hint = max(total_hint, done + len(self._queue))
@@ -230,8 +247,9 @@ class WorkspaceIndex:
                 return None  # deleted or unreadable meanwhile
             # surrogateescape: undecodable bytes reach the compiler unchanged.
             model = DocumentModel("file://" + path, path, language, raw.decode("utf-8", "surrogateescape"), 0)
-            outcome = analyzer.analyse(model.snapshot(), settings.analysis_options())
-            return [dataclasses.replace(cf, ir_text="", line_counts={}) for cf in outcome.counted]
+            options = settings.analysis_options()
+            outcome = analyzer.analyse(model.snapshot(), options)
+            return [cohort_member(cf, options) for cf in all_counted(outcome)]
 
         self.files_seen += 1
         try:
@@ -256,6 +274,18 @@ class WorkspaceIndex:
                 "filesAnalysed": self.files_done, "passes": self.passes, "running": self.running,
                 "queued": len(self._queue), "cancelled": self.cancelled,
                 "watching": self._observer is not None}
+
+
+def cohort_member(cf: CountedFunction, options: AnalysisOptions) -> CountedFunction:
+    """What cohort scoring needs of a workspace function, small and cheap to cost: its counts
+    evaluated at the configured parameter values (its metrics are unchanged), without IR,
+    per-line counts, loops or finding sites."""
+    def constant(poly: Polynomial) -> Polynomial:
+        return Polynomial.constant(poly.evaluate({s: options.parameter_value(s) for s in poly.symbols}))
+    return dataclasses.replace(
+        cf, counts={cls: constant(poly) for cls, poly in cf.counts.items()},
+        machine_instructions=constant(cf.machine_instructions) if cf.machine_instructions is not None else None,
+        static_counts={}, loops=[], line_counts={}, calls={}, sites=[], assumptions=[], ir_text="")
 
 
 def _interesting(path: str) -> bool:

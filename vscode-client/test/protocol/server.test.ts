@@ -137,7 +137,8 @@ describe('ccls --stdio under VS Code\'s client capabilities', { timeout: ANALYSI
     connection.onNotification(() => undefined); // logMessage, showMessage, $/progress
     connection.listen();
 
-    init = await connection.sendRequest(InitializeRequest.type, initializeParams(repoRoot, settings, process.pid));
+    // The user opened the examples folder (the server also analyses the workspace in the background).
+    init = await connection.sendRequest(InitializeRequest.type, initializeParams(join(repoRoot, 'examples'), settings, process.pid));
     await connection.sendNotification(InitializedNotification.type, {});
     // vscode-languageclient sends the synchronized section right after `initialized`.
     await connection.sendNotification(DidChangeConfigurationNotification.type, { settings: { ccls: settings } });
@@ -176,8 +177,9 @@ describe('ccls --stdio under VS Code\'s client capabilities', { timeout: ANALYSI
     assert.ok(!caps.positionEncoding || caps.positionEncoding === 'utf-16', `VS Code offered only utf-16, server chose ${caps.positionEncoding}`);
   });
 
-  test('diagnostics include division-in-loop inside checksum_mod', async () => {
+  test('diagnostics include division-in-loop inside checksum_mod', async (t) => {
     const found = await waitForDiagnostics((d) => d.some((x) => x.code === 'division-in-loop'), 'a division-in-loop diagnostic');
+    t.diagnostic(`diagnostics: ${found.map((d) => `${d.range.start.line + 1}:${d.code}:${d.severity}`).join(', ')}`);
     const division = found.filter((d) => d.code === 'division-in-loop');
     const moduloLine = lineOf(source, 's += a[i] % m;');
     assert.ok(division.some((d) => d.range.start.line === moduloLine), `expected one on line ${moduloLine + 1}: ${JSON.stringify(division)}`);
@@ -190,9 +192,10 @@ describe('ccls --stdio under VS Code\'s client capabilities', { timeout: ANALYSI
     assert.ok(!division.some((d) => d.range.start.line > addLines[0] && d.range.start.line < addLines[1]), 'division reported in checksum_add');
   });
 
-  test('inlay hints: one per function, each starting with a grade', async () => {
+  test('inlay hints: one per function, each starting with a grade', async (t) => {
     const all = await hints();
     const labels = all.map(hintText);
+    t.diagnostic(`inlay hints: ${all.map((h) => `${h.position.line + 1}: ${hintText(h)}`).join(' | ')}`);
     assert.ok(labels.length >= 6, `expected hints for the 6 functions, got ${JSON.stringify(labels)}`);
     for (const label of labels) {
       assert.match(label, GRADE_AT_START);
@@ -207,12 +210,13 @@ describe('ccls --stdio under VS Code\'s client capabilities', { timeout: ANALYSI
     }
   });
 
-  test('hover on a function returns markdown with CU and the same grade as its hint', async () => {
+  test('hover on a function returns markdown with CU and the same grade as its hint', async (t) => {
     const line = lineOf(source, `${FUNCTION}(`);
     const character = source.split('\n')[line].indexOf(FUNCTION) + 2;
     const hover = (await connection.sendRequest(HoverRequest.type, { textDocument: { uri: EXAMPLE_URI }, position: { line, character } })) as Hover | null;
     assert.ok(hover, 'no hover');
     const contents = hover.contents as MarkupContent;
+    t.diagnostic(`hover: ${contents.value.split('\n').slice(0, 3).join(' / ')}`);
     assert.equal(contents.kind, 'markdown');
     assert.match(contents.value, /\bCU\b/);
     assert.ok(contents.value.includes(FUNCTION), 'hover does not name the function');
@@ -246,6 +250,25 @@ describe('ccls --stdio under VS Code\'s client capabilities', { timeout: ANALYSI
     const ir = await connection.sendRequest(ExecuteCommandRequest.type, { command: 'ccls.showIR', arguments: [EXAMPLE_URI, position] });
     assert.equal(typeof ir, 'string');
     assert.match(ir as string, new RegExp(`define\\b.*@${FUNCTION}\\(`));
+  });
+
+  test('an LLVM IR file opened with the extension\'s `llvm` language id gets hints', async (t) => {
+    const ll = join(repoRoot, 'examples', 'horner.ll');
+    const uri = pathToFileURL(ll).href;
+    const text = readFileSync(ll, 'utf8');
+    await connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'llvm', version: 1, text } });
+    const range = { start: { line: 0, character: 0 }, end: { line: text.split('\n').length, character: 0 } };
+    const deadline = Date.now() + ANALYSIS_TIMEOUT_MS;
+    let labels: string[] = [];
+    while (labels.length === 0 && Date.now() < deadline) {
+      labels = ((await connection.sendRequest(InlayHintRequest.type, { textDocument: { uri }, range })) ?? []).map(hintText);
+      if (labels.length === 0) {
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+    t.diagnostic(`horner.ll hints: ${labels.join(' | ')}`);
+    assert.ok(labels.length > 0, 'no hints for horner.ll');
+    assert.ok(labels.every((l) => GRADE_AT_START.test(l)), JSON.stringify(labels));
   });
 
   test('a settings change reaches the running server: new hint format, division diagnostics off', async () => {
