@@ -10,7 +10,7 @@ __global__ void block_reduce(const __half *in, float *partial, int n)
     unsigned i = blockIdx.x * BLOCK + tid;
     buf[tid] = (i < n) ? __half2float(in[i]) : 0.0f;
     __syncthreads();
-    #pragma unroll 1
+    #pragma unroll 1  // keep the loop: 8 iterations of s >>= 1, not 8 unrolled copies
     for (unsigned s = BLOCK / 2; s > 0; s >>= 1) {
         if (tid < s) buf[tid] += buf[tid + s];
         __syncthreads();

@@ -69,18 +69,21 @@ def analyze_cuda_with(source: SourceFile, options: AnalysisOptions, compiler: st
     """`compiler`: "auto" (nvcc if installed, else clang), "nvcc" or "clang" (tests pick one)."""
     result = FrontendResult()
     kernels = cuda_functions(source.text)
+    if kernels is None:
+        result.errors.append(AnalysisError(source.path, None, "tree-sitter-cuda is not installed: parameter names "
+                                           "are param_<i> and host code is not analysed (pip install tree-sitter-cuda)"))
     with tempfile.TemporaryDirectory(prefix="ccls-cuda-") as work:
         compiled = _compile_device(source, options, compiler, work)
         if isinstance(compiled, AnalysisError):
             result.errors.append(compiled)
         else:
             try:
-                functions, errors = _read_device(compiled, source, options, kernels)
+                functions, errors = _read_device(compiled, source, options, kernels or [])
             except Exception as problem:  # noqa: BLE001 - a reader bug must not take the server down
                 functions, errors = [], [internal_error(source.path, problem)]
             result.functions.extend(functions)
             result.errors.extend(errors)
-        if any(k.runs_on_host for k in kernels):
+        if kernels and any(k.runs_on_host for k in kernels):
             host = _analyze_host(source, options, work, compiled)
             result.functions.extend(host.functions)
             result.errors.extend(host.errors)
@@ -280,12 +283,15 @@ class CudaFunction:
         return "__host__" in self.qualifiers or not self.qualifiers & {"__global__", "__device__"}
 
 
-def cuda_functions(text: str) -> list[CudaFunction]:
-    """Every function definition in CUDA source, with its parameter names and CUDA qualifiers."""
-    from ccls import source_map
+def cuda_functions(text: str) -> list[CudaFunction] | None:
+    """Every function definition in CUDA source, with its parameter names and CUDA qualifiers;
+    None when the tree-sitter CUDA grammar is not installed."""
+    try:
+        from ccls import source_map
 
-    data = text.encode("utf-8", errors="surrogateescape")
-    tree = source_map.parse(data, "cuda")
+        tree = source_map.parse(text.encode("utf-8", errors="surrogateescape"), "cuda")
+    except ImportError:
+        return None
     found: list[CudaFunction] = []
     stack = [tree.root_node]
     while stack:

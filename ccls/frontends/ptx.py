@@ -47,16 +47,22 @@ def demangled_names(mangled: list[str]) -> dict[str, str]:
 
 
 def without_parameters(signature: str) -> str:
-    """`ns::f<int>(int, char)` → `ns::f<int>`: cut at the parameter list's opening parenthesis."""
-    depth = 0
+    """`void ns::f<int>(int, char)` → `ns::f<int>`: cut at the parameter list's opening
+    parenthesis, and drop the return type that demangled template functions carry."""
+    depth, cut, spaces = 0, len(signature), []
     for index, char in enumerate(signature):
         if char == "<":
             depth += 1
         elif char == ">":
             depth -= 1
+        elif char == " " and depth == 0:
+            spaces.append(index)
         elif char == "(" and depth == 0 and index > 0 and not signature.endswith("operator", 0, index):
-            return signature[:index]
-    return signature
+            cut = index
+            break
+    name = signature[:cut]
+    spaces = [i for i in spaces if i < cut and not name.endswith("operator", 0, i)]
+    return name[spaces[-1] + 1:] if spaces else name
 
 
 def internal_error(path: str, problem: Exception) -> AnalysisError:

@@ -113,13 +113,10 @@ def _skip_section(text: str, pos: int, line: int) -> tuple[int, int]:
     n = len(text)
     end = text.find("\n", pos)
     end = n if end < 0 else end
-    j = pos
-    while j < n and text[j] != "{":
-        if text[j] == "\n" and text[pos:j].strip() and text[j + 1:].lstrip()[:1] != "{":
-            return j, line
-        j += 1
-    if j >= n:
+    brace = re.compile(r"\.section[^\n{]*\s*\{").match(text, pos)
+    if brace is None:  # no block follows: the directive is one line
         return end, line
+    j = brace.end() - 1
     depth = 0
     while j < n:
         if text[j] == "{":
@@ -151,6 +148,8 @@ def _statement(text: str, pos: int, line: int) -> tuple[int, int, tuple[str, str
             depth += 1
         elif c in ")]}":
             if depth == 0:  # closes an enclosing block: this statement lacks its ';'
+                if pos == start:  # a stray ')' or ']': consume it
+                    return pos + 1, line, ("bad", c)
                 return pos, line, ("bad", text[start:pos].strip())
             depth -= 1
         pos += 1
@@ -498,9 +497,7 @@ def _classify_matrix(ins: _Instr) -> tuple[str, str | None, int]:
     # Input precision: mma.sync …dtype.atype.btype.ctype; wgmma …dtype.atype.btype; wmma.mma lists
     # only D/C types (f16 inputs) unless the inputs are something else (.bf16, .tf32, .s8 …).
     if base == "wmma":
-        in_type = types[0] if len(types) == 4 else ("f16" if len(types) == 2 else (types[0] if types else None))
-        if len(types) == 4:
-            in_type = types[1]
+        in_type = types[1] if len(types) == 4 else ("f16" if len(types) == 2 else (types[0] if types else None))
     else:
         in_type = types[1] if len(types) >= 3 else (types[0] if types else None)
     if in_type and in_type.startswith(("e4m3", "e5m2")):
@@ -676,7 +673,6 @@ _CUDA_NAMES = {"tid": "threadIdx", "ntid": "blockDim", "ctaid": "blockIdx", "nct
 # Value ranges of special registers used to bound trip counts (PTX ISA, "Special Registers").
 _SPECIAL_RANGES = {"%tid.x": (0, 1023), "%tid.y": (0, 1023), "%tid.z": (0, 63), "%laneid": (0, 31)}
 _GRID_SIZES = re.compile(r"%n(tid|ctaid)\.[xyz]\Z")
-_THREAD_POSITION = re.compile(r"%(tid|ctaid|laneid|warpid)(\.[xyz])?\Z")
 
 
 def _p(value: int | Fraction) -> Polynomial:
@@ -1040,18 +1036,19 @@ class _Trip:
 
 
 class _Unknown(Exception):
-    """Why a trip count could not be derived (internal control flow only)."""
+    """Why a trip count could not be derived, and the loop test it was derived from."""
+
+    def __init__(self, reason: str, source: str = ""):
+        super().__init__(reason)
+        self.reason, self.source = reason, source
 
 
 def _trip_count(an: _Analysis, header: int, default: int, where: str) -> _Trip:
     try:
         return _derive_trip(an, header, where)
     except _Unknown as why:
-        text = str(why)
-        source = text.split(" | ", 1)[1] if " | " in text else ""
-        reason = text.split(" | ", 1)[0]
-        return _Trip(TripCount("unknown", _p(default), source),
-                     f"{where}: trip count unknown ({reason}); assumed {default} iterations")
+        return _Trip(TripCount("unknown", _p(default), why.source),
+                     f"{where}: trip count unknown ({why.reason}); assumed {default} iterations")
 
 
 def _derive_trip(an: _Analysis, header: int, where: str) -> _Trip:
@@ -1100,12 +1097,12 @@ def _trip_from_exit(an: _Analysis, header: int, exit_block: int, where: str) -> 
     setp_index, _ = an.defs[defs[0]]
     setp = an.instrs[setp_index]
     if setp.base != "setp" or len(setp.operands) != 3 or not setp.mods:
-        raise _Unknown(f"exit predicate is computed by {setp.opcode} | {setp.text}")
+        raise _Unknown(f"exit predicate is computed by {setp.opcode}", setp.text)
     if any(t in _FLOAT_TYPES for t in _types(setp.mods)):
-        raise _Unknown(f"floating-point loop test | {setp.text}")
+        raise _Unknown("floating-point loop test", setp.text)
     cmp = setp.mods[0]
     if cmp not in _NEGATE:
-        raise _Unknown(f"unsupported compare {cmp} | {setp.text}")
+        raise _Unknown(f"unsupported compare {cmp}", setp.text)
     if "|" in setp.operands[0] and setp.operands[0].split("|")[1].strip() == pred:
         cmp = _NEGATE[cmp]  # the complement predicate of `setp %p|%q`
     if not continue_if_true:
@@ -1120,17 +1117,17 @@ def _trip_from_exit(an: _Analysis, header: int, exit_block: int, where: str) -> 
         if simulated is not None:
             return _finish_trip(an, header, _p(simulated), setp, where, "")
         if split is None:
-            raise _Unknown(f"test is not linear in the iteration | {setp.text}")
-        raise _Unknown(f"bound changes inside the loop | {setp.text}")
+            raise _Unknown("test is not linear in the iteration", setp.text)
+        raise _Unknown("bound changes inside the loop", setp.text)
     c0, c1 = split
     step = c1.constant_value()
     if step is None:
         return _grid_stride(an, header, c0, c1, cmp, setp, where)
     if step == 0:
-        raise _Unknown(f"no induction variable in the test | {setp.text}")
+        raise _Unknown("no induction variable in the test", setp.text)
     count = _count(cmp, -c0 * (Fraction(1) / step), step)
     if count is None:
-        raise _Unknown(f"compare {cmp} never reaches its bound with step {step} | {setp.text}")
+        raise _Unknown(f"compare {cmp} never reaches its bound with step {step}", setp.text)
     return _finish_trip(an, header, count + 1, setp, where, "")
 
 
@@ -1230,9 +1227,8 @@ def _carried(an: _Analysis, header: int, reg: str, via: str | None) -> int | Non
     if len(inside) != 1:
         return None
     ins = an.instrs[an.defs[inside[0]][0]]
-    if via is not None and not (ins.base == "mov" and ins.operands[1:] and ins.operands[1].strip() == via):
-        if not (_update(an, an.defs[inside[0]][0]) or ("", None))[0] == reg:
-            return None
+    if via is not None and not (ins.base == "mov" and len(ins.operands) == 2 and ins.operands[1].strip() == via):
+        return None
     entering = [d for d in an.defs_of.get(reg, ()) if an.rd_in[header] >> d & 1 and d != inside[0]]
     values = {an.of_def(d).constant_value() for d in entering}
     if len(values) != 1 or None in values:
@@ -1260,10 +1256,10 @@ def _grid_stride(an: _Analysis, header: int, c0: Polynomial, c1: Polynomial, cmp
     """Step = k·blockDim·gridDim (a grid- or block-stride loop): each thread runs about
     bound/step iterations, which a polynomial cannot say; count the whole grid's iterations."""
     if len(c1.terms) != 1:
-        raise _Unknown(f"step is not a constant | {setp.text}")
+        raise _Unknown("step is not a constant", setp.text)
     mono, k = c1.terms[0]
     if k <= 0 or not mono or not all(_GRID_SIZES.match(s) for s, _ in mono) or cmp not in ("lt", "le", "ne"):
-        raise _Unknown(f"step is not a constant | {setp.text}")
+        raise _Unknown("step is not a constant", setp.text)
     stride = "·".join(_cuda_name(s) + (f"^{p}" if p > 1 else "") for s, p in mono)
     remaining = -c0
     per_grid = Polynomial(tuple((m, c) for m, c in remaining.terms
@@ -1278,7 +1274,7 @@ def _grid_stride(an: _Analysis, header: int, c0: Polynomial, c1: Polynomial, cmp
                                 for m, c in per_thread.terms))
     count = _count(cmp, quotient, Fraction(1))
     if count is None:
-        raise _Unknown(f"stride loop never reaches its bound | {setp.text}")
+        raise _Unknown("stride loop never reaches its bound", setp.text)
     note = f"{where}: stride loop (step {stride}) over a bound in the same units; thread offsets ignored"
     return _finish_trip(an, header, count + 1, setp, where, note, kind="bounded")
 
@@ -1301,7 +1297,7 @@ def _finish_trip(an: _Analysis, header: int, trip: Polynomial, setp: _Instr, whe
             low, high = ((an.ranges[s].low, an.ranges[s].high) if s in an.ranges else _SPECIAL_RANGES[s])
             coeffs = _coefficients(trip, s) or {}
             if any(k > 1 for k in coeffs) or (1 in coeffs and coeffs[1].constant_value() is None):
-                raise _Unknown(f"trip count depends non-linearly on a bounded value | {source}")
+                raise _Unknown("trip count depends non-linearly on a bounded value", source)
             c = coeffs.get(1, Polynomial()).constant_value() or Fraction(0)
             extreme = high if c > 0 else low
             trip = trip.substitute(s, _p(extreme))
@@ -1314,12 +1310,12 @@ def _finish_trip(an: _Analysis, header: int, trip: Polynomial, setp: _Instr, whe
         p = an.loops[p].parent
     for s in trip.symbols:
         if s.startswith("@") and s not in ancestors:
-            raise _Unknown(f"depends on another loop's index | {source}")
+            raise _Unknown("depends on another loop's index", source)
         if s.startswith(("?", "~", "%", "&")):
-            raise _Unknown(f"bound is not a parameter or constant | {source}")
+            raise _Unknown("bound is not a parameter or constant", source)
     value = trip.constant_value()
     if value is not None and value < 1:
-        raise _Unknown(f"computed {value} iterations | {source}")
+        raise _Unknown(f"computed {value} iterations", source)
     if bounded:
         note_b = f"{where}: at most {trip.format()} iterations (exact: {shown.format()}; took {', '.join(bounded)})"
         note = f"{note}; {note_b}" if note else note_b
@@ -1526,7 +1522,7 @@ class _FunctionReader:
         for tok in self.raw.body:  # inline asm may declare registers without a '%'
             parts = tok.text.split(None, 2)
             if tok.kind == "stmt" and parts[0] == ".reg" and len(parts) == 3:
-                asm_regs.update(re.findall(r"(?<![%\w$<])([A-Za-z_$][\w$]*)", parts[2]))
+                asm_regs.update(re.findall(r"(?<![%\w$<.])([A-Za-z_$][\w$]*)", parts[2]))
         src_line: int | None = None
         for tok in self.raw.body:
             if tok.kind == "line":

@@ -1,0 +1,211 @@
+"""CUDA front end: real nvcc and clang compiles of examples/*.cu, read through the PTX reader."""
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from ccls import toolchain
+from ccls.frontends import SourceFile, frontend_for
+from ccls.frontends.cuda import analyze_cuda, analyze_cuda_with, cuda_functions
+from ccls.options import AnalysisOptions
+from ccls.polynomial import Polynomial
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+n = Polynomial.symbol("n")
+
+HAVE_NVCC = toolchain.find_tool("nvcc") is not None
+HAVE_CLANG = toolchain.find_tool("clang") is not None
+COMPILERS = [
+    pytest.param("nvcc", marks=pytest.mark.skipif(not HAVE_NVCC, reason="nvcc (CUDA toolkit) not installed")),
+    pytest.param("clang", marks=pytest.mark.skipif(not HAVE_CLANG, reason="clang not installed")),
+]
+
+
+def example(name: str) -> SourceFile:
+    path = os.path.join(EXAMPLES, name)
+    with open(path, encoding="utf-8") as handle:
+        return SourceFile(path, handle.read())
+
+
+def analyze(name: str, compiler: str, **options):
+    result = analyze_cuda_with(example(name), AnalysisOptions(**options), compiler)
+    assert result.errors == []
+    return {fn.display_name: fn for fn in result.functions}
+
+
+def loop_classes(fn) -> set[str]:
+    return {i.cls for b in fn.blocks if b.loop is not None for i in b.instructions}
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_saxpy_kernel_names_parameters_and_trip_count(compiler):
+    fns = analyze("saxpy.cu", compiler)
+    saxpy = fns["saxpy"]
+    assert (saxpy.name, saxpy.language, saxpy.arch) == ("_Z5saxpyifPKfPf", "cuda", "nvptx-sm80")
+    assert saxpy.parameters == ["n", "a", "x", "y"]
+    assert (saxpy.line, saxpy.end_line) == (2, 7)
+    (loop,) = saxpy.loops.values()
+    assert loop.trip_count.iterations == n and loop.line == 4
+    assert "fp_fma.f32" in loop_classes(saxpy)
+    assert saxpy.assumptions[0].startswith("device code compiled by " + ("nvcc" if compiler == "nvcc" else ""))
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_division_in_a_loop_over_n(compiler):
+    fns = analyze("row_normalize.cu", compiler)
+    rows, buckets = fns["row_normalize"], fns["bucketize"]
+    assert rows.parameters == ["in", "out", "m", "n"]
+    assert "fp_div.f32" in loop_classes(rows)
+    assert "int_div" in loop_classes(buckets)
+    div_loops = {b.loop for b in rows.blocks for i in b.instructions if i.cls == "fp_div.f32" and b.loop}
+    for loop_id in div_loops:
+        trip = rows.loops[loop_id].trip_count
+        assert trip.iterations.symbols <= {"n"}
+        assert rows.loops[loop_id].line == 13
+    # The unrolled main loop runs about n/unroll times; with the remainder it covers n elements.
+    main = [rows.loops[i].trip_count for i in div_loops if "n" in rows.loops[i].trip_count.iterations.symbols]
+    assert main and all(t.kind == "bounded" for t in main)
+    div_lines = {i.line for b in rows.blocks for i in b.instructions if i.cls == "fp_div.f32"}
+    assert div_lines == {14}
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_shared_memory_reduction_and_half_precision(compiler):
+    fns = analyze("block_reduce.cu", compiler)
+    reduce, haxpy = fns["block_reduce"], fns["haxpy2"]
+    (loop,) = reduce.loops.values()
+    assert (loop.trip_count.kind, loop.trip_count.iterations) == ("constant", Polynomial.constant(8))
+    inside = loop_classes(reduce)
+    assert {"barrier", "load.shared", "store.shared", "fp_add.f32"} <= inside
+    assert "atomic.global" in {i.cls for b in reduce.blocks for i in b.instructions}
+    assert "fp_fma.f16@v32" in {i.cls for b in haxpy.blocks for i in b.instructions}
+    shared = [i.access for b in reduce.blocks for i in b.instructions if i.cls == "store.shared"]
+    assert shared and shared[0].pattern == "unit"  # buf[threadIdx.x]
+
+
+@pytest.mark.skipif(not HAVE_NVCC, reason="nvcc (CUDA toolkit) not installed")
+def test_sm90_option_compiles_for_hopper():
+    fns = analyze("saxpy.cu", "nvcc", gpu_arch="nvptx-sm90")
+    assert fns["saxpy"].arch == "nvptx-sm90"
+    assert "sm_90" in fns["saxpy"].assumptions[0]
+
+
+BROKEN = """__global__ void broken(float *a, int n)
+{
+    for (int i = 0; i < n; ++i)
+        a[i] = undefined_thing + 1;
+}
+"""
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_compile_error_has_the_line_and_the_compilers_words(compiler, tmp_path):
+    path = tmp_path / "broken.cu"
+    result = analyze_cuda_with(SourceFile(str(path), BROKEN), AnalysisOptions(), compiler)
+    assert result.functions == []
+    (error,) = result.errors
+    assert (error.file, error.line) == (str(path), 4)
+    assert "undefined_thing" in error.message and error.message.startswith(compiler)
+    assert os.listdir(tmp_path) == []  # compiled from a private temp dir, nothing written here
+
+
+@pytest.mark.skipif(not HAVE_CLANG, reason="clang not installed")
+def test_clang_without_a_cuda_installation_uses_the_prelude(monkeypatch):
+    real_run = toolchain.run_tool
+
+    def no_cuda(argv, **kwargs):  # as on a machine where clang finds no CUDA toolkit
+        if "--cuda-device-only" in argv:
+            argv = [argv[0], "--cuda-path=/nonexistent-cuda", *argv[1:]]
+        return real_run(argv, **kwargs)
+
+    monkeypatch.setattr(toolchain, "run_tool", no_cuda)
+    fns = analyze("row_normalize.cu", "clang")
+    rows = fns["row_normalize"]
+    assert "minimal prelude" in rows.assumptions[0]
+    assert "fp_div.f32" in loop_classes(rows)
+    assert "fp_sqrt.f32" in {i.cls for b in rows.blocks for i in b.instructions}  # sqrtf → sqrt.rn.f32
+
+
+def test_no_compiler_at_all_is_one_error_saying_what_to_install(monkeypatch):
+    monkeypatch.setattr(toolchain, "find_tool", lambda name: None)
+    result = analyze_cuda(example("saxpy.cu"), AnalysisOptions())
+    assert result.functions == []
+    (error,) = result.errors
+    assert "install the CUDA toolkit" in error.message and "clang" in error.message
+
+
+def test_kernel_signatures_from_tree_sitter():
+    text = """namespace ns {
+template <typename T>
+__global__ void __launch_bounds__(256) tk(T *a, int n) { a[0] = n; }
+}
+extern "C" __global__ void ck(float *restrict_a, int) {}
+__host__ __device__ inline float hd(float x, float (*f)(float)) { return f(x); }
+int host_main(int argc, char **argv) { return 0; }
+static __device__ float *dev_ptr(float v[4]) { return v; }
+"""
+    found = {f.name: f for f in cuda_functions(text)}
+    assert found["tk"].params == ("a", "n") and found["tk"].runs_on_device and not found["tk"].runs_on_host
+    assert found["ck"].params == ("restrict_a", "param_1")
+    assert found["hd"].params == ("x", "f") and found["hd"].runs_on_host and found["hd"].runs_on_device
+    assert found["host_main"].runs_on_host and not found["host_main"].runs_on_device
+    assert found["dev_ptr"].params == ("v",) and (found["dev_ptr"].start_line, found["dev_ptr"].end_line) == (8, 8)
+
+
+MIXED = """#include <cstdio>
+#include <cuda_runtime.h>
+
+__global__ void scale(float *v, float s, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) v[i] *= s;
+}
+
+float host_mean(const float *v, int n)
+{
+    float total = 0.0f;
+    for (int i = 0; i < n; ++i) total += v[i] / n;
+    return total;
+}
+"""
+
+
+@pytest.mark.skipif(not HAVE_CLANG or not hasattr(__import__("ccls.frontends.c_family", fromlist=["x"]),
+                                                  "analyze_with_clang"),
+                    reason="clang or the C-family front end's analyze_with_clang is not available")
+def test_host_code_goes_through_the_c_family_front_end(tmp_path):
+    path = tmp_path / "mixed.cu"
+    result = analyze_cuda(SourceFile(str(path), MIXED), AnalysisOptions())
+    assert result.errors == []
+    by_name = {fn.display_name: fn for fn in result.functions}
+    assert by_name["scale"].arch == "nvptx-sm80"
+    host = by_name["host_mean"]
+    assert host.arch == "x86_64" and host.language == "cuda"
+    assert "fp_div" in {i.cls.split(".")[0] for b in host.blocks for i in b.instructions}
+    assert not any("__device_stub__" in fn.name for fn in result.functions)
+
+
+def test_registered_for_cu_and_cuh():
+    assert frontend_for("/src/kernels.cu") == ("cuda", analyze_cuda)
+    assert frontend_for("/src/kernels.CUH") == ("cuda", analyze_cuda)
+
+
+@pytest.mark.skipif(not HAVE_NVCC, reason="nvcc (CUDA toolkit) not installed")
+def test_buffer_text_is_compiled_not_the_file_on_disk(tmp_path):
+    path = tmp_path / "saxpy.cu"
+    shutil.copy(os.path.join(EXAMPLES, "saxpy.cu"), path)
+    edited = path.read_text().replace("a * x[i] + y[i]", "a * x[i] / y[i]")
+    result = analyze_cuda_with(SourceFile(str(path), edited), AnalysisOptions(), "nvcc")
+    (fn,) = result.functions
+    assert "fp_div.f32" in loop_classes(fn)
+    assert sorted(os.listdir(tmp_path)) == ["saxpy.cu"]
+
+
+def test_unknown_gpu_arch_falls_back_to_sm80_with_a_note():
+    if not (HAVE_NVCC or HAVE_CLANG):
+        pytest.skip("no CUDA compiler installed")
+    result = analyze_cuda(example("saxpy.cu"), AnalysisOptions(gpu_arch="nvptx-sm75"))
+    (fn,) = result.functions
+    assert fn.arch == "nvptx-sm80" and "nvptx-sm75" in fn.assumptions[0]
