@@ -69,7 +69,7 @@ def _decode(blob: bytes) -> list[CountedFunction]:
 class CountCache:
     """Thread-safe get/put of counted functions by key. `directory=None` keeps it in memory only."""
 
-    def __init__(self, directory: str | None, memory_entries: int = 4096, disk_entries: int = 200_000):
+    def __init__(self, directory: str | None, memory_entries: int = 2048, disk_entries: int = 200_000):
         self.directory = directory
         self.messages: list[str] = []  # user-facing notes (cache rebuilt, disk unusable)
         self.hits = 0
@@ -148,7 +148,9 @@ class CountCache:
 
     # -- access --------------------------------------------------------------------------
 
-    def get(self, key: str) -> list[CountedFunction] | None:
+    def get(self, key: str, remember: bool = True) -> list[CountedFunction] | None:
+        """The entry, or None. `remember=False` (bulk background reads) leaves the memory layer
+        to the documents being edited."""
         with self._lock:
             found = self._memory.get(key)
             if found is not None:
@@ -166,7 +168,8 @@ class CountCache:
                 self._disk_delete(key)
                 self.misses += 1
                 return None
-            self._remember(key, functions)
+            if remember:
+                self._remember(key, functions)
             self.hits += 1
             return functions
 
@@ -176,11 +179,12 @@ class CountCache:
                 return True
             return self._disk_get(key, touch=False) is not None
 
-    def put_many(self, items: Iterable[tuple[str, list[CountedFunction]]]) -> None:
+    def put_many(self, items: Iterable[tuple[str, list[CountedFunction]]], remember: bool = True) -> None:
         rows = []
         with self._lock:
             for key, functions in items:
-                self._remember(key, functions)
+                if remember:
+                    self._remember(key, functions)
                 rows.append((key, functions))
             self.writes += len(rows)
             if self._db is None or not rows:
@@ -193,8 +197,8 @@ class CountCache:
             except sqlite3.Error as exc:
                 self._disk_failed(exc)
 
-    def put(self, key: str, functions: list[CountedFunction]) -> None:
-        self.put_many([(key, functions)])
+    def put(self, key: str, functions: list[CountedFunction], remember: bool = True) -> None:
+        self.put_many([(key, functions)], remember)
 
     def clear_memory(self) -> None:
         with self._lock:

@@ -221,6 +221,20 @@ def test_reduced_unit_compiles_and_keeps_line_numbers(tmp_path, language, text):
     assert result.returncode == 0, result.stderr
 
 
+def test_c_units_drop_functions_nobody_names():
+    data = C_TEXT.encode()
+    fns = _functions(data, "c")
+    names = [f.name for f in fns]
+    keep = {names.index("norm")}
+    graph = reduce.callees(data, fns)
+    declare = reduce.referenced(data, fns, keep, graph)
+    assert sorted(names[i] for i in declare) == ["sq"]
+    reduced = reduce.reduced_text(data, fns, keep, "c", declare).decode()
+    assert reduced.count("\n") == C_TEXT.count("\n")
+    assert "static double sq(double x) ;" in reduced and "main" not in reduced
+    assert "for (int i = 0; i < n; i++) s += sq(v[i]);" in reduced
+
+
 def test_shift_lines_moves_every_line():
     from tests.test_cache import counted
     fn = counted(line=10)

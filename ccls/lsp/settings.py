@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
 from ccls.options import DEFAULT_QUERY_DRIVER, AnalysisOptions

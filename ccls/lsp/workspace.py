@@ -225,6 +225,7 @@ class WorkspaceIndex:
             if token is not None:
                 progress.end(token, types.WorkDoneProgressEnd(
                     message="cancelled" if self.cancelled else f"{done} files analysed"))
+        release_freed_memory()
         if self.session.settings.scoring == "cohort" and done:
             self.session.refresh_reports()
 
@@ -248,7 +249,7 @@ class WorkspaceIndex:
             # surrogateescape: undecodable bytes reach the compiler unchanged.
             model = DocumentModel("file://" + path, path, language, raw.decode("utf-8", "surrogateescape"), 0)
             options = settings.analysis_options()
-            outcome = analyzer.analyse(model.snapshot(), options)
+            outcome = analyzer.analyse(model.snapshot(), options, remember=False)
             return [cohort_member(cf, options) for cf in all_counted(outcome)]
 
         self.files_seen += 1
@@ -286,6 +287,15 @@ def cohort_member(cf: CountedFunction, options: AnalysisOptions) -> CountedFunct
         cf, counts={cls: constant(poly) for cls, poly in cf.counts.items()},
         machine_instructions=constant(cf.machine_instructions) if cf.machine_instructions is not None else None,
         static_counts={}, loops=[], line_counts={}, calls={}, sites=[], assumptions=[], ir_text="")
+
+
+def release_freed_memory() -> None:
+    """Hand memory freed by a pass over many files back to the OS (glibc keeps it otherwise)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass  # not glibc
 
 
 def _interesting(path: str) -> bool:

@@ -214,3 +214,30 @@ async def test_push_model_configuration_and_hints_off(workspace, cache_dir):
         assert await hints(client, uri) == []
         assert [d.severity for d in again.diagnostics if d.code == "division-in-loop"] == \
             [types.DiagnosticSeverity.Error]
+
+
+async def test_python_llvm_ir_and_ptx_documents(workspace, cache_dir):
+    """Whole-file languages get hints on their definition lines; Python gets one per function."""
+    from tests.e2e.conftest import REPO
+    files = {name: workspace / name for name in ("python_loops.py", "horner.ll", "saxpy.ptx")}
+    for name, path in files.items():
+        path.write_text((REPO / "examples" / name).read_text())
+    async with running_server(workspace, cache_dir, vscode_capabilities(),
+                              initialization_options={"workspace": {"backgroundAnalysis": False}}) as client:
+        uris = {name: open_doc(client, path, language_id=name.rsplit(".", 1)[1]) for name, path in files.items()}
+        for uri in uris.values():
+            published = await wait_published(client, uri, 1)
+            assert not [d for d in published.diagnostics if d.code == "compile-error"]
+
+        def rows_of(name: str, needle: str) -> list[int]:
+            return [i for i, line in enumerate(files[name].read_text().split("\n")) if line.startswith(needle)]
+
+        python_rows = sorted(h.position.line for h in await hints(client, uris["python_loops.py"]))
+        assert python_rows == rows_of("python_loops.py", "def ")
+        ir_hints = await hints(client, uris["horner.ll"])
+        assert [h.position.line for h in ir_hints] == rows_of("horner.ll", "define ")
+        ptx_hints = await hints(client, uris["saxpy.ptx"])
+        assert [h.position.line for h in ptx_hints] == rows_of("saxpy.ptx", ".visible .entry")
+        assert all(LABEL.match(h.label) for h in ir_hints + ptx_hints)
+        shown = await hover(client, uris["horner.ll"], rows_of("horner.ll", "define ")[0], 5)
+        assert shown is not None and "horner" in shown.contents.value
