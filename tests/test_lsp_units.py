@@ -333,7 +333,7 @@ def test_an_edit_after_a_pause_waits_only_the_minimum():
 def test_cohort_members_cost_like_the_functions_they_stand_for(tmp_path):
     from ccls.engine import ReportSettings, count_source, report
     from ccls.frontends import SourceFile
-    from ccls.lsp.workspace import cohort_member
+    from ccls.lsp.workspace import CohortMember
     from ccls.options import AnalysisOptions
     from ccls.tables import load_tables
 
@@ -341,7 +341,7 @@ def test_cohort_members_cost_like_the_functions_they_stand_for(tmp_path):
     tables = load_tables()
     counted = count_source(SourceFile(str(tmp_path / "k.c"), C_TEXT), options, tables).functions
     assert len(counted) == 3
-    members = [cohort_member(cf, options) for cf in counted]
+    members = [CohortMember.of(cf, options).counted() for cf in counted]
     assert all(not m.ir_text and not m.line_counts for m in members)
     full = report(counted, tables, ReportSettings(scoring="cohort"), options)
     small = report(members, tables, ReportSettings(scoring="cohort"), options)

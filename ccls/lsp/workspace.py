@@ -7,7 +7,7 @@ never delay open documents.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
+from dataclasses import dataclass
 import logging
 import os
 import time
@@ -37,7 +37,7 @@ _EVENT_SETTLE_S = 0.3
 class WorkspaceIndex:
     def __init__(self, session: Any):
         self.session = session
-        self.functions: dict[str, list[CountedFunction]] = {}  # path -> counts (no IR, no per-line)
+        self.functions: dict[str, list[CohortMember]] = {}  # path -> what cohort scoring needs
         self.files_seen = 0
         self.files_done = 0
         self.passes = 0
@@ -250,7 +250,10 @@ class WorkspaceIndex:
             model = DocumentModel("file://" + path, path, language, raw.decode("utf-8", "surrogateescape"), 0)
             options = settings.analysis_options()
             outcome = analyzer.analyse(model.snapshot(), options, remember=False)
-            return [cohort_member(cf, options) for cf in all_counted(outcome)]
+            members = [CohortMember.of(cf, options) for cf in all_counted(outcome)]
+            del outcome, model
+            release_freed_memory()  # a file's compile leaves megabytes glibc would otherwise keep
+            return members
 
         self.files_seen += 1
         try:
@@ -267,8 +270,10 @@ class WorkspaceIndex:
         self.files_done += 1
 
     def cohort(self, exclude: set[str]) -> list[CountedFunction]:
+        """Every analysed workspace function outside the open documents, ready to report."""
         skip = {self.session.docs[u].path for u in exclude if u in self.session.docs}
-        return [cf for path, fns in self.functions.items() if path not in skip for cf in fns]
+        return [member.counted() for path, members in self.functions.items() if path not in skip
+                for member in members]
 
     def stats(self) -> dict:
         return {"files": len(self.functions), "functions": sum(len(f) for f in self.functions.values()),
@@ -277,16 +282,37 @@ class WorkspaceIndex:
                 "watching": self._observer is not None}
 
 
-def cohort_member(cf: CountedFunction, options: AnalysisOptions) -> CountedFunction:
-    """What cohort scoring needs of a workspace function, small and cheap to cost: its counts
-    evaluated at the configured parameter values (its metrics are unchanged), without IR,
-    per-line counts, loops or finding sites."""
-    def constant(poly: Polynomial) -> Polynomial:
-        return Polynomial.constant(poly.evaluate({s: options.parameter_value(s) for s in poly.symbols}))
-    return dataclasses.replace(
-        cf, counts={cls: constant(poly) for cls, poly in cf.counts.items()},
-        machine_instructions=constant(cf.machine_instructions) if cf.machine_instructions is not None else None,
-        static_counts={}, loops=[], line_counts={}, calls={}, sites=[], assumptions=[], ir_text="")
+@dataclass(frozen=True)
+class CohortMember:
+    """What cohort scoring needs of a workspace function, in a few hundred bytes: its counts
+    evaluated at the configured parameter values. Costing `counted()` gives the metrics of
+    the function it stands for; it has no IR, loops, per-line counts or finding sites."""
+
+    name: str
+    display_name: str
+    file: str
+    line: int | None
+    language: str
+    arch: str
+    counts: tuple[tuple[str, float], ...]
+    machine_instructions: float | None
+
+    @classmethod
+    def of(cls, cf: CountedFunction, options: AnalysisOptions) -> "CohortMember":
+        def value(poly: Polynomial) -> float:
+            return poly.evaluate({s: options.parameter_value(s) for s in poly.symbols})
+        return cls(cf.name, cf.display_name, cf.file, cf.line, cf.language, cf.arch,
+                   tuple((k, value(p)) for k, p in cf.counts.items()),
+                   value(cf.machine_instructions) if cf.machine_instructions is not None else None)
+
+    def counted(self) -> CountedFunction:
+        return CountedFunction(
+            name=self.name, display_name=self.display_name, file=self.file, line=self.line, end_line=self.line,
+            language=self.language, arch=self.arch, parameters=[], static_counts={},
+            counts={k: Polynomial.constant(v) for k, v in self.counts},
+            machine_instructions=Polynomial.constant(self.machine_instructions)
+            if self.machine_instructions is not None else None,
+            loops=[], line_counts={}, calls={}, sites=[], assumptions=[])
 
 
 def release_freed_memory() -> None:

@@ -215,6 +215,16 @@ async def test_push_model_configuration_and_hints_off(workspace, cache_dir):
         assert [d.severity for d in again.diagnostics if d.code == "division-in-loop"] == \
             [types.DiagnosticSeverity.Error]
 
+        # A custom profile: the tables are reloaded with it and the cached counts re-costed.
+        compiles = (await stats(client))["compiles"]
+        published = len(client.published)
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"ccls": {
+            "customProfiles": {"green": [0.1, 0.6, 0.2, 0.1]}, "profile": "green"}}))
+        await wait_published(client, uri, after=published)
+        row, col = name_position(SOURCE, "checksum_mod")
+        assert "green (active)" in (await hover(client, uri, row, col)).contents.value
+        assert (await stats(client))["compiles"] == compiles
+
 
 async def test_python_llvm_ir_and_ptx_documents(workspace, cache_dir):
     """Whole-file languages get hints on their definition lines; Python gets one per function."""
