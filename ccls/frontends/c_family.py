@@ -154,23 +154,26 @@ def _demangle(functions: list[FunctionIR], options: AnalysisOptions) -> None:
     names = dict(zip(mangled, result.stdout.splitlines()))
     for fn in functions:
         if fn.name in names:
-            fn.display_name = _without_parameters(names[fn.name])
+            fn.display_name = without_parameters(names[fn.name])
 
 
-def _without_parameters(signature: str) -> str:
-    """``double ns::f<double>(int, char)`` → ``ns::f<double>``: cut at the parameter list and
-    drop a template function's return type."""
-    depth, start = 0, 0
+def without_parameters(signature: str) -> str:
+    """`void ns::f<int>(int, char)` → `ns::f<int>`: cut at the parameter list's opening
+    parenthesis, and drop the return type that demangled template functions carry."""
+    depth, cut, spaces = 0, len(signature), []
     for index, char in enumerate(signature):
         if char == "<":
             depth += 1
         elif char == ">":
             depth -= 1
         elif char == " " and depth == 0:
-            start = index + 1
-        elif char == "(" and depth == 0 and index > 0 and not signature.startswith("operator()", index - 8):
-            return signature[start:index]
-    return signature[start:]
+            spaces.append(index)
+        elif char == "(" and depth == 0 and index > 0 and not signature.endswith("operator", 0, index):
+            cut = index
+            break
+    name = signature[:cut]
+    spaces = [i for i in spaces if i < cut and not name.endswith("operator", 0, i)]
+    return name[spaces[-1] + 1:] if spaces else name
 
 
 def _source_ranges(functions: list[FunctionIR], source: SourceFile, language: str) -> None:

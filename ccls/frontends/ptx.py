@@ -5,6 +5,7 @@ import re
 
 from ccls import toolchain
 from ccls.frontends import FrontendResult, SourceFile, register
+from ccls.frontends.c_family import without_parameters
 from ccls.model import AnalysisError
 from ccls.options import AnalysisOptions
 from ccls.readers.ptx import read_ptx
@@ -44,25 +45,6 @@ def demangled_names(mangled: list[str]) -> dict[str, str]:
     if result.returncode != 0 or len(lines) != len(wanted):
         return {}
     return {name: without_parameters(full) for name, full in zip(wanted, lines) if full != name}
-
-
-def without_parameters(signature: str) -> str:
-    """`void ns::f<int>(int, char)` → `ns::f<int>`: cut at the parameter list's opening
-    parenthesis, and drop the return type that demangled template functions carry."""
-    depth, cut, spaces = 0, len(signature), []
-    for index, char in enumerate(signature):
-        if char == "<":
-            depth += 1
-        elif char == ">":
-            depth -= 1
-        elif char == " " and depth == 0:
-            spaces.append(index)
-        elif char == "(" and depth == 0 and index > 0 and not signature.endswith("operator", 0, index):
-            cut = index
-            break
-    name = signature[:cut]
-    spaces = [i for i in spaces if i < cut and not name.endswith("operator", 0, i)]
-    return name[spaces[-1] + 1:] if spaces else name
 
 
 def internal_error(path: str, problem: Exception) -> AnalysisError:
