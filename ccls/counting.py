@@ -56,9 +56,6 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
     values = {s: parameter_value(s) for p in executions.values() for s in p.symbols}
     if values:
         assumptions.append("numbers evaluated at " + ", ".join(f"{k}={v:g}" for k, v in sorted(values.items())))
-    for loop in fn.loops.values():
-        if loop.trip_count.kind == "unknown":
-            pass  # the reader already said which default it used
 
     static: dict[str, int] = defaultdict(int)
     counts: dict[str, Polynomial] = defaultdict(Polynomial)

@@ -7,7 +7,7 @@ from typing import Sequence
 
 from ccls.engine import FunctionReport, ReportSettings
 from ccls.model import AnalysisError
-from ccls.taxonomy import BASE_CLASSES, split
+from ccls.taxonomy import split
 
 JSON_SCHEMA = "ccls.analysis/1"
 DEFAULT_HINT_TEMPLATE = "{grade} · {cu} CU · {energy}"
@@ -145,7 +145,3 @@ def analysis_table(reports: Sequence[FunctionReport], errors: Sequence[AnalysisE
             first = e.message.splitlines()[0] if e.message else ""
             lines.append(f"  {e.file}:{e.line or '?'}: {first}")
     return "\n".join(lines)
-
-
-def class_description(cls: str) -> str:
-    return BASE_CLASSES.get(split(cls)[0], "")

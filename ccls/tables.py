@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ccls import taxonomy
 
@@ -423,8 +423,3 @@ def _reference(name: str, data: dict) -> ReferenceRanges:
         if high[m] <= low[m]:
             raise TableError(name, f"{where}: high ({high[m]}) must exceed low ({low[m]})")
     return ReferenceRanges(low=low, high=high)
-
-
-def table_files(directory: str | None = None) -> Iterable[str]:
-    """Names of the *.json files load_tables() would read (for packaging checks)."""
-    return sorted(e.name for e in _table_dir(directory).iterdir() if e.name.endswith(".json"))

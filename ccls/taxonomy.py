@@ -45,7 +45,6 @@ BASE_CLASSES: dict[str, str] = {
     "other": "anything not classified above",
 }
 
-MEMORY_TIERS = ("L1", "L2", "L3", "DRAM")
 DIVISION_CLASSES = ("int_div", "fp_div")
 
 

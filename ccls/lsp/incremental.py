@@ -115,7 +115,6 @@ class DocumentModel:
         self._tree: Any = None
         self._functions: tuple | None = None
         self._parsed = False
-        self.reparses = 0
 
     def _set_text(self, text: str) -> None:
         self.text = text
@@ -160,7 +159,6 @@ class DocumentModel:
         if not self._parsed:
             self._tree, self._functions = parse_functions(self.data, self.language, self._tree)
             self._parsed = True
-            self.reparses += 1
         return self._functions
 
     def snapshot(self) -> Snapshot:

@@ -188,9 +188,6 @@ class DocumentScheduler:
         for hook in state.cancel_hooks:
             hook()
 
-    def busy(self) -> bool:
-        return any(s.task is not None or s.timer is not None for s in self._docs.values())
-
     def _start(self, key: str) -> None:
         state = self._docs.get(key)
         if state is None or state.closed:

@@ -11,7 +11,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from ccls import __version__
-from ccls.lsp.session import Session, _plain
+from ccls.lsp.session import Session, plain_json
 
 log = logging.getLogger(__name__)
 
@@ -102,17 +102,17 @@ def code_lens(ls: CclsServer, params: types.CodeLensParams) -> list[types.CodeLe
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 async def did_change_configuration(ls: CclsServer, params: types.DidChangeConfigurationParams) -> None:
-    await ls.session.configuration_changed(_plain(params.settings))
+    await ls.session.configuration_changed(plain_json(params.settings))
 
 
 @server.command("ccls.setProfile")
 def set_profile(ls: CclsServer, *args: Any) -> str:
-    return _invalid_params_on_value_error(ls.session.set_layer_value, "profile", _plain(args[0]) if args else None)
+    return _invalid_params_on_value_error(ls.session.set_layer_value, "profile", plain_json(args[0]) if args else None)
 
 
 @server.command("ccls.setRegion")
 def set_region(ls: CclsServer, *args: Any) -> str:
-    return _invalid_params_on_value_error(ls.session.set_layer_value, "region", _plain(args[0]) if args else None)
+    return _invalid_params_on_value_error(ls.session.set_layer_value, "region", plain_json(args[0]) if args else None)
 
 
 @server.command("ccls.explainFunction")

@@ -591,23 +591,23 @@ def _counting_tables_version(tables: Any) -> str:
 
 def _section(raw: Any) -> dict:
     from ccls.lsp.settings import unwrap_section
-    section = unwrap_section(_plain(raw))
+    section = unwrap_section(plain_json(raw))
     return dict(section) if section else {}
 
 
-def _plain(value: Any) -> Any:
+def plain_json(value: Any) -> Any:
     """pygls hands unknown JSON objects over as namedtuples; turn them back into dicts."""
     if hasattr(value, "_asdict"):
-        return {k: _plain(v) for k, v in value._asdict().items()}
+        return {k: plain_json(v) for k, v in value._asdict().items()}
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain_json(v) for v in value]
     return value
 
 
 def _position_args(position: Any) -> tuple[int, int]:
-    position = _plain(position)
+    position = plain_json(position)
     if isinstance(position, dict):
         return int(position.get("line", 0)), int(position.get("character", 0))
     if isinstance(position, (list, tuple)) and len(position) == 2:

@@ -38,7 +38,6 @@ class WorkspaceIndex:
     def __init__(self, session: Any):
         self.session = session
         self.functions: dict[str, list[CohortMember]] = {}  # path -> what cohort scoring needs
-        self.files_seen = 0
         self.files_done = 0
         self.passes = 0
         self.cancelled = False
@@ -254,8 +253,6 @@ class WorkspaceIndex:
             del outcome, model
             release_freed_memory()  # a file's compile leaves megabytes glibc would otherwise keep
             return members
-
-        self.files_seen += 1
         try:
             counted = await asyncio.wrap_future(self.session.pool.submit(work, BACKGROUND))
         except asyncio.CancelledError:

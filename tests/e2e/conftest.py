@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 import pytest
+
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from ccls.lsp.session import plain_json
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 from lsprotocol.converters import get_converter
 
@@ -118,17 +121,7 @@ async def wait_published(client: LanguageClient, uri: str, version: int | None =
 
 async def stats(client: LanguageClient) -> dict:
     result = await client.protocol.send_request_async("ccls/stats", {})
-    return _plain(result)
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "_asdict"):
-        return {k: _plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
+    return plain_json(result)
 
 
 async def hints(client: LanguageClient, uri: str, lines: int = 100000) -> list[types.InlayHint]:
