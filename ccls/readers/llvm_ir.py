@@ -223,6 +223,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     lines_seen: list[int] = []
     loaded = {i.name for bb in fn.blocks for i in bb.instructions if i.opcode == "load" and i.name}
     loop_defined = {i.name: block_loop.get(bb.name) for bb in fn.blocks for i in bb.instructions if i.name}
+    symbols_by_loop: dict[str | None, set[str]] = {}  # parameters + loads invariant in that loop
     position = -1
     for bb in fn.blocks:
         loop_id = block_loop.get(bb.name)
@@ -252,9 +253,11 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
             access = None
             if opcode in ("load", "store", "atomicrmw", "cmpxchg"):
                 pointer = list(instr.operands)[0 if opcode in ("load", "atomicrmw", "cmpxchg") else 1]
-                invariant_loads = {name for name in loaded if not _inside(loop_defined.get(name), loop_id, analyses)}
+                if loop_id not in symbols_by_loop:
+                    symbols_by_loop[loop_id] = set(parameters) | {
+                        name for name in loaded if not _inside(loop_defined.get(name), loop_id, analyses)}
                 access = _memory_access(pointer.name, max(1, (width or elem_bits) // 8), loop_id,
-                                        ancestors, analyses, set(parameters) | invariant_loads, loaded)
+                                        ancestors, analyses, symbols_by_loop[loop_id], loaded)
             block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor))
         blocks.append(block)
     loops = {}
