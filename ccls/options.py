@@ -1,7 +1,10 @@
 """Analysis options: typed, with safe defaults. Views build these from flags or settings."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+
+from ccls.polynomial import LOG2_PREFIX
 
 DEFAULT_QUERY_DRIVER = ("/usr/bin/clang*", "/usr/bin/gcc*", "/usr/bin/g++*", "/usr/bin/cc", "/usr/bin/c++",
                         "/usr/local/cuda*/bin/nvcc", "/usr/local/bin/nvcc", "/usr/bin/nvcc")
@@ -23,4 +26,6 @@ class AnalysisOptions:
     machine_code: bool = True  # lower CPU IR to machine code to estimate retired instructions
 
     def parameter_value(self, name: str) -> float:
+        if name.startswith(LOG2_PREFIX) and name.endswith(")"):  # a halving loop's trip count
+            return math.log2(max(2.0, self.parameter_value(name[len(LOG2_PREFIX):-1])))
         return dict(self.parameter_values).get(name, self.default_parameter_value)

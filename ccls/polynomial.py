@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping
 
+LOG2_PREFIX = "log2("  # a symbol "log2(n)" stands for log₂ of parameter n (halving loops)
 Monomial = tuple[tuple[str, int], ...]  # sorted (symbol, power) pairs; () is the constant term
 
 _SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -127,10 +128,14 @@ class Polynomial:
     # -- rendering ------------------------------------------------------------------------
     def big_o(self) -> str:
         """Leading monomials (those of highest total degree), e.g. ``O(n·m)``, ``O(1)``."""
-        top = self.degree()
-        if top == 0:
+        def growth(m: Monomial) -> tuple[int, int]:  # log₂ factors grow slower than any power
+            logs = sum(p for s, p in m if s.startswith(LOG2_PREFIX))
+            return sum(p for _, p in m) - logs, logs
+
+        top = max((growth(m) for m, _ in self.terms), default=(0, 0))
+        if top == (0, 0):
             return "O(1)"
-        leads = sorted({_mono_text(m) for m, c in self.terms if sum(p for _, p in m) == top})
+        leads = sorted({_mono_text(m) for m, c in self.terms if growth(m) == top})
         return "O(" + " + ".join(leads) + ")"
 
     def format(self, digits: int = 3) -> str:

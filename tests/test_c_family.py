@@ -7,6 +7,7 @@ from ccls.counting import count_function
 from ccls.frontends import SourceFile
 from ccls.frontends.c_family import analyze_with_clang
 from ccls.options import AnalysisOptions
+from ccls.polynomial import Polynomial
 
 pytestmark = pytest.mark.skipif(shutil.which("clang-19") is None and shutil.which("clang") is None,
                                 reason="clang-19 is not installed (apt-get install clang-19)")
@@ -61,6 +62,43 @@ def test_unknown_trip_count_uses_the_default_and_says_so():
     f = counted["w"]
     assert any("assuming 37" in a for a in f.assumptions)
     assert [l.trip_count.kind for l in f.loops] == ["unknown"]
+
+
+def test_early_exit_loop_uses_the_scalar_evolution_upper_bound():
+    counted, _ = analyse("long find(const long *a, long n, long key) {\n  for (long i = 0; i < n; i++)\n"
+                         "    if (a[i] == key)\n      return i;\n  return -1;\n}\n")
+    [loop] = counted["find"].loops
+    assert loop.trip_count.kind == "bounded" and loop.trip_count.iterations == Polynomial.symbol("n")
+    assert any("upper bound n (the worst case)" in a for a in counted["find"].assumptions)
+
+
+def test_halving_loop_runs_log2_of_its_start_times():
+    counted, _ = analyse("long h(long n) { long s = 0; long x = n;\n while (x > 1) { x >>= 1; s += x & 3; }\n return s; }\n")
+    f = counted["h"]
+    [loop] = f.loops
+    assert loop.trip_count.iterations == Polynomial.symbol("log2(n)")
+    assert AnalysisOptions(parameter_values=(("n", 1024.0),)).parameter_value("log2(n)") == 10
+    assert f.machine_instructions.big_o() == "O(log2(n))"
+
+
+def test_vectorised_loop_remainder_starts_after_the_vector_loop():
+    # i-k-j matmul: the vectoriser's scalar fallback and remainder must not count as n more
+    # iterations; about n³/VF vector iterations dominate.
+    counted, _ = analyse("void mm(const double *A, const double *B, double *C, long n) {\n"
+                         " for (long i = 0; i < n; i++)\n  for (long k = 0; k < n; k++)\n"
+                         "   for (long j = 0; j < n; j++)\n    C[i*n+j] += A[i*n+k] * B[k*n+j];\n}\n")
+    f = counted["mm"]
+    assert not any(l.trip_count.kind == "unknown" for l in f.loops)
+    executed = f.machine_instructions.evaluate({"n": 200})
+    assert 3.0 * 200**3 < executed < 6.0 * 200**3  # callgrind measures 3.34·n³ at n = 200
+
+
+def test_sqrt_fast_path_split_by_codegen_keeps_its_loop_count():
+    counted, _ = analyse("#include <math.h>\nvoid r(const double *a, double *o, long n) {\n"
+                         " for (long i = 0; i < n; i++)\n  o[i] = sqrt(a[i]);\n}\n")
+    f = counted["r"]
+    assert f.machine_instructions.evaluate({"n": 1000}) > 5 * 1000  # load, compare, sqrt, store, loop
+    assert any("errno path" in a for a in f.assumptions)
 
 
 def test_cpp_inline_members_and_templates_are_analysed_and_demangled():

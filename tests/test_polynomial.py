@@ -31,3 +31,10 @@ def test_substitute_and_evaluate():
     assert p.substitute("n", m * 2).evaluate({"m": 3}) == 35
     assert Polynomial.constant(7).constant_value() == 7
     assert (n - n).is_zero and (n - n).big_o() == "O(1)"
+
+
+def test_big_o_ranks_log_factors_below_powers():
+    n, log_n = Polynomial.symbol("n"), Polynomial.symbol("log2(n)")
+    assert (n * log_n + n * n).big_o() == "O(n²)"
+    assert (n + 3 * log_n).big_o() == "O(n)"
+    assert (n * log_n + n).big_o() == "O(log2(n)·n)"

@@ -47,9 +47,17 @@ def test_remainder_phi_takes_the_value_after_the_main_loop():
     assert p.evaluate({"n": 1000}) == pytest.approx(2.5)
 
 
+def test_remainder_phi_after_a_prologue_is_the_mean_of_its_computed_starts():
+    c = ctx(values={"n.vec": "(4 * (%n /u 4))", "j.ph": "%j.ph", "inc.prol": "(1 + %j.ph)"},
+            phis={"j.ph": ["0", "%n.vec"], "j.unr": ["%j.ph", "%inc.prol"]})
+    p = to_polynomial("%j.unr", c)
+    assert p.evaluate({"n": 1000}) == pytest.approx(1000 - 1.5 + 0.5)
+
+
 OPT_OUTPUT = """\
 Loop info for function 'f':
-Loop at depth 1 containing: %outer<header>,%inner.ph,%inner,%outer.latch<latch><exiting>
+Loop at depth 1 containing: %search<header><latch><exiting>
+Parallel Loop at depth 1 containing: %outer<header>,%inner.ph,%inner,%outer.latch<latch><exiting>
     Loop at depth 2 containing: %inner<header><latch><exiting>
 Printing analysis 'Scalar Evolution Analysis' for function 'f':
 Classifying expressions for: @f
@@ -59,6 +67,7 @@ Determining loop execution counts for: @f
 Loop %inner: backedge-taken count is (-1 + {1,+,1}<%outer>)
 Loop %inner: constant max backedge-taken count is i64 9
 Loop %outer: backedge-taken count is (-1 + %n)
+Loop %search: symbolic max backedge-taken count is (-1 + %n)
 """
 
 
@@ -69,3 +78,4 @@ def test_parse_opt_output_builds_the_nest():
     assert f.loops["inner"].constant_max_backedge_taken == 9
     assert f.value_scevs["iv"] == "{0,+,1}<nuw><nsw><%outer>"
     assert f.phi_incoming["iv"] == ["0", "%iv.next"]
+    assert f.loops["search"].symbolic_max_backedge_taken == "(-1 + %n)"  # "Parallel" loops are loops too

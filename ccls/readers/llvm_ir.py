@@ -10,11 +10,13 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 
 import llvmlite.binding as llvm
 
 from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, MemoryAccess, TripCount
-from ccls.polynomial import Polynomial
+from ccls.polynomial import LOG2_PREFIX, Polynomial
+from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
 from ccls.readers.scev import FunctionAnalyses, NotPolynomial, ScevContext, to_polynomial
 from ccls.taxonomy import with_vector
 
@@ -151,6 +153,27 @@ def _machine_counts(assembly: str) -> dict[str, dict[str, int]]:
     return result
 
 
+def _machine_per_ir_block(machine: dict[str, int] | None, ir_blocks: set[str],
+                          assumptions: list[str]) -> dict[str, int] | None:
+    """Attribute machine blocks that code generation created to the IR block they came from:
+    ``X.split…`` halves belong to X; ``call.sqrt…`` is the libm errno path that codegen splits
+    off a sqrt (taken only for negative or NaN inputs), assumed cold."""
+    if machine is None:
+        return None
+    out: dict[str, int] = {}
+    for name, count in machine.items():
+        base = name
+        while base not in ir_blocks and base.endswith(".split"):
+            base = base[: -len(".split")]
+        if base in ir_blocks:
+            out[base] = out.get(base, 0) + count
+        elif name.startswith("call.sqrt"):
+            note = "sqrt's errno path (negative or NaN input) assumed not taken"
+            if note not in assumptions:
+                assumptions.append(note)
+    return out
+
+
 def _instruction_dbg_ids(ir: str) -> dict[str, list[str | None]]:
     """Per function, the module-level ``!dbg`` id of each instruction in textual order."""
     result: dict[str, list[str | None]] = {}
@@ -224,6 +247,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     loaded = {i.name for bb in fn.blocks for i in bb.instructions if i.opcode == "load" and i.name}
     loop_defined = {i.name: block_loop.get(bb.name) for bb in fn.blocks for i in bb.instructions if i.name}
     symbols_by_loop: dict[str | None, set[str]] = {}  # parameters + loads invariant in that loop
+    machine = _machine_per_ir_block(machine, {bb.name for bb in fn.blocks}, assumptions)
     position = -1
     for bb in fn.blocks:
         loop_id = block_loop.get(bb.name)
@@ -262,7 +286,8 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         blocks.append(block)
     loops = {}
     for header, record in analyses.loops.items():
-        trip = _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count, assumptions)
+        trip = (_halving_trip(record, fn, analyses, set(parameters), assumptions)
+                 or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count, assumptions))
         header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
         loops[header] = Loop(header, record.parent, record.depth, trip, header_line)
     name, line = subprogram
@@ -304,21 +329,91 @@ def _ancestors(header: str, analyses: FunctionAnalyses) -> set[str]:
     return out
 
 
+_HALVING = re.compile(r"^%(?P<name>[-\w.$]+) = (?:lshr|ashr|udiv|sdiv)(?: exact)? i\d+ %(?P<phi>[-\w.$]+), (?P<k>\d+)$")
+
+
+def _halving_trip(record, fn, analyses: FunctionAnalyses, parameters: set[str],
+                  assumptions: list[str]) -> TripCount | None:
+    """``while (x > 1) x >>= k`` (or ``x /= 2^k``): ScalarEvolution has no closed form, but the
+    loop runs about log₂(x₀)/k times. Recognised when a header phi is halved on the back edge
+    and its start is linear in one parameter; the result is symbolic in ``log2(param)``."""
+    if record.backedge_taken and UNKNOWN_SCEV not in record.backedge_taken and "Unpredictable" not in record.backedge_taken:
+        return None
+    blocks = {bb.name: bb for bb in fn.blocks}
+    header = blocks.get(record.header)
+    if header is None:
+        return None
+    inside = set(record.blocks)
+    definitions = {i.name: str(i).strip().split(", !")[0] for b in record.blocks if b in blocks for i in blocks[b].instructions if i.name}
+    for instr in header.instructions:
+        if instr.opcode != "phi":
+            continue
+        pairs = re.findall(r"\[\s*%?([-\w.$]+),\s*%([-\w.$]+)\s*\]", str(instr))
+        step = [v for v, block in pairs if block in inside]
+        start = [v for v, block in pairs if block not in inside]
+        if len(step) != 1 or len(start) != 1:
+            continue
+        m = _HALVING.match(definitions.get(step[0], ""))
+        if not m or m["phi"] != instr.name:
+            continue
+        divisor = int(m["k"])
+        shift = divisor if "shr" in definitions[step[0]] else (divisor.bit_length() - 1 if divisor & (divisor - 1) == 0 else 0)
+        if shift <= 0:
+            continue
+        symbol = _log2_symbol(start[0], analyses, parameters)
+        if symbol is None:
+            continue
+        iterations = Polynomial.symbol(symbol) * Fraction(1, shift)
+        assumptions.append(f"loop %{record.header}: %{instr.name} is halved each iteration (>> {shift}); "
+                           f"trip count taken as {iterations} from its start value")
+        return TripCount("bounded", iterations, record.backedge_taken or "")
+    return None
+
+
+def _log2_symbol(start: str, analyses: FunctionAnalyses, parameters: set[str]) -> str | None:
+    """``log2(n)`` when the start value is n (+ constants or outer-loop indices, which are
+    dropped: they shift log₂ little when n dominates)."""
+    if start in parameters:
+        return f"{LOG2_PREFIX}{start})"
+    scev = analyses.value_scevs.get(start)
+    if scev is None:
+        return None
+    named = set(re.findall(r"%([-\w.$]+)", scev))
+    params = named & parameters
+    if len(params) != 1:
+        return None
+    return f"{LOG2_PREFIX}{params.pop()})"
+
+
 def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclosing: set[str],
                 default_trip_count: int, assumptions: list[str]) -> TripCount:
     text = record.backedge_taken or ""
+    ctx = ScevContext(parameters, analyses.value_scevs, analyses.phi_incoming, enclosing)
     if text:
-        ctx = ScevContext(parameters, analyses.value_scevs, analyses.phi_incoming, enclosing)
         try:
             iterations = to_polynomial(text, ctx) + 1
-            for note in ctx.assumptions:
+            for note in dict.fromkeys(ctx.assumptions):
                 assumptions.append(f"loop %{record.header}: {note}")
             kind = "constant" if iterations.constant_value() is not None else "symbolic"
             return TripCount(kind, iterations, text)
         except NotPolynomial as why:
             reason = str(why)
     else:
-        reason = "not printed by ScalarEvolution"
+        reason = "ScalarEvolution cannot predict it"
+    # An exit that depends on data (a search, a break): ScalarEvolution still knows how often
+    # the loop can run at most. Use that bound (the worst case), and say so.
+    bound_text = record.symbolic_max_backedge_taken or ""
+    if bound_text and UNKNOWN_SCEV not in bound_text:
+        ctx.assumptions.clear()
+        try:
+            bound = to_polynomial(bound_text, ctx) + 1
+        except NotPolynomial:
+            bound = None
+        limit = bound.constant_value() if bound is not None else None
+        if bound is not None and (limit is None or 0 < limit < 1 << 20):
+            assumptions.append(f"loop %{record.header}: trip count depends on data ({reason}); "
+                               f"using its upper bound {bound} (the worst case)")
+            return TripCount("bounded", bound, bound_text)
     if record.constant_max_backedge_taken is not None and record.constant_max_backedge_taken < 1 << 20:
         bound = record.constant_max_backedge_taken + 1
         assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); using its maximum {bound}")

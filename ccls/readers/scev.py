@@ -15,10 +15,11 @@ from fractions import Fraction
 from ccls.polynomial import Polynomial
 
 _LOOP_INFO = re.compile(r"^Loop info for function '(?P<fn>.+)':$")
-_LOOP_LINE = re.compile(r"^(?P<indent>\s*)Loop at depth (?P<depth>\d+) containing: (?P<blocks>.*)$")
+_LOOP_LINE = re.compile(r"^(?P<indent>\s*)(?:Parallel )?Loop at depth (?P<depth>\d+) containing: (?P<blocks>.*)$")
 _COUNTS_FOR = re.compile(r"^Determining loop execution counts for: @(?P<fn>.+)$")
 _CLASSIFY_FOR = re.compile(r"^Classifying expressions for: @(?P<fn>.+)$")
 _BTC = re.compile(r"^Loop %(?P<loop>.+?): backedge-taken count is (?P<expr>.+)$")
+_SYMBOLIC_MAX_BTC = re.compile(r"^Loop %(?P<loop>.+?): symbolic max backedge-taken count is (?P<expr>.+)$")
 _MAX_BTC = re.compile(r"^Loop %(?P<loop>.+?): constant max backedge-taken count is (?:i\d+ )?(?P<n>-?\d+)$")
 _VALUE = re.compile(r"^  (?P<name>%[-\w.$\"]+) = ")
 _VALUE_SCEV = re.compile(r"^  -->  (?P<expr>.+?)(?:\s+U: .*)?$")
@@ -35,6 +36,7 @@ class LoopRecord:
     parent: str | None
     backedge_taken: str | None = None  # SCEV text, None when not printed
     constant_max_backedge_taken: int | None = None
+    symbolic_max_backedge_taken: str | None = None  # an upper bound (early exits), SCEV text
 
 
 @dataclass
@@ -98,6 +100,10 @@ def parse_opt_output(text: str) -> dict[str, FunctionAnalyses]:
                 loop = current.loops.get(_strip_quotes(m["loop"]))
                 if loop is not None:
                     loop.backedge_taken = m["expr"].strip()
+            elif m := _SYMBOLIC_MAX_BTC.match(raw):
+                loop = current.loops.get(_strip_quotes(m["loop"]))
+                if loop is not None:
+                    loop.symbolic_max_backedge_taken = m["expr"].strip()
             elif m := _MAX_BTC.match(raw):
                 loop = current.loops.get(_strip_quotes(m["loop"]))
                 if loop is not None and int(m["n"]) >= 0:
@@ -178,24 +184,31 @@ class _Parser:
             raise NotPolynomial(f"%{name} is defined in terms of itself")
         incoming = ctx.phi_incoming.get(name)
         if incoming:
-            # A phi merging a constant start with a computed value (a remainder loop's start
-            # after vectorisation or unrolling): at run time with large inputs, the computed
-            # value is the one that flows in, so take it.
+            # A phi merging a constant start with computed values (a remainder loop's start
+            # after vectorisation or unrolling, possibly after a one-iteration prologue): at
+            # run time with large inputs, a computed value is what flows in; take their mean.
             candidates = [v for v in incoming if not re.fullmatch(r"-?\d+|poison|undef|zeroinitializer", v)]
-            if len(candidates) == 1 and candidates[0].startswith("%"):
-                ctx._resolving.add(name)
-                try:
-                    inner = _strip_quotes(candidates[0][1:])
-                    scev = ctx.value_scevs.get(inner)
+            values = []
+            ctx._resolving.add(name)
+            try:
+                for candidate in candidates:
+                    scev = ctx.value_scevs.get(_strip_quotes(candidate[1:])) if candidate.startswith("%") else None
                     if scev is None:
-                        raise NotPolynomial(f"no SCEV for %{inner}")
-                    value = to_polynomial(scev, ctx)
-                finally:
-                    ctx._resolving.discard(name)
+                        continue
+                    try:
+                        values.append(to_polynomial(scev, ctx))
+                    except NotPolynomial:
+                        continue
+            finally:
+                ctx._resolving.discard(name)
+            if values:
                 note = f"remainder-loop start %{name} taken as its value after the main loop"
                 if note not in ctx.assumptions:
                     ctx.assumptions.append(note)
-                return value
+                total = Polynomial()
+                for value in values:
+                    total = total + value
+                return total * Fraction(1, len(values))
         raise NotPolynomial(f"depends on the run-time value %{name}")
 
     def _add_recurrence(self) -> Polynomial:
