@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import os
 import shutil
+from fractions import Fraction
 
 import pytest
 
 from ccls import toolchain
 from ccls.frontends import SourceFile, frontend_for
-from ccls.frontends.cuda import analyze_cuda, analyze_cuda_with, cuda_functions
+from ccls.frontends.cuda import analyze_cuda, analyze_cuda_with, cuda_functions, kernel_launches
 from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
 
@@ -47,9 +48,13 @@ def test_saxpy_kernel_names_parameters_and_trip_count(compiler):
     assert saxpy.parameters == ["n", "a", "x", "y"]
     assert (saxpy.line, saxpy.end_line) == (2, 7)
     (loop,) = saxpy.loops.values()
-    assert loop.trip_count.iterations == n and loop.line == 4
+    # Per thread, and no launch in the file: the grid-stride loop's share is assumed, and said.
+    assert (loop.trip_count.kind, loop.trip_count.iterations, loop.line) == ("unknown", Polynomial.constant(1), 4)
     assert "fp_fma.f32" in loop_classes(saxpy)
     assert saxpy.assumptions[0].startswith("device code compiled by " + ("nvcc" if compiler == "nvcc" else ""))
+    assert saxpy.assumptions[1].startswith("costs are per thread")
+    assert saxpy.assumptions[1].endswith("launch configuration unknown")
+    assert "n/(gridDim.x·blockDim.x)" in saxpy.assumptions[2]
 
 
 @pytest.mark.parametrize("compiler", COMPILERS)
@@ -64,9 +69,12 @@ def test_division_in_a_loop_over_n(compiler):
         trip = rows.loops[loop_id].trip_count
         assert trip.iterations.symbols <= {"n"}
         assert rows.loops[loop_id].line == 13
-    # The unrolled main loop runs about n/unroll times; with the remainder it covers n elements.
-    main = [rows.loops[i].trip_count for i in div_loops if "n" in rows.loops[i].trip_count.iterations.symbols]
-    assert main and all(t.kind == "bounded" for t in main)
+    # The division loop is unrolled u times (nvcc: 4, clang: 2): the main loop runs
+    # E[floor(n / u)] = (n - (u - 1)/2) / u times, taking n & (u - 1) at its mean like the LLVM reader.
+    main = {rows.loops[i].trip_count.iterations for i in div_loops if rows.loops[i].trip_count.kind == "symbolic"}
+    unroll = 4 if compiler == "nvcc" else 2
+    assert main == {(n - Fraction(unroll - 1, 2)) * Fraction(1, unroll)}
+    assert any(f"(n & {unroll - 1}) taken as its mean {(unroll - 1) / 2:g}" in a for a in rows.assumptions)
     div_lines = {i.line for b in rows.blocks for i in b.instructions if i.cls == "fp_div.f32"}
     assert div_lines == {14}
 
@@ -209,3 +217,48 @@ def test_unknown_gpu_arch_falls_back_to_sm80_with_a_note():
     result = analyze_cuda(example("saxpy.cu"), AnalysisOptions(gpu_arch="nvptx-sm75"))
     (fn,) = result.functions
     assert fn.arch == "nvptx-sm80" and "nvptx-sm75" in fn.assumptions[0]
+
+
+# --- launches: `kernel<<<grid, block>>>` in the same file ------------------------------------------
+
+LAUNCHES = """#define BLOCK 256
+constexpr int kGrid = 2 * 32;
+__global__ void saxpy(int n, float a, const float *x, float *y)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        y[i] = a * x[i] + y[i];
+}
+namespace ns { template <typename T> __global__ void fill(T *p, int n) { p[threadIdx.x] = n; } }
+
+void run(int n, float *x, float *y, int *p, cudaStream_t stream)
+{
+    dim3 tile(16, 16);
+    saxpy<<<kGrid, BLOCK>>>(n, 2.0f, x, y);
+    saxpy<<<(n + BLOCK - 1) / BLOCK, BLOCK, 0, stream>>>(n, 2.0f, x, y);
+    ns::fill<int><<<dim3(4, 2), tile>>>(p, n);
+    ns::fill<int><<<1, 1 << 10>>>(p, n);
+}
+"""
+
+
+def test_launch_sizes_are_read_where_they_are_integer_constants():
+    launches = kernel_launches(LAUNCHES)
+    assert [(l.line, l.config, l.grid, l.block, l.threads) for l in launches["saxpy"]] == [
+        (13, "<<<kGrid, BLOCK>>>", (64, 1, 1), (256, 1, 1), 16384),
+        (14, "<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>", (None, None, None), (256, 1, 1), None)]
+    assert [(l.grid, l.block, l.threads) for l in launches["fill"]] == [
+        ((4, 2, 1), (16, 16, 1), 2048), ((1, 1, 1), (1024, 1, 1), 1024)]
+    assert launches["saxpy"][0].special_values() == {"%nctaid.x": 64, "%nctaid.y": 1, "%nctaid.z": 1,
+                                                     "%ntid.x": 256, "%ntid.y": 1, "%ntid.z": 1}
+    assert kernel_launches("__global__ void k() {}") == {}
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_a_visible_launch_gives_the_per_thread_share_and_the_launch_size(compiler, tmp_path):
+    text = LAUNCHES.replace("    saxpy<<<(n + BLOCK - 1) / BLOCK, BLOCK, 0, stream>>>(n, 2.0f, x, y);\n", "")
+    result = analyze_cuda_with(SourceFile(str(tmp_path / "launch.cu"), text), AnalysisOptions(), compiler)
+    saxpy = next(fn for fn in result.functions if fn.display_name == "saxpy")
+    (loop,) = saxpy.loops.values()
+    assert (loop.trip_count.kind, loop.trip_count.iterations) == ("symbolic", n * Fraction(1, 16384))
+    assert saxpy.assumptions[1].endswith("launched as <<<kGrid, BLOCK>>> at line 13: 16384 threads, so one "
+                                         "launch costs 16384 × these figures")

@@ -5,6 +5,7 @@ Inputs are inline PTX: hand-written snippets and nvcc 13.0 output for the kernel
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,8 +16,11 @@ from ccls.frontends.ptx import analyze_ptx
 from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
 from ccls.readers.ptx import arch_for_target, demangle_simple, read_ptx
+from ccls.readers.ptx_launch import Launch
 
 n = Polynomial.symbol("n")
+PER_THREAD = ("costs are per thread: counts are one thread's executed instructions and each warp instruction's "
+              "cost is shared by its 32 lanes (cost / 32); launch configuration unknown")
 
 
 def one(text: str, **kwargs):
@@ -214,9 +218,12 @@ $L__BB0_3:
 """
 
 SAXPY_PARAMS = {"_Z5saxpyifPKfPf": ["n", "a", "x", "y"]}
+# saxpy<<<64, 256>>> and saxpy<<<(n + 255) / 256, 256>>>, as ccls.frontends.cuda finds them
+LITERAL_LAUNCH = Launch(12, "64", "256", (64, 1, 1), (256, 1, 1))
+SYMBOLIC_LAUNCH = Launch(13, "(n + 255) / 256", "256", (None, None, None), (256, 1, 1))
 
 
-def test_saxpy_blocks_loop_and_grid_stride_trip_count():
+def test_saxpy_blocks_loop_and_grid_stride_trip_count_per_thread():
     fn = one(SAXPY, loc_files=["/src/saxpy.cu"], parameter_names=SAXPY_PARAMS)
     assert (fn.name, fn.display_name, fn.arch, fn.parameters) == ("_Z5saxpyifPKfPf", "saxpy", "nvptx-sm80",
                                                                    ["n", "a", "x", "y"])
@@ -224,12 +231,39 @@ def test_saxpy_blocks_loop_and_grid_stride_trip_count():
     assert [b.loop for b in fn.blocks] == [None, None, "$L__BB0_2", None]
     (loop,) = fn.loops.values()
     assert (loop.id, loop.parent, loop.depth, loop.line) == ("$L__BB0_2", None, 1, 4)
-    # Step blockDim·gridDim: the whole grid together runs n iterations.
-    assert loop.trip_count.kind == "bounded"
-    assert loop.trip_count.iterations == n
+    # Step gridDim·blockDim: each thread runs n/(gridDim.x·blockDim.x) iterations; with no launch
+    # in sight, one per thread is assumed, and said.
+    assert (loop.trip_count.kind, loop.trip_count.iterations) == ("unknown", Polynomial.constant(1))
     assert "setp.lt.s32 %p2, %r10, %r6" in loop.trip_count.source_text
-    assert any("grid-stride" in a and "line 4" in a for a in fn.assumptions)
+    unit, stride = fn.assumptions
+    assert unit.startswith("costs are per thread") and unit.endswith("launch configuration unknown")
+    assert stride == ("loop at line 4 ($L__BB0_2): stride loop (step gridDim.x·blockDim.x): each thread runs about "
+                      "n/(gridDim.x·blockDim.x) iterations; launch configuration unknown, so 1 per thread is "
+                      "assumed (at least n threads along the stride, as a `<<<(n + B - 1) / B, B>>>` launch has)")
     assert "ld.global.f32" in fn.ir_text and fn.ir_text.startswith(".visible .entry _Z5saxpyifPKfPf(")
+
+
+def test_grid_stride_loop_with_a_literal_launch_is_the_per_thread_share():
+    fn = one(SAXPY, loc_files=["/src/saxpy.cu"], parameter_names=SAXPY_PARAMS,
+             launches={"_Z5saxpyifPKfPf": [LITERAL_LAUNCH, LITERAL_LAUNCH]})
+    (loop,) = fn.loops.values()
+    # 64 blocks x 256 threads share n iterations: n/16384 each, on average.
+    assert (loop.trip_count.kind, loop.trip_count.iterations) == ("symbolic", n * Fraction(1, 16384))
+    unit, stride = fn.assumptions
+    assert unit.endswith("launched as <<<64, 256>>> at line 12 and 1 more line(s): 16384 threads, so one launch "
+                         "costs 16384 × these figures")
+    assert "step gridDim.x·blockDim.x = 16384 from the launch" in stride
+
+
+def test_symbolic_or_conflicting_launches_leave_the_stride_assumed_and_say_so():
+    fn = one(SAXPY, parameter_names=SAXPY_PARAMS, launches={"_Z5saxpyifPKfPf": [SYMBOLIC_LAUNCH]})
+    assert fn.loops["$L__BB0_2"].trip_count.kind == "unknown"
+    assert fn.assumptions[0].endswith("launched as <<<(n + 255) / 256, 256>>> at line 13: one launch costs "
+                                      "(gridDim·blockDim threads = ((n + 255) / 256)·(256)) × these figures")
+    fn = one(SAXPY, parameter_names=SAXPY_PARAMS, launches={"_Z5saxpyifPKfPf": [LITERAL_LAUNCH, SYMBOLIC_LAUNCH]})
+    assert fn.loops["$L__BB0_2"].trip_count.iterations == Polynomial.constant(1)
+    assert fn.assumptions[0].endswith("launched with different configurations (<<<64, 256>>> at line 12, "
+                                      "<<<(n + 255) / 256, 256>>> at line 13), so the launch size is unknown")
 
 
 def test_saxpy_memory_accesses_are_coalesced_and_params_invariant():
@@ -244,7 +278,8 @@ def test_saxpy_memory_accesses_are_coalesced_and_params_invariant():
 def test_parameters_without_source_names_and_loc_lines():
     fn = one(SAXPY, loc_files=["/src/saxpy.cu"])
     assert fn.parameters == ["param_0", "param_1", "param_2", "param_3"]
-    assert fn.loops["$L__BB0_2"].trip_count.iterations == Polynomial.symbol("param_0")
+    fn = one(SAXPY, loc_files=["/src/saxpy.cu"], launches={"_Z5saxpyifPKfPf": [LITERAL_LAUNCH]})
+    assert fn.loops["$L__BB0_2"].trip_count.iterations == Polynomial.symbol("param_0") * Fraction(1, 16384)
     assert (fn.line, fn.end_line) == (2, 7)
     assert by_opcode(fn)["fma.rn.f32"].line == 5
     assert by_opcode(fn)["ret"].line == 7
@@ -308,7 +343,7 @@ def test_while_shaped_loop_with_division_is_symbolic_in_the_parameter():
     assert body.name != "$L_head"
     load = by_opcode(fn)["ld.global.f32"]
     assert (load.access.pattern, load.access.stride_bytes) == ("unit", Polynomial.constant(4))
-    assert fn.assumptions == []
+    assert fn.assumptions == [PER_THREAD]
 
 
 def test_triangular_nest_uses_the_outer_index():
@@ -352,7 +387,8 @@ $L_loop:
     assert loop.trip_count.kind == "unknown"
     assert loop.trip_count.iterations == Polynomial.constant(77)
     assert loop.trip_count.source_text.startswith("setp.lt.s32 %p1, %r2, %r1")
-    (note,) = fn.assumptions
+    unit, note = fn.assumptions
+    assert unit.startswith("costs are per thread")
     assert "$L_loop" in note and "unknown" in note and "77" in note
 
 
@@ -441,15 +477,39 @@ $L__BB0_8:
 """)
 
 
-def test_unrolled_loops_are_bounded_by_the_parameter():
+def test_unrolled_loops_take_the_remainder_at_its_mean():
     fn = one(UNROLLED, parameter_names={"k": ["a", "n"]})
     main, rest = fn.loops["$L__BB0_4"], fn.loops["$L__BB0_7"]
-    assert (main.trip_count.kind, main.trip_count.iterations) == ("bounded", n * Polynomial.constant(0.25))
-    assert (rest.trip_count.kind, rest.trip_count.iterations) == ("bounded", Polynomial.constant(3))
+    # n & 3 is taken as its mean 1.5, as the LLVM reader takes a value modulo 4: the main loop runs
+    # E[floor(n / 4)] = (n - 1.5) / 4 times, the remainder loop 1.5 times; together about n / 4 + 1.5.
+    assert (main.trip_count.kind, main.trip_count.iterations) == ("symbolic", (n - Fraction(3, 2)) * Fraction(1, 4))
+    assert (rest.trip_count.kind, rest.trip_count.iterations) == ("constant", Polynomial.constant(Fraction(3, 2)))
     assert "(n & 3)" in main.trip_count.source_text
-    assert len(fn.assumptions) == 2 and all("at most" in a for a in fn.assumptions)
+    assert fn.assumptions[1:] == [
+        "loop at line 39 ($L__BB0_4): (n & 3) taken as its mean 1.5 (the expected value): 0.25·n - 0.375 "
+        "iterations (exact: -0.25·(n & 3) + 0.25·n)",
+        "loop at line 48 ($L__BB0_7): (n & 3) taken as its mean 1.5 (the expected value): 1.5 iterations "
+        "(exact: (n & 3))"]
     strided = by_opcode(fn)["ld.global.f32"].access
     assert (strided.pattern, strided.stride_bytes) == ("strided", Polynomial.constant(16))
+
+
+def test_division_by_a_constant_in_the_bound_takes_the_mean_like_the_llvm_reader():
+    # for (i = 0; i < n / 4; ++i): n >> 2 = n/4 - frac(n/4), frac in [0, 3/4], mean 3/8, so the
+    # loop runs E[floor(n / 4)] = (n - 1.5) / 4 times, the LLVM reader's `/u` rule.
+    fn = one(kernel("""
+	ld.param.u32 %r1, [k_param_1];
+	shr.u32 %r3, %r1, 2;
+	mov.u32 %r2, 0;
+$L_loop:
+	add.s32 %r2, %r2, 1;
+	setp.lt.u32 %p1, %r2, %r3;
+	@%p1 bra $L_loop;
+	ret;
+"""), parameter_names={"k": ["a", "n"]})
+    trip = fn.loops["$L_loop"].trip_count
+    assert (trip.kind, trip.iterations) == ("symbolic", (n - Fraction(3, 2)) * Fraction(1, 4))
+    assert "frac(n/4) taken as its mean 0.375" in fn.assumptions[1]
 
 
 def test_loop_with_an_early_exit_is_bounded():
@@ -602,4 +662,4 @@ def test_ptx_front_end_reads_a_file_with_ptx_lines():
     assert result.errors == []
     (fn,) = result.functions
     assert (fn.language, fn.display_name, fn.file) == ("ptx", "saxpy", "/work/k.ptx")
-    assert fn.loops["$L__BB0_2"].trip_count.iterations == Polynomial.symbol("param_0")
+    assert fn.loops["$L__BB0_2"].trip_count.iterations == Polynomial.constant(1)  # per thread, launch unknown

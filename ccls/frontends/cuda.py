@@ -1,6 +1,8 @@
 """CUDA (.cu, .cuh). Device code → PTX with nvcc when installed, else clang's CUDA device-only
 mode (never both), read by the PTX reader; host code → the C-family front end with clang's
 --cuda-host-only. The buffer is compiled from a private temp dir; nothing is written next to it.
+Kernel launches in the file (`kernel<<<grid, block>>>`) give the reader launch sizes: GPU costs
+are per thread, and a launch multiplies them by its thread count.
 """
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import os
 import re
 import tempfile
 from dataclasses import dataclass
+from typing import Iterator
 
 from ccls import compile_db, toolchain
 from ccls.frontends import FrontendResult, SourceFile, register
@@ -15,6 +18,7 @@ from ccls.frontends.ptx import demangled_names, internal_error
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import AnalysisOptions
 from ccls.readers.ptx import demangle_simple, read_ptx
+from ccls.readers.ptx_launch import Launch
 
 _SM_FOR_ARCH = {"nvptx-sm80": "sm_80", "nvptx-sm90": "sm_90"}
 _INSTALL_HINT = ("no CUDA compiler found: install the CUDA toolkit (nvcc, "
@@ -230,9 +234,12 @@ def _read_device(compiled: _Compiled, source: SourceFile, options: AnalysisOptio
                                  loc_files=loc_files, display_names=display)
     matches = {fn.name: k for fn in functions if (k := _match(fn, kernels)) is not None}
     params = {name: list(k.params) for name, k in matches.items()}
-    if params:  # read again so trip counts are symbolic in the source's parameter names
+    if params:  # read again: trip counts symbolic in the source's parameter names, launch sizes known
+        by_kernel = kernel_launches(source.text)
+        launches = {name: by_kernel[k.name] for name, k in matches.items() if k.name in by_kernel}
         functions, errors = read_ptx(compiled.ptx, source.path, "cuda", options.default_trip_count,
-                                     loc_files=loc_files, parameter_names=params, display_names=display)
+                                     loc_files=loc_files, parameter_names=params, display_names=display,
+                                     launches=launches)
     for fn in functions:
         fn.assumptions.insert(0, compiled.note)
         kernel = matches.get(fn.name)
@@ -286,22 +293,28 @@ class CudaFunction:
 def cuda_functions(text: str) -> list[CudaFunction] | None:
     """Every function definition in CUDA source, with its parameter names and CUDA qualifiers;
     None when the tree-sitter CUDA grammar is not installed."""
+    root = _syntax_tree(text)
+    if root is None:
+        return None
+    return [fn for node in _nodes(root, "function_definition") if (fn := _function(node)) is not None]
+
+
+def _syntax_tree(text: str):  # -> tree_sitter.Node | None
     try:
         from ccls import source_map
-
-        tree = source_map.parse(text.encode("utf-8", errors="surrogateescape"), "cuda")
     except ImportError:
         return None
-    found: list[CudaFunction] = []
-    stack = [tree.root_node]
+    return source_map.parse(text.encode("utf-8", errors="surrogateescape"), "cuda").root_node
+
+
+def _nodes(root, node_type: str) -> Iterator:  # tree_sitter.Node
+    """Nodes of one type, in source order."""
+    stack = [root]
     while stack:
         node = stack.pop()
-        if node.type == "function_definition":
-            fn = _function(node)
-            if fn is not None:
-                found.append(fn)
+        if node.type == node_type:
+            yield node
         stack.extend(reversed(node.children))
-    return found
 
 
 def _function(node) -> CudaFunction | None:  # node: tree_sitter.Node
@@ -342,6 +355,112 @@ def _parameter_name(param) -> str | None:
 
 def _text(node) -> str:
     return node.text.decode("utf-8", errors="replace") if node.text is not None else ""
+
+
+# --- kernel launches: `kernel<<<grid, block>>>(…)` ----------------------------------------------
+
+def kernel_launches(text: str) -> dict[str, list[Launch]]:
+    """Launches in CUDA source by kernel name (unqualified, without template arguments), with
+    their sizes where they are integer constants: literals, constant arithmetic, `dim3(…)`,
+    and names bound to those by `#define`, `const`/`constexpr` or a `dim3` declaration."""
+    root = _syntax_tree(text)
+    if root is None:
+        return {}
+    constants = _named_constants(root)
+    found: dict[str, list[Launch]] = {}
+    for call in _nodes(root, "call_expression"):
+        config = next((c for c in call.children if c.type == "kernel_call_syntax"), None)
+        callee = call.child_by_field_name("function")
+        if config is None or callee is None:
+            continue
+        args = [c for c in config.named_children if c.type != "comment"]
+        if len(args) < 2:
+            continue
+        grid, block = (_dim3(a, constants) for a in args[:2])
+        found.setdefault(_short_name(_text(callee)), []).append(
+            Launch(call.start_point[0] + 1, _text(args[0]), _text(args[1]), grid, block))
+    return found
+
+
+_Dims = tuple[int | None, int | None, int | None]
+_UNKNOWN_DIMS: _Dims = (None, None, None)
+
+
+def _named_constants(root) -> dict[str, _Dims]:
+    """Names whose value is a constant size: `#define B 256`, `const int t = 256;`,
+    `dim3 block(16, 16);` (a name bound twice is dropped: its value depends on where it is used)."""
+    values: dict[str, _Dims] = {}
+    seen: set[str] = set()
+
+    def bind(name: str, dims: _Dims) -> None:
+        values[name] = dims if name not in seen and dims[0] is not None else _UNKNOWN_DIMS
+        seen.add(name)
+
+    for node in _nodes(root, "preproc_def"):
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is not None and value is not None:
+            bind(_text(name), _literal_dims(_text(value).strip()))
+    for node in _nodes(root, "declaration"):
+        words = {_text(c) for c in node.children if c.type in ("type_qualifier", "type_identifier")}
+        if not words & {"const", "constexpr", "dim3"}:
+            continue
+        for decl in node.children_by_field_name("declarator"):
+            if decl.type != "init_declarator":
+                continue
+            name, value = decl.child_by_field_name("declarator"), decl.child_by_field_name("value")
+            if name is None or value is None:
+                continue
+            if value.type in ("argument_list", "initializer_list"):  # dim3 b(16, 16); dim3 b{16, 16};
+                bind(_text(name), _dims([_integer(a, values) for a in value.named_children]))
+            else:
+                bind(_text(name), _dim3(value, values))
+    return values
+
+
+def _literal_dims(text: str) -> _Dims:
+    value = int(text.rstrip("uUlL"), 0) if re.fullmatch(r"(0[xX][0-9a-fA-F]+|[1-9]\d*|0)[uUlL]*", text) else None
+    return (value, 1, 1) if value is not None else _UNKNOWN_DIMS
+
+
+def _dim3(node, constants: dict[str, _Dims]) -> _Dims:
+    """A launch size: an integer (x only) or `dim3(x, y, z)`; None where not constant."""
+    if node.type == "call_expression" and _text(node.child_by_field_name("function")) == "dim3":
+        arguments = node.child_by_field_name("arguments")
+        return _dims([_integer(a, constants) for a in (arguments.named_children if arguments else [])])
+    if node.type == "identifier" and _text(node) in constants:
+        return constants[_text(node)]
+    return _dims([_integer(node, constants)])
+
+
+def _dims(values: list[int | None]) -> _Dims:
+    if not 1 <= len(values) <= 3 or any(v is None or v <= 0 for v in values):
+        return _UNKNOWN_DIMS
+    padded = values + [1] * (3 - len(values))
+    return padded[0], padded[1], padded[2]
+
+
+_INTEGER_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+                "/": lambda a, b: int(a / b) if b else None, "%": lambda a, b: a % b if b else None,
+                "<<": lambda a, b: a << b if 0 <= b < 63 else None, ">>": lambda a, b: a >> b if 0 <= b < 63 else None}
+
+
+def _integer(node, constants: dict[str, _Dims]) -> int | None:
+    """Value of a constant integer expression (C semantics for / and %), else None."""
+    if node.type == "number_literal":
+        return _literal_dims(_text(node))[0]
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return _integer(node.named_children[0], constants)
+    if node.type == "identifier":
+        dims = constants.get(_text(node), _UNKNOWN_DIMS)
+        return dims[0] if dims[1:] == (1, 1) else None
+    if node.type == "binary_expression":
+        op = node.child_by_field_name("operator")
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if op is None or left is None or right is None or _text(op) not in _INTEGER_OPS:
+            return None
+        a, b = _integer(left, constants), _integer(right, constants)
+        return _INTEGER_OPS[_text(op)](a, b) if a is not None and b is not None else None
+    return None
 
 
 # --- host code -----------------------------------------------------------------------------------

@@ -2,24 +2,26 @@
 
     python3 cost_tables/derive/nvptx_tables.py
 
-CU = SM cycles per *warp* instruction = 32 / (results per clock cycle per SM), with the rates of
-the CUDA C++ Programming Guide, section "Arithmetic Instructions", table "Throughput of Native
-Arithmetic Instructions (Operations per Clock Cycle per Multiprocessor)", columns for compute
-capability 8.0 and 9.0. Instructions the hardware emulates (integer division, IEEE division and
-square root, 64-bit integer ops) are costed as the native instruction sequences nvcc emits for
-them (modelled). Memory classes are bandwidth-bound costs of one coalesced warp access
-(32 lanes x 4 B = 128 B) from the GPU's published bandwidths. Tensor-core mma.sync costs come
-from the datasheet dense tensor throughput. Energies are modelled (see ENERGY below).
+Costs are per thread, the unit of the PTX reader's counts: each warp instruction's cost is shared
+by its 32 lanes, so CU per executed thread instruction = (SM cycles per warp instruction) / 32
+= 1 / (results per clock cycle per SM), with the rates of the CUDA C++ Programming Guide, section
+"Arithmetic Instructions", table "Throughput of Native Arithmetic Instructions (Operations per
+Clock Cycle per Multiprocessor)", columns for compute capability 8.0 and 9.0. Instructions the
+hardware emulates (integer division, IEEE division and square root, 64-bit integer ops) are
+costed as the native instruction sequences nvcc emits for them (modelled). Memory classes are
+bandwidth-bound costs of one coalesced warp access (32 lanes x 4 B = 128 B) from the GPU's
+published bandwidths. Tensor-core mma.sync costs come from the datasheet dense tensor
+throughput. Energies are modelled (see ENERGY below). Everything is derived per warp
+instruction, as the sources state it, and divided by 32 when stored (`per_thread`).
 """
 from __future__ import annotations
 
-import datetime
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import energy_model as em  # noqa: E402
+from envelope import envelope, write_table  # noqa: E402
 
 OUT_DIR = Path(__file__).resolve().parent.parent
 GUIDE = ("NVIDIA CUDA C++ Programming Guide, 'Arithmetic Instructions': Throughput of Native Arithmetic "
@@ -99,7 +101,16 @@ def l2_path_pj(nbytes: int) -> float:
     return nbytes / 32 * (NOC_PJ_PER_256B + SRAM_256B_PJ * 2)
 
 
-def build(arch: str, gpu: dict, today: str) -> dict:
+def per_thread(warp_cu: float, warp_pj: float) -> dict:
+    """A warp instruction's cost shared by its 32 lanes: the cost of one thread's instruction."""
+    return {"cu": _significant(warp_cu / WARP), "energy_pj": _significant(warp_pj / WARP)}
+
+
+def _significant(value: float) -> float:
+    return float(f"{value:.6g}")  # six significant digits: 1/128 stays 0.0078125
+
+
+def build(arch: str, gpu: dict) -> dict:
     cc = gpu["cc"]
     cc_name = ("8.0", "9.0")[cc]
     clock = gpu["clock_hz"]
@@ -112,7 +123,7 @@ def build(arch: str, gpu: dict, today: str) -> dict:
     classes: dict[str, dict] = {}
 
     def put(name, cu, energy, source, method, notes=None, energy_method="modelled"):
-        entry = {"cu": round(cu, 4), "energy_pj": round(energy, 2), "source": source, "method": method,
+        entry = {**per_thread(cu, energy), "source": source, "method": method,
                  "energy_source": e_src, "energy_method": energy_method}
         if notes:
             entry["notes"] = notes
@@ -224,7 +235,7 @@ def build(arch: str, gpu: dict, today: str) -> dict:
     rf_access = WARP * 2 * RF_PJ
 
     def mput(name, cu, energy, source, method, notes):
-        classes[name] = {"cu": round(cu, 4), "energy_pj": round(energy, 2), "source": source, "method": method,
+        classes[name] = {**per_thread(cu, energy), "source": source, "method": method,
                          "energy_source": mem_e_src, "energy_method": "modelled"}
         if notes:
             classes[name]["notes"] = notes
@@ -289,31 +300,29 @@ def build(arch: str, gpu: dict, today: str) -> dict:
         "vector": vector,
         "classes": dict(sorted(classes.items())),
     }
-    metadata = {
-        "version": "1.0.0",
-        "source": f"{GUIDE}; {spec}; {em.HOROWITZ}; {BMC}",
-        "hardware": gpu["name"],
-        "method": "literature (CUDA guide rates, datasheet bandwidths), modelled (emulated sequences, "
-                  "memory tiers, energy)",
-        "date": today,
-        "units": "cu: SM cycles per WARP instruction (32 threads); energy_pj: picojoules per warp "
-                 "instruction; clock_hz: SM boost clock; cache sizes: bytes (l1d = L1/shared per SM)",
-        "notes": "Counts must be warp instructions: per-thread executed counts x threads / 32. CU is the "
-                 "issue/throughput cost on one SM, assuming enough resident warps to hide latency; "
-                 "divergence, bank conflicts and occupancy limits are not modelled. Energy is modelled "
-                 "dynamic energy (45 nm ALU figures, 28 nm register-file/SRAM figures, unscaled). "
-                 "Regenerate with cost_tables/derive/nvptx_tables.py.",
-    }
-    return {"data": data, "metadata": metadata}
+    return envelope(
+        data,
+        version="2.0.0",
+        source=f"{GUIDE}; {spec}; {em.HOROWITZ}; {BMC}",
+        hardware=gpu["name"],
+        method="literature (CUDA guide rates, datasheet bandwidths), modelled (emulated sequences, "
+               "memory tiers, energy)",
+        units="cu: SM cycles per executed THREAD instruction = SM cycles per warp instruction / 32 "
+              "(= 1 / results per clock per SM); energy_pj: picojoules per thread instruction (warp "
+              "instruction / 32); clock_hz: SM boost clock; cache sizes: bytes (l1d = L1/shared per SM)",
+        notes="Costs are per thread, like the PTX reader's counts (one thread's executed instructions): "
+              "each warp instruction's cost, derived from per-SM rates and per-warp bandwidths, is shared "
+              "by its 32 lanes. A whole launch costs the per-thread figure x its thread count (summed SM "
+              "cycles over all SMs). CU is the issue/throughput cost on one SM, assuming enough resident "
+              "warps to hide latency and full warps; divergence, partial warps, bank conflicts and "
+              "occupancy limits are not modelled. Energy is modelled dynamic energy (45 nm ALU figures, "
+              "28 nm register-file/SRAM figures, unscaled). Regenerate with cost_tables/derive/nvptx_tables.py.",
+    )
 
 
 def main() -> None:
-    today = datetime.date.today().isoformat()
     for arch, gpu in GPUS.items():
-        table = build(arch, gpu, today)
-        path = OUT_DIR / f"{arch}.json"
-        path.write_text(json.dumps(table, indent=1) + "\n")
-        print(f"wrote {path} ({len(table['data']['classes'])} classes)")
+        write_table(OUT_DIR / f"{arch}.json", build(arch, gpu))
 
 
 if __name__ == "__main__":
