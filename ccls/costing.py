@@ -3,6 +3,13 @@
 CU_total = Σ_k n_k·CU_k and EU_total = Σ_k n_k·EU_k (eq. 2); CO2 = EU x CI / 3.6e6 and
 USD = EU x price / 3.6e6 (paper §3: joules -> kWh), plus core-seconds x the cloud core-hour
 price when the region has one.
+
+Deviation from eq. 2, for CPU code lowered to machine code: a per-class sum prices every
+instruction at its reciprocal throughput and so cannot see dependency chains or port pressure.
+There, the compute part of CU is llvm-mca's simulated cycles of each machine block × its
+executions (all loads hitting L1), and what L1 hits cannot cost is added on top: the extra
+cycles of loads/stores estimated to miss (tier cost − L1 cost) and branch mispredictions. The
+per-class rows are scaled so that they still sum to CU.
 """
 from __future__ import annotations
 
@@ -14,6 +21,7 @@ from typing import Mapping
 from ccls.model import Metrics
 from ccls.polynomial import Polynomial
 from ccls.tables import CostTable, Region
+from ccls.taxonomy import split, with_vector
 
 JOULES_PER_KWH = 3.6e6
 SECONDS_PER_HOUR = 3600.0
@@ -28,9 +36,11 @@ class ClassBreakdown:
     known: bool  # False: the table has no cost for this class; it contributed 0
 
 
-def cost_counts(counts: Mapping[str, float], table: CostTable, region: Region) -> tuple[Metrics, list[ClassBreakdown]]:
+def cost_counts(counts: Mapping[str, float], table: CostTable, region: Region,
+                machine_cycles: float | None = None) -> tuple[Metrics, list[ClassBreakdown]]:
     """Raw totals of one function and its per-class breakdown (largest CU first).
-    Classes the table cannot cost are listed with known=False and add nothing."""
+    Classes the table cannot cost are listed with known=False and add nothing. With
+    `machine_cycles` (llvm-mca), CU = those cycles + stall cycles (see the module docstring)."""
     rows: list[ClassBreakdown] = []
     for cls, count in counts.items():
         n = float(count)
@@ -41,6 +51,8 @@ def cost_counts(counts: Mapping[str, float], table: CostTable, region: Region) -
             rows.append(ClassBreakdown(cls, n, 0.0, 0.0, False))
         else:
             rows.append(ClassBreakdown(cls, n, n * cost.cu, n * cost.energy_joules, True))
+    if machine_cycles is not None:
+        rows = _with_machine_cycles(rows, table, machine_cycles)
     rows.sort(key=lambda r: (-r.cu, -r.energy_joules, r.cls))
     cu = math.fsum(r.cu for r in rows)
     energy_joules = math.fsum(r.energy_joules for r in rows)
@@ -53,12 +65,38 @@ def cost_counts(counts: Mapping[str, float], table: CostTable, region: Region) -
     return Metrics(cu=cu, energy_joules=energy_joules, co2_kg=co2_kg, usd=usd), rows
 
 
-def cu_expression(counts: Mapping[str, Polynomial], table: CostTable) -> Polynomial:
-    """Σ count_k x CU_k as a polynomial in the function's symbols (unknown classes add 0).
+def stall_cu(cls: str, table: CostTable) -> float:
+    """Cycles one execution of `cls` costs beyond what a machine-code simulation with all-L1
+    hits already counts: a miss's extra latency/bandwidth, a misprediction's whole penalty."""
+    base, qualifier, width = split(cls)
+    cost = table.lookup(cls)
+    if cost is None or qualifier is None:
+        return 0.0
+    if base in ("load", "store") and qualifier != "L1":
+        hit = table.lookup(with_vector(f"{base}.L1", width))
+        return max(0.0, cost.cu - (hit.cu if hit is not None else 0.0))
+    if base == "branch" and qualifier == "mispredict":
+        return cost.cu
+    return 0.0
+
+
+def _with_machine_cycles(rows: list[ClassBreakdown], table: CostTable, machine_cycles: float) -> list[ClassBreakdown]:
+    stalls = [r.count * stall_cu(r.cls, table) if r.known else 0.0 for r in rows]
+    compute = math.fsum(r.cu - stall for r, stall in zip(rows, stalls))
+    scale = machine_cycles / compute if compute > 0 else 0.0
+    return [ClassBreakdown(r.cls, r.count, (r.cu - stall) * scale + stall, r.energy_joules, r.known)
+            for r, stall in zip(rows, stalls)]
+
+
+def cu_expression(counts: Mapping[str, Polynomial], table: CostTable,
+                  machine_cycles: Polynomial | None = None) -> Polynomial:
+    """Σ count_k x CU_k as a polynomial in the function's symbols (unknown classes add 0), or,
+    with llvm-mca's cycles, those cycles + Σ count_k x stall_k.
     CU values enter as their shortest decimal (0.33 -> 33/100), not their binary float."""
-    total = Polynomial()
+    total = machine_cycles if machine_cycles is not None else Polynomial()
     for cls, count in counts.items():
         cost = table.lookup(cls)
-        if cost is not None and cost.cu:
-            total = total + count * Fraction(repr(cost.cu))
+        per = (stall_cu(cls, table) if machine_cycles is not None else cost.cu) if cost is not None else 0.0
+        if per:
+            total = total + count * Fraction(repr(per))
     return total

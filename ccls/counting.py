@@ -18,6 +18,9 @@ from ccls.polynomial import Polynomial
 from ccls.taxonomy import DIVISION_CLASSES, split, with_vector
 
 LINE_BYTES_DEFAULT = 64
+MISPREDICT = "branch.mispredict"
+# A branch on unpredictable data goes either way at random: a predictor is wrong half the time.
+MISPREDICT_RATE = Fraction(1, 2)
 # PTX and CPython classes whose instructions are divisions too.
 _DIVISION_BASES = set(DIVISION_CLASSES) | {"py"}
 
@@ -62,8 +65,11 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
     line_counts: dict[int, dict[str, Polynomial]] = defaultdict(lambda: defaultdict(Polynomial))
     calls: dict[str, Polynomial] = defaultdict(Polynomial)
     machine = Polynomial() if any(b.machine_instructions is not None for b in fn.blocks) else None
+    cycles = _machine_cycles(fn, executions)
 
     working_sets = _working_sets(fn, executions, values, cache)
+    footprints = _loop_footprints(fn, executions, values, cache)
+    trips = _mean_trips(fn, executions, values)
     tier_notes: set[str] = set()
     for block in fn.blocks:
         times = executions[block.name]
@@ -72,11 +78,20 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
         outer = _outermost(block.loop, fn.loops)
         for instr in block.instructions:
             static[instr.cls] += 1
-            for cls, share in _tiered(instr, block.loop, working_sets.get(outer, 0), cache, tier_notes):
+            # A small, hot array (a histogram's buckets) stays in L1 whatever streams past it.
+            reach = _span(instr.access, trips, values, cache.line_bytes) if instr.access else float("inf")
+            working_set = working_sets.get(outer, 0) if reach > cache.l1_bytes else 0
+            for cls, share in _tiered(instr, block.loop, working_set, cache, tier_notes,
+                                      footprints.get(block.loop, 0.0)):
                 executed = times * share
                 counts[cls] = counts[cls] + executed
                 if instr.line is not None:
                     line_counts[instr.line][cls] = line_counts[instr.line][cls] + executed
+            if instr.data_dependent:
+                counts[MISPREDICT] = counts[MISPREDICT] + times * MISPREDICT_RATE
+                where = f"line {instr.line}" if instr.line else f"block %{block.name}"
+                tier_notes.add(f"branch at {where} follows loaded data: assumed mispredicted "
+                               f"{float(MISPREDICT_RATE):.0%} of the time (random data; sorted data costs less)")
             if split(instr.cls)[0] in ("call", "call_indirect") or instr.cls == "py.call":
                 calls[instr.callee or ""] = calls[instr.callee or ""] + times
     assumptions.extend(sorted(tier_notes))
@@ -88,8 +103,21 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
         machine_instructions=machine, loops=[LoopSummary(l.id, l.depth, l.line, l.trip_count) for l in fn.loops.values()],
         line_counts={line: dict(c) for line, c in line_counts.items()}, calls=dict(calls),
         sites=_division_sites(fn, executions) + _miss_sites(fn, executions, working_sets, values, cache),
-        assumptions=assumptions, ir_text=fn.ir_text,
+        assumptions=assumptions, ir_text=fn.ir_text, machine_cycles=cycles,
     )
+
+
+def _machine_cycles(fn: FunctionIR, executions: dict[str, Polynomial]) -> Polynomial | None:
+    """Σ executions × llvm-mca cycles per block; None unless every block with machine code has
+    a figure (a partial sum would understate the function)."""
+    total = Polynomial()
+    for block in fn.blocks:
+        if not block.machine_instructions:
+            continue
+        if block.machine_cycles is None:
+            return None
+        total = total + executions[block.name] * Fraction(repr(block.machine_cycles))
+    return total if any(b.machine_instructions for b in fn.blocks) else None
 
 
 def _outermost(loop_id: str | None, loops: dict[str, Loop]) -> str | None:
@@ -109,18 +137,54 @@ def _touched_bytes(access: MemoryAccess, line_bytes: int) -> int:
 
 def _working_sets(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float],
                   cache: CacheGeometry) -> dict[str | None, float]:
-    """Bytes touched by each outermost loop nest per entry (an upper bound: reuse across outer
-    loops is not subtracted)."""
+    """Bytes touched by each outermost loop nest per entry. Each access counts the lesser of
+    what its executions bring in and the span its address can cover (reuse inside the nest);
+    accesses to the same array by unrolled copies still add up, so this leans high."""
+    trips = _mean_trips(fn, executions, values)
     sizes: dict[str | None, float] = defaultdict(float)
+    regions: dict[tuple[str | None, str], float] = {}  # the same array region counts once
     for block in fn.blocks:
         if block.loop is None:
             continue
         outer = _outermost(block.loop, fn.loops)
         times = executions[block.name].evaluate(values)
         for instr in block.instructions:
-            if instr.access is not None:
-                sizes[outer] += times * _touched_bytes(instr.access, cache.line_bytes)
+            if instr.access is None:
+                continue
+            reach = min(times * _touched_bytes(instr.access, cache.line_bytes),
+                        _span(instr.access, trips, values, cache.line_bytes))
+            if not instr.access.region:
+                sizes[outer] += reach
+                continue
+            key = (outer, instr.access.region)
+            regions[key] = max(regions.get(key, 0.0), reach)
+    for (outer, _), reach in regions.items():
+        sizes[outer] += reach
     return dict(sizes)
+
+
+def _mean_trips(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float]) -> dict[str, float]:
+    """Average iterations of each loop per entry: header executions / its parent's."""
+    out = {}
+    for loop in fn.loops.values():
+        runs = executions[loop.id].evaluate(values) if loop.id in executions else 0.0
+        entries = executions[loop.parent].evaluate(values) if loop.parent in executions else 1.0
+        out[loop.id] = runs / entries if entries > 0 else 0.0
+    return out
+
+
+def _span(access: MemoryAccess, trips: dict[str, float], values: dict[str, float], line_bytes: int) -> float:
+    """Bytes an access's address can range over: Σ |stride per loop| × that loop's iterations."""
+    if access.span_bytes is not None:
+        return float(access.span_bytes)
+    if not access.loop_strides:
+        return float("inf")
+    span = float(line_bytes)
+    for loop, stride in access.loop_strides:
+        if stride.symbols - set(values):
+            return float("inf")  # moves with an outer index we cannot evaluate here
+        span += abs(stride.evaluate(values)) * trips.get(loop, 0.0)
+    return span
 
 
 def _miss_fraction(access: MemoryAccess, line_bytes: int) -> Fraction:
@@ -140,8 +204,21 @@ def _tier_for(working_set: float, cache: CacheGeometry) -> str:
     return "DRAM"
 
 
+def _loop_footprints(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float],
+                     cache: CacheGeometry) -> dict[str, float]:
+    """Bytes one entry into each loop touches in its own blocks: average iterations per entry
+    × bytes brought in per iteration."""
+    per_iteration: dict[str, float] = defaultdict(float)
+    for block in fn.blocks:
+        for instr in block.instructions:
+            if block.loop is not None and instr.access is not None:
+                per_iteration[block.loop] += _touched_bytes(instr.access, cache.line_bytes)
+    trips = _mean_trips(fn, executions, values)
+    return {loop: trips[loop] * per_iteration[loop] for loop in fn.loops}
+
+
 def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: CacheGeometry,
-            notes: set[str]) -> list[tuple[str, Fraction]]:
+            notes: set[str], loop_footprint: float = 0.0) -> list[tuple[str, Fraction]]:
     """(class, share) pairs for one instruction: loads/stores split across memory tiers."""
     base, qualifier, width = split(instr.cls)
     access = instr.access
@@ -151,12 +228,25 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
         return [(with_vector(f"{base}.L1", width), Fraction(1))]
     miss = _miss_fraction(access, cache.line_bytes)
     tier = _tier_for(working_set, cache)
+    if access.pattern == "pointer-chase":
+        # Each address comes from the previous load: no overlap, the whole latency each time.
+        # The nodes' real footprint is unseen (what the loop touches is a lower bound), so a
+        # chase beyond L2 is taken to reach DRAM.
+        tier = "DRAM" if working_set > cache.l2_bytes else tier
+        notes.add("pointer chase: each load waits for the previous one; nodes assumed scattered beyond L2")
+        return [(with_vector(f"{base}.{tier}.chase", width), Fraction(1))]
+    reuse = _outer_reuse(access, loop_footprint, cache)
+    if reuse is not None:
+        near, new_lines = reuse
+        notes.add("lines of a strided walk are reused by the next iteration of the loop around it")
+        out = [(with_vector(f"{base}.{near}", width), 1 - new_lines)] if new_lines < 1 else []
+        return out + [(with_vector(f"{base}.{tier}", width), new_lines)]
     stride = access.stride_bytes.constant_value() if access.stride_bytes is not None else None
     prefetchable = access.pattern in ("unit", "unknown") or (
         access.pattern == "strided" and stride is not None and abs(stride) < 4096)
-    if prefetchable:
-        # The hardware prefetcher follows constant-stride streams: lines arrive at the
-        # bandwidth of whichever level holds them, not at its latency.
+    if prefetchable and tier == "DRAM":
+        # The hardware prefetcher follows constant-stride streams: lines arrive at DRAM
+        # bandwidth, not at its latency. (From L2/L3 the independent-miss cost applies.)
         tier = "stream"
     notes.add(f"memory tiers estimated from access patterns and a working set of "
               f"{_human_bytes(working_set)}")
@@ -164,6 +254,21 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
     if miss:
         out.append((with_vector(f"{base}.{tier}", width), miss))
     return out
+
+
+def _outer_reuse(access: MemoryAccess, footprint: float, cache: CacheGeometry) -> tuple[str, Fraction] | None:
+    """A column walk (``a[i*n + j]`` with i inner): each inner iteration takes a new line, but
+    the next outer iteration moves by less than a line and finds the same lines again if the
+    inner loop's lines fit in a cache. Returns (where those lines stay, share of new lines)."""
+    if access.pattern != "strided" or access.outer_stride_bytes is None:
+        return None
+    outer = access.outer_stride_bytes.constant_value()
+    if outer is None or outer == 0 or abs(outer) >= cache.line_bytes:
+        return None
+    level = "L1" if footprint <= cache.l1_bytes else "L2" if footprint <= cache.l2_bytes else None
+    if level is None:
+        return None
+    return level, Fraction(abs(int(outer)), cache.line_bytes)
 
 
 def _human_bytes(n: float) -> str:

@@ -95,7 +95,8 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
     for fn in functions:
         table, notes = table_for(fn, tables, options)
         counts = {cls: _evaluate(poly, options) for cls, poly in fn.counts.items()}
-        metrics, breakdown = cost_counts(counts, table, region)
+        cycles = _evaluate(fn.machine_cycles, options) if fn.machine_cycles is not None else None
+        metrics, breakdown = cost_counts(counts, table, region, cycles)
         unknown = [b.cls for b in breakdown if not b.known and b.count]
         if unknown:
             notes = notes + [f"no cost in table {table.arch} for: {', '.join(sorted(unknown))} (counted as 0)"]
@@ -116,7 +117,7 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
     for index, (fn, table, counts, metrics, breakdown, notes) in enumerate(costed):
         score = by_profile[settings.profile][index]
         grade, rating = grade_for(score, tables.grades)
-        expression = cu_expression(fn.counts, table)
+        expression = cu_expression(fn.counts, table, fn.machine_cycles)
         reports.append(FunctionReport(
             counted=fn, counts=counts,
             instructions=_evaluate(fn.machine_instructions, options) if fn.machine_instructions is not None else None,

@@ -2,6 +2,7 @@
 executed machine instructions can be estimated per IR block. In-process; no files."""
 from __future__ import annotations
 
+import re
 import threading
 
 import llvmlite.binding as llvm
@@ -32,3 +33,55 @@ def verbose_assembly(ir_text: str, triple: str | None = None, cpu: str = "") -> 
         machine = target.create_target_machine(cpu=cpu, opt=2, reloc="pic", codemodel="small")
         machine.set_asm_verbosity(True)
         return machine.emit_assembly(module)
+
+
+# The core each CPU cost table describes: llvm-mca simulates the same core, so cycles and
+# per-class costs come from one scheduling model.
+MCA_CPU = {"x86_64": ("x86_64", "znver4"), "aarch64": ("aarch64", "neoverse-v2")}
+MCA_ITERATIONS = 100
+_REGION = re.compile(r"^\[(\d+)\] Code Region - b(\d+)\s*$")
+_TOTAL_CYCLES = re.compile(r"^Total Cycles:\s+(\d+)")
+
+
+def mca_input(blocks: list[tuple[str, ...]]) -> str:
+    """One llvm-mca code region per machine block, named b<index>."""
+    out = []
+    for index, code in enumerate(blocks):
+        out += [f"# LLVM-MCA-BEGIN b{index}", *code, "# LLVM-MCA-END"]
+    return "\n".join(out) + "\n"
+
+
+def parse_mca_cycles(report: str, regions: int) -> list[float | None]:
+    """Cycles per iteration of each region (llvm-mca repeats a region as if it were a loop body,
+    so loop-carried dependencies and port pressure show up); None where no figure was printed."""
+    cycles: list[float | None] = [None] * regions
+    current = None
+    for line in report.splitlines():
+        if m := _REGION.match(line):
+            current = int(m.group(2))
+        elif current is not None and (m := _TOTAL_CYCLES.match(line)) and current < regions:
+            cycles[current] = int(m.group(1)) / MCA_ITERATIONS
+            current = None
+    return cycles
+
+
+def block_cycles(blocks: list[tuple[str, ...]], arch: str, timeout_s: float, memory_mb: int) -> list[float | None]:
+    """llvm-mca's cycles per execution of each machine block, on the core of `arch`'s table.
+    All None when llvm-mca is missing or fails: counts still work, CU falls back to the table."""
+    from ccls import toolchain
+
+    target = MCA_CPU.get(arch)
+    mca = toolchain.find_tool("llvm-mca")
+    if target is None or mca is None or not blocks:
+        return [None] * len(blocks)
+    triple, cpu = target
+    try:
+        result = toolchain.run_tool(
+            [mca, f"-mtriple={triple}", f"-mcpu={cpu}", f"-iterations={MCA_ITERATIONS}",
+             "-instruction-info=0", "-resource-pressure=0", "-skip-unsupported-instructions=any", "-"],
+            input=mca_input(blocks), timeout_s=timeout_s, memory_mb=memory_mb)
+    except (toolchain.ToolMissing, toolchain.ToolTimeout):
+        return [None] * len(blocks)
+    if result.returncode != 0:
+        return [None] * len(blocks)
+    return parse_mca_cycles(result.stdout, len(blocks))

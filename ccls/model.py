@@ -43,6 +43,12 @@ class MemoryAccess:
     element_bytes: int
     stride_bytes: Polynomial | None = None  # per iteration of the innermost enclosing loop
     space: str = "generic"  # PTX state space: global/shared/local/const/param; CPU: generic
+    outer_stride_bytes: Polynomial | None = None  # per iteration of the loop around that one
+    # Address movement per iteration of each enclosing loop, innermost first; with trip counts
+    # this bounds the bytes the access can reach (its span), however often it runs.
+    loop_strides: tuple[tuple[str, Polynomial], ...] = ()
+    span_bytes: int | None = None  # a bound known from the index type (a[byte] reaches 256 slots)
+    region: str = ""  # the address up to a constant offset: unrolled copies, a[i] and a[i+1] share it
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,7 @@ class Instruction:
     callee: str | None = None  # for calls: the called function's name (None = indirect)
     access: MemoryAccess | None = None  # for loads/stores/atomics
     divisor: str | None = None  # for divisions: "constant", "power-of-two", "loop-invariant", "variant"
+    data_dependent: bool = False  # a branch inside a loop whose condition comes from loaded data
 
 
 @dataclass
@@ -61,6 +68,8 @@ class BasicBlock:
     loop: str | None  # id of the innermost loop containing this block, None outside loops
     instructions: list[Instruction] = field(default_factory=list)
     machine_instructions: int | None = None  # target instructions lowered from this block
+    machine_code: tuple[str, ...] = ()  # those instructions' assembly text, for llvm-mca
+    machine_cycles: float | None = None  # llvm-mca: core cycles per execution of this block
 
 
 @dataclass
@@ -163,3 +172,4 @@ class CountedFunction:
     sites: list[FindingSite]
     assumptions: list[str]
     ir_text: str = ""
+    machine_cycles: Polynomial | None = None  # llvm-mca's core cycles for those (CPU; all loads L1 hits)

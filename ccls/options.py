@@ -24,6 +24,9 @@ class AnalysisOptions:
     compile_timeout_s: float = 30.0
     compile_memory_mb: int = 4096
     machine_code: bool = True  # lower CPU IR to machine code to estimate retired instructions
+    # Where C/C++ front ends may keep precompiled preambles (the language server's cache
+    # directory); None: compile every buffer whole. Changes how fast, never what is counted.
+    preamble_dir: str | None = None
 
     def parameter_value(self, name: str) -> float:
         if name.startswith(LOG2_PREFIX) and name.endswith(")"):  # a halving loop's trip count

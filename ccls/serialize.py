@@ -8,7 +8,7 @@ from typing import Any
 from ccls.model import CountedFunction, FindingSite, LoopSummary, TripCount
 from ccls.polynomial import Polynomial
 
-SCHEMA = 1
+SCHEMA = 2
 
 
 def poly_to_json(poly: Polynomial) -> list:
@@ -38,6 +38,7 @@ def counted_to_json(f: CountedFunction) -> dict[str, Any]:
         "sites": [{"kind": s.kind, "line": s.line, "loop": s.loop, "classes": _polys_to_json(s.classes),
                    "message": s.message, "recommendation": s.recommendation} for s in f.sites],
         "assumptions": f.assumptions, "ir_text": f.ir_text,
+        "machine_cycles": poly_to_json(f.machine_cycles) if f.machine_cycles is not None else None,
     }
 
 
@@ -61,4 +62,5 @@ def counted_from_json(d: dict[str, Any]) -> CountedFunction:
         sites=[FindingSite(s["kind"], s["line"], s["loop"], polys(s["classes"]), s["message"], s["recommendation"])
                for s in d["sites"]],
         assumptions=list(d["assumptions"]), ir_text=d.get("ir_text", ""),
+        machine_cycles=poly_from_json(d["machine_cycles"]) if d.get("machine_cycles") is not None else None,
     )

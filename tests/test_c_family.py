@@ -53,7 +53,44 @@ def test_column_major_walk_is_a_miss_heavy_loop():
                          "  for (long i = 0; i < n; i++)\n   s += m[i*n + j];\n return s; }\n")
     sites = [s for s in counted["c"].sites if s.kind == "miss-heavy-loop"]
     assert sites and "interchange" in sites[0].recommendation
-    assert any(cls.startswith("load.DRAM") for cls in counted["c"].counts)
+    counts = {cls: poly.evaluate({"n": 1000}) for cls, poly in counted["c"].counts.items()}
+    beyond = sum(v for cls, v in counts.items() if cls.startswith(("load.L3", "load.DRAM")))
+    # 1000 rows × 64 B fit in L2, so the next column finds 7 of every 8 lines there again.
+    assert counts["load.L2"] == pytest.approx(7 * beyond, rel=0.05)
+    assert beyond == pytest.approx(1000 * 1000 / 8, rel=0.05)
+
+
+def test_small_hot_array_stays_in_l1_and_pointer_chase_pays_full_latency():
+    counted, _ = analyse("void h(const unsigned char *a, long *hist, long n) {\n for (long i = 0; i < n; i++)\n"
+                         "  hist[a[i]]++;\n}\n"
+                         "long p(const long *next, long steps) { long q = 0;\n for (long i = 0; i < steps; i++)\n"
+                         "  q = next[q];\n return q; }\n")
+    assert not [cls for cls in counted["h"].counts if cls.startswith(("load.L2", "load.L3", "load.DRAM", "store.L"))
+                and not cls.startswith("store.L1")]
+    chase = {cls: v for cls, v in counted["p"].counts.items() if cls.endswith(".chase")}
+    assert sum(v.evaluate({"steps": 1000}) for v in chase.values()) == pytest.approx(1000, rel=0.01)  # unrolled copies too
+
+
+def test_branch_on_loaded_data_is_charged_mispredictions_but_a_search_exit_is_not():
+    counted, _ = analyse("void f(const int *a, int *o, long n) {\n long k = 0;\n for (long i = 0; i < n; i++)\n"
+                         "  if (a[i] > 0)\n   o[k++] = a[i];\n}\n"
+                         "long g(const long *a, long n, long key) {\n for (long i = 0; i < n; i++)\n"
+                         "  if (a[i] == key) return i;\n return -1; }\n")
+    assert counted["f"].counts["branch.mispredict"].evaluate({"n": 1000}) == pytest.approx(500, rel=0.01)
+    assert any("mispredicted 50%" in a for a in counted["f"].assumptions)
+    assert "branch.mispredict" not in counted["g"].counts
+
+
+@pytest.mark.skipif(shutil.which("llvm-mca-19") is None, reason="llvm-mca-19 is not installed")
+def test_machine_cycles_see_the_dependency_chain_a_class_sum_cannot():
+    # Same instructions per element; the first chains every add on the previous one.
+    counted, _ = analyse("double chain(const double *a, long n) { double s = 0;\n"
+                         " for (long i = 0; i < n; i++) s = s * 0.5 + a[i];\n return s; }\n"
+                         "double spread(const double *a, double *o, long n) {\n"
+                         " for (long i = 0; i < n; i++) o[i] = a[i] * 0.5 + 1.0;\n return 0; }\n")
+    chain = counted["chain"].machine_cycles.evaluate({"n": 1000})
+    spread = counted["spread"].machine_cycles.evaluate({"n": 1000})
+    assert chain > 3 * spread  # a mul+add latency chain per element vs throughput-bound vector code
 
 
 def test_unknown_trip_count_uses_the_default_and_says_so():

@@ -99,3 +99,23 @@ def test_real_x86_table_makes_division_loops_expensive():
     # a thousand simple instructions: on the order of 0.1 microjoule, not the paper's 0.1 J
     assert 1e-8 < adds.energy_joules < 1e-6
     assert adds.co2_kg == pytest.approx(adds.energy_joules / 3.6e6 * 0.475)
+
+
+def test_machine_cycles_replace_the_compute_sum_and_misses_add_their_extra_cycles():
+    table = CostTable(
+        arch="toy", version="1.0.0", clock_hz=2e9,
+        classes={"int_add": _cost(0.25, 70), "load.L1": _cost(0.5, 90), "load.DRAM": _cost(40.5, 2000),
+                 "branch.mispredict": _cost(13, 1000)},
+        cache=TABLE.cache, vector_native_bits=256, vector_multipliers=TABLE.vector_multipliers, metadata={})
+    counts = {"int_add": 100, "load.L1": 30, "load.DRAM": 10, "branch.mispredict": 2}
+    metrics, rows = cost_counts(counts, table, REGION, machine_cycles=60.0)
+    # 60 simulated cycles (all loads as L1 hits) + 10 misses × (40.5 − 0.5) + 2 × 13
+    assert metrics.cu == pytest.approx(60 + 400 + 26)
+    assert sum(r.cu for r in rows) == pytest.approx(metrics.cu)
+    by_class = {r.cls: r.cu for r in rows}
+    # the compute share (25 + 15 + 5 by the table) is scaled to the 60 cycles
+    assert by_class["int_add"] == pytest.approx(25 * 60 / 45)
+    assert by_class["load.DRAM"] == pytest.approx(5 * 60 / 45 + 400)
+    n = Polynomial.symbol("n")
+    expression = cu_expression({"load.DRAM": n, "int_add": 3 * n}, table, machine_cycles=7 * n + 2)
+    assert expression == 47 * n + 2

@@ -90,7 +90,12 @@ def test_cpu_costs_are_ordered_as_hardware_is(name):
     assert cu["int_div"] >= 10 * cu["int_add"]
     assert cu["fp_add"] < cu["fp_div"]
     assert cu["load.L1"] < cu["load.L2"] < cu["load.L3"] < cu["load.DRAM"]
-    assert cu["load.stream"] < cu["load.L3"]  # prefetched lines cost bandwidth, not latency
+    assert cu["load.stream"] < cu["load.DRAM"]  # prefetched lines cost bandwidth, not latency
+    chase = {k: c.lookup(f"load.{k}.chase").cu for k in ("L2", "L3", "DRAM")}
+    assert chase["L2"] < chase["L3"] < chase["DRAM"]
+    for level in ("L2", "L3", "DRAM"):  # a dependent miss waits the whole latency; independent ones overlap
+        assert chase[level] >= 5 * cu[f"load.{level}"]
+    assert c.lookup("branch.mispredict").cu >= 10 * cu["int_add"]
     energy = {k: c.lookup(k).energy_joules for k in ("load.L1", "load.L2", "load.L3", "load.DRAM")}
     assert energy["load.L1"] < energy["load.L2"] < energy["load.L3"] < energy["load.DRAM"]
     # a simple instruction costs tens of picojoules, not the paper's 1e-4 J
@@ -109,11 +114,15 @@ def test_gpu_tables_have_precisions_state_spaces_and_gpu_families(name):
                 "load.param", "store.global", "store.shared", "store.local", "branch", "convert", "select",
                 "call", "return", "other"):
         assert cls in classes, cls
-    # CU = 32 / (results per clock per SM): fp32 FMA at 64/clk on sm_80, 128/clk on sm_90
-    expected_fp32 = {"nvptx-sm80.json": 0.5, "nvptx-sm90.json": 0.25}[name]
+    # Per thread, like the PTX reader's counts: a warp instruction's 32 / (results per clock per SM)
+    # cycles shared by its 32 lanes. fp32 FMA at 64/clk on sm_80, 128/clk on sm_90.
+    expected_fp32 = {"nvptx-sm80.json": 1 / 64, "nvptx-sm90.json": 1 / 128}[name]
     assert classes["fp_fma.f32"]["cu"] == expected_fp32
-    assert classes["sfu"]["cu"] == 2.0  # 16 MUFU results per clock per SM on both
+    assert classes["sfu"]["cu"] == 1 / 16  # 16 MUFU results per clock per SM on both
     assert classes["fp_fma.f64"]["cu"] == 2 * expected_fp32
+    assert classes["atomic.global"]["cu"] == 1.0  # 32 SM cycles per warp of distinct addresses
+    meta = _doc(name)["metadata"]
+    assert meta["version"] == "2.0.0" and "per executed THREAD instruction" in meta["units"]
 
 
 def test_cpython_table_has_every_bytecode_family_measured():

@@ -1,13 +1,14 @@
 """C and C++ (and CUDA host code): clang → LLVM IR at -O2 with line tables → opt's loop and
 ScalarEvolution analyses → FunctionIR. The buffer is compiled from a private temp dir; the
-user's files are only read (as includes), never written."""
+user's files are only read (as includes), never written. With `options.preamble_dir` (the
+language server) the buffer's include block is precompiled there once (`ccls.preamble`)."""
 from __future__ import annotations
 
 import os
 import re
 import tempfile
 
-from ccls import compile_db, toolchain
+from ccls import compile_db, preamble, toolchain
 from ccls.frontends import FrontendResult, SourceFile, register
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import AnalysisOptions
@@ -74,27 +75,71 @@ def _compile(source: SourceFile, options: AnalysisOptions, language: str, extra_
                    f"flags from {flags.origin}"]
     if flags.dropped:
         assumptions.append("unsafe flags ignored: " + " ".join(flags.dropped))
+    source_dir = os.path.dirname(os.path.abspath(source.path))
+    target = _TARGETS.get(options.arch)
+    head = [clang, f"--target={target}"] if target else [clang]
+    common = [*flags.flags, *extra_flags, options.optimization,
+              "-gline-tables-only", "-fno-discard-value-names", "-femit-all-decls", "-fno-crash-diagnostics",
+              "-Qunused-arguments", "-Wno-unknown-warning-option", "-Xclang", "-disable-llvm-passes",
+              f"-iquote{source_dir}", f"-I{source_dir}"]
+    cwd = flags.directory if os.path.isdir(flags.directory) else work
+    split = preamble.split(source.text) if options.preamble_dir and language in preamble.LANGUAGES else None
+    if split is not None:
+        store = preamble.PreambleStore(options.preamble_dir)
+        key = store.key(toolchain.tool_version("clang"), head + common, cwd, split.header)
+        pch = store.lookup(key)
+        if pch is not None:
+            argv = [*head, "-x", _LANGUAGE_FLAG[language], *common, "-include-pch", pch]
+            ir_text = _run_clang(argv, split.body, source, options, cwd, work)
+            if ir_text is not None:
+                return ir_text, assumptions
+            store.drop(key)  # on any doubt, compile the whole text without it
+    ir_text = _run_clang([*head, "-x", _LANGUAGE_FLAG[language], *common], source.text, source, options, cwd, work,
+                         raise_on_error=True)
+    if split is not None and pch is None:
+        # Built only after the buffer compiled: a preamble that fails is never retried.
+        _build_preamble(store, key, split.header, [*head, "-x", preamble.LANGUAGES[language], *common], options, cwd)
+    return ir_text, assumptions
+
+
+def _run_clang(argv: list[str], text: str, source: SourceFile, options: AnalysisOptions, cwd: str, work: str,
+               raise_on_error: bool = False) -> str | None:
+    """LLVM IR of `text`, or None when clang fails and `raise_on_error` is not set."""
     # The buffer may differ from disk, so compile a copy under the original name in a private
     # directory; the original directory stays on the include path for "local.h" includes.
     buffer_path = os.path.join(work, _buffer_name(source))
     with open(buffer_path, "w", encoding="utf-8", errors="surrogateescape") as handle:
-        handle.write(source.text)
+        handle.write(text)
     out_path = os.path.join(work, "module.ll")
-    target = _TARGETS.get(options.arch)
-    argv = [clang, "-x", _LANGUAGE_FLAG[language], *flags.flags, *extra_flags, options.optimization,
-            "-gline-tables-only", "-fno-discard-value-names", "-femit-all-decls", "-fno-crash-diagnostics",
-            "-Qunused-arguments", "-Wno-unknown-warning-option", "-Xclang", "-disable-llvm-passes",
-            "-S", "-emit-llvm",
-            f"-iquote{os.path.dirname(os.path.abspath(source.path))}",
-            f"-I{os.path.dirname(os.path.abspath(source.path))}", "-o", out_path, buffer_path]
-    if target:
-        argv[1:1] = [f"--target={target}"]
-    result = toolchain.run_tool(argv, timeout_s=options.compile_timeout_s, memory_mb=options.compile_memory_mb,
-                                cwd=flags.directory if os.path.isdir(flags.directory) else work)
+    result = toolchain.run_tool([*argv, "-S", "-emit-llvm", "-o", out_path, buffer_path],
+                                timeout_s=options.compile_timeout_s, memory_mb=options.compile_memory_mb, cwd=cwd)
     if result.returncode != 0:
-        raise CompileFailed(_compile_error(result.stderr, source, work))
+        if raise_on_error:
+            raise CompileFailed(_compile_error(result.stderr, source, work))
+        return None
     with open(out_path, encoding="utf-8", errors="replace") as handle:
-        return handle.read(), assumptions
+        return handle.read()
+
+
+def _build_preamble(store: preamble.PreambleStore, key: str, header_text: str, argv: list[str],
+                    options: AnalysisOptions, cwd: str) -> None:
+    """Precompile the preamble for the next compile of this buffer; failures only cost speed."""
+    if store.failed(key):
+        return
+    prepared = store.prepare(key, header_text)
+    if prepared is None:
+        return
+    header, building = prepared
+    try:
+        result = toolchain.run_tool([*argv, "-o", building, header], timeout_s=options.compile_timeout_s,
+                                    memory_mb=options.compile_memory_mb, cwd=cwd)
+    except toolchain.ToolTimeout:
+        result = None
+    if result is not None and result.returncode == 0:
+        store.commit(key, building)
+    else:
+        store.discard(building)
+        store.mark_failed(key)
 
 
 def _compile_error(stderr: str, source: SourceFile, work: str) -> AnalysisError:
@@ -132,8 +177,21 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
         except RuntimeError:
             assembly = None  # e.g. a triple llvmlite can't lower; counts still work
     module = ModuleText(named, parse_opt_output(result.stderr), assembly)
-    arch = options.arch
-    return read_module(module, path, language, arch, options.default_trip_count, main_file=main_file)
+    functions = read_module(module, path, language, options.arch, options.default_trip_count, main_file=main_file)
+    _attach_block_cycles(functions, options)
+    return functions
+
+
+def _attach_block_cycles(functions: list[FunctionIR], options: AnalysisOptions) -> None:
+    """llvm-mca's cycles per machine block (one run for the whole module); the assembly text is
+    dropped afterwards, it is only needed for this."""
+    from ccls.machine_code import block_cycles
+
+    blocks = [b for f in functions for b in f.blocks if b.machine_code]
+    cycles = block_cycles([b.machine_code for b in blocks], options.arch,
+                          options.compile_timeout_s, options.compile_memory_mb)
+    for block, value in zip(blocks, cycles):
+        block.machine_cycles, block.machine_code = value, ()
 
 
 def _opt_error(stderr: str, path: str, work: str) -> AnalysisError:

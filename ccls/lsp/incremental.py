@@ -199,6 +199,8 @@ class Analyzer:
     def __init__(self, cache: CountCache, count: Callable[[Any, AnalysisOptions], Any],
                  tables_version: Callable[[], str]):
         self.cache = cache
+        # Precompiled preambles live next to the count cache (never in the source tree).
+        self.preamble_dir = os.path.join(cache.directory, "preambles") if cache.path else None
         self._count = count  # (SourceFile, options) -> CountedFile: the engine
         self._tables_version = tables_version
         self._header_digests: dict[str, tuple[tuple[int, int], str, tuple]] = {}
@@ -213,7 +215,7 @@ class Analyzer:
         from ccls import compile_db, toolchain
 
         counting_options = {k: v for k, v in dataclasses.asdict(options).items()
-                            if k not in ("compile_timeout_s", "compile_memory_mb")}
+                            if k not in ("compile_timeout_s", "compile_memory_mb", "preamble_dir")}
         tool = _COMPILER_FOR.get(snapshot.language)
         compiler = toolchain.tool_version(tool) if tool else f"python {sys.version}"
         flags: tuple[str, ...] = ()
@@ -291,17 +293,27 @@ class Analyzer:
     # -- analysis ----------------------------------------------------------------------------
 
     def analyse(self, snapshot: Snapshot, options: AnalysisOptions,
-                cancelled: Callable[[], bool] = lambda: False, remember: bool = True) -> Outcome:
+                cancelled: Callable[[], bool] = lambda: False, remember: bool = True,
+                previous: Outcome | None = None) -> Outcome:
         """Counts for every function of the snapshot. `remember=False` (the background pass)
-        keeps its entries out of the cache's memory layer."""
+        keeps its entries out of the cache's memory layer, and compiles each file whole: a
+        precompiled preamble only pays off for a buffer compiled again and again. Units of
+        `previous` (the document's last outcome) whose key and first line are unchanged are
+        taken over as they are."""
         started = time.monotonic()
         if snapshot.functions is None:
             keys = self.unit_keys(snapshot, options)
-            outcome = self._analyse_file(snapshot, options, keys[0], remember)
         else:
             graph = reduce.callees(snapshot.data, snapshot.functions)
             keys = self.unit_keys(snapshot, options, graph)
-            outcome = self._analyse_functions(snapshot, options, keys, graph, cancelled, remember)
+        if remember and self.preamble_dir is not None:
+            options = dataclasses.replace(options, preamble_dir=self.preamble_dir)
+        if snapshot.functions is None:
+            outcome = self._analyse_file(snapshot, options, keys[0], remember)
+        else:
+            reusable = {unit.identity: unit for unit in previous.units} \
+                if previous is not None and previous.snapshot.path == snapshot.path else {}
+            outcome = self._analyse_functions(snapshot, options, keys, graph, cancelled, remember, reusable)
         outcome.duration_s = time.monotonic() - started
         return outcome
 
@@ -330,20 +342,29 @@ class Analyzer:
                        compiled_functions=[cf.display_name for cf in counted])
 
     def _analyse_functions(self, snapshot: Snapshot, options: AnalysisOptions, keys: list[str],
-                           graph: dict[int, set[int]], cancelled: Callable[[], bool], remember: bool) -> Outcome:
+                           graph: dict[int, set[int]], cancelled: Callable[[], bool], remember: bool,
+                           reusable: dict[tuple, Unit]) -> Outcome:
         functions = snapshot.functions
         found: dict[int, list[CountedFunction]] = {}
+        reused: dict[int, Unit] = {}
         for i, key in enumerate(keys):
+            unit = reusable.get((key, functions[i].start_line))
+            if unit is not None:
+                reused[i] = unit
+                continue
             hit = self.cache.get(key, remember)
             if hit is not None:
                 found[i] = hit
-        missing = [i for i in range(len(functions)) if i not in found]
-        outcome = Outcome(snapshot, [], [], cached_functions=len(found))
+        missing = [i for i in range(len(functions)) if i not in found and i not in reused]
+        outcome = Outcome(snapshot, [], [], cached_functions=len(found) + len(reused))
         if missing:
             if cancelled():
                 raise Cancelled()
             self._fill(snapshot, options, keys, graph, missing, found, outcome, cancelled, remember)
         for i, fn in enumerate(functions):
+            if i in reused:
+                outcome.units.append(reused[i])  # equal keys: equal text hashes
+                continue
             placed = tuple(reduce.shift_lines(cf, fn.start_line - 1, snapshot.path) for cf in found.get(i, []))
             if placed:
                 outcome.units.append(Unit(fn.text_hash, (keys[i], fn.start_line), placed))

@@ -349,8 +349,11 @@ class Session:
         cohort = self.workspace.cohort(exclude=set(self.docs)) if (
             self.workspace is not None and settings.scoring == "cohort") else None
 
+        previous = self.results.get(uri)
+
         def work() -> tuple[Outcome, dict]:
-            outcome = analyzer.analyse(snapshot, settings.analysis_options(), stop.is_set)
+            outcome = analyzer.analyse(snapshot, settings.analysis_options(), stop.is_set,
+                                       previous=previous.outcome if previous is not None else None)
             return outcome, self._unit_reports(uri, outcome, settings, cohort)
 
         future = self.pool.submit(work, FOREGROUND)

@@ -293,6 +293,7 @@ class CohortMember:
     arch: str
     counts: tuple[tuple[str, float], ...]
     machine_instructions: float | None
+    machine_cycles: float | None
 
     @classmethod
     def of(cls, cf: CountedFunction, options: AnalysisOptions) -> "CohortMember":
@@ -300,7 +301,8 @@ class CohortMember:
             return poly.evaluate({s: options.parameter_value(s) for s in poly.symbols})
         return cls(cf.name, cf.display_name, cf.file, cf.line, cf.language, cf.arch,
                    tuple((k, value(p)) for k, p in cf.counts.items()),
-                   value(cf.machine_instructions) if cf.machine_instructions is not None else None)
+                   value(cf.machine_instructions) if cf.machine_instructions is not None else None,
+                   value(cf.machine_cycles) if cf.machine_cycles is not None else None)
 
     def counted(self) -> CountedFunction:
         return CountedFunction(
@@ -309,7 +311,8 @@ class CohortMember:
             counts={k: Polynomial.constant(v) for k, v in self.counts},
             machine_instructions=Polynomial.constant(self.machine_instructions)
             if self.machine_instructions is not None else None,
-            loops=[], line_counts={}, calls={}, sites=[], assumptions=[])
+            loops=[], line_counts={}, calls={}, sites=[], assumptions=[],
+            machine_cycles=Polynomial.constant(self.machine_cycles) if self.machine_cycles is not None else None)
 
 
 def release_freed_memory() -> None:

@@ -127,11 +127,11 @@ def classify(opcode: str, text: str, type_text: str) -> tuple[str | None, str | 
     return _SIMPLE_OPCODES.get(opcode, "other"), None
 
 
-def _machine_counts(assembly: str) -> dict[str, dict[str, int]]:
+def _machine_code(assembly: str) -> dict[str, dict[str, list[str]]]:
     """Instructions per IR block per function, from verbose assembly. A machine block without
     an IR name (split or tail-duplicated) is counted with the named block before it."""
-    result: dict[str, dict[str, int]] = {}
-    current_fn: dict[str, int] | None = None
+    result: dict[str, dict[str, list[str]]] = {}
+    current_fn: dict[str, list[str]] | None = None
     block = "entry"
     for line in assembly.splitlines():
         if not line:
@@ -149,24 +149,24 @@ def _machine_counts(assembly: str) -> dict[str, dict[str, int]]:
         stripped = line.strip()
         if not stripped or stripped[0] in "#." or stripped.endswith(":"):
             continue
-        current_fn[block] = current_fn.get(block, 0) + 1
+        current_fn.setdefault(block, []).append(stripped.split("#")[0].rstrip())
     return result
 
 
-def _machine_per_ir_block(machine: dict[str, int] | None, ir_blocks: set[str],
-                          assumptions: list[str]) -> dict[str, int] | None:
+def _machine_per_ir_block(machine: dict[str, list[str]] | None, ir_blocks: set[str],
+                          assumptions: list[str]) -> dict[str, list[str]] | None:
     """Attribute machine blocks that code generation created to the IR block they came from:
     ``X.split…`` halves belong to X; ``call.sqrt…`` is the libm errno path that codegen splits
     off a sqrt (taken only for negative or NaN inputs), assumed cold."""
     if machine is None:
         return None
-    out: dict[str, int] = {}
-    for name, count in machine.items():
+    out: dict[str, list[str]] = {}
+    for name, code in machine.items():
         base = name
         while base not in ir_blocks and base.endswith(".split"):
             base = base[: -len(".split")]
         if base in ir_blocks:
-            out[base] = out.get(base, 0) + count
+            out.setdefault(base, []).extend(code)
         elif name.startswith("call.sqrt"):
             note = "sqrt's errno path (negative or NaN input) assumed not taken"
             if note not in assumptions:
@@ -216,7 +216,7 @@ def read_module(module: ModuleText, file: str, language: str, arch: str,
     dilocation_lines = {m.group(1): int(m.group(2)) for m in _DILOCATION.finditer(module.ir)}
     subprograms = _subprogram_info(module.ir)
     fn_subprogram = {m.group(1).strip('"'): m.group(2) for m in _DEFINE_DBG.finditer(module.ir)}
-    machine = _machine_counts(module.assembly) if module.assembly else {}
+    machine = _machine_code(module.assembly) if module.assembly else {}
     dbg_ids = _instruction_dbg_ids(module.ir)
     functions = []
     for fn in parsed.functions:
@@ -233,7 +233,7 @@ def read_module(module: ModuleText, file: str, language: str, arch: str,
 
 def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, default_trip_count: int,
                    dilocation_lines: dict[str, int], subprogram: tuple[str, int | None],
-                   machine: dict[str, int] | None, dbg_ids: list[str | None]) -> FunctionIR:
+                   machine: dict[str, list[str]] | None, dbg_ids: list[str | None]) -> FunctionIR:
     analyses = module.analyses.get(fn.name, FunctionAnalyses())
     parameters = [a.name for a in fn.arguments if a.name]
     block_loop = {}
@@ -244,14 +244,19 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     assumptions: list[str] = []
     blocks: list[BasicBlock] = []
     lines_seen: list[int] = []
-    loaded = {i.name for bb in fn.blocks for i in bb.instructions if i.opcode == "load" and i.name}
+    load_pointers = {i.name: list(i.operands)[0].name for bb in fn.blocks for i in bb.instructions
+                     if i.opcode == "load" and i.name}
+    loaded = set(load_pointers)
     loop_defined = {i.name: block_loop.get(bb.name) for bb in fn.blocks for i in bb.instructions if i.name}
     symbols_by_loop: dict[str | None, set[str]] = {}  # parameters + loads invariant in that loop
+    definitions = {i.name: i for bb in fn.blocks for i in bb.instructions if i.name}
     machine = _machine_per_ir_block(machine, {bb.name for bb in fn.blocks}, assumptions)
     position = -1
     for bb in fn.blocks:
         loop_id = block_loop.get(bb.name)
-        block = BasicBlock(bb.name, loop_id, machine_instructions=(machine or {}).get(bb.name, 0) if machine is not None else None)
+        code = tuple(machine.get(bb.name, ())) if machine is not None else None
+        block = BasicBlock(bb.name, loop_id, machine_instructions=len(code) if code is not None else None,
+                           machine_code=code or ())
         for instr in bb.instructions:
             position += 1
             text = str(instr).strip()
@@ -281,8 +286,11 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
                     symbols_by_loop[loop_id] = set(parameters) | {
                         name for name in loaded if not _inside(loop_defined.get(name), loop_id, analyses)}
                 access = _memory_access(pointer.name, max(1, (width or elem_bits) // 8), loop_id,
-                                        ancestors, analyses, symbols_by_loop[loop_id], loaded)
-            block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor))
+                                        ancestors, analyses, symbols_by_loop[loop_id], loaded, load_pointers)
+            data_dependent = opcode == "br" and _branches_on_loaded_data(instr, loop_id, block_loop, analyses,
+                                                                          definitions, loop_defined, loaded)
+            block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor,
+                                                  data_dependent))
         blocks.append(block)
     loops = {}
     for header, record in analyses.loops.items():
@@ -297,6 +305,31 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         end_line=max(lines_seen) if lines_seen else line, language=language, arch=arch,
         parameters=parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=str(fn),
     )
+
+
+def _branches_on_loaded_data(instr, loop_id: str | None, block_loop: dict[str, str], analyses: FunctionAnalyses,
+                             definitions: dict, loop_defined: dict[str, str | None], loaded: set[str]) -> bool:
+    """A conditional branch inside a loop, both of whose targets stay in that loop, deciding on a
+    value loaded in the loop (``if (a[i] > t)``): its direction follows the data, so the
+    predictor may miss. Loop exits are excluded: they go one way until the last iteration."""
+    operands = list(instr.operands)
+    if loop_id is None or len(operands) != 3:
+        return False
+    targets = [op.name for op in operands[1:]]
+    if not all(_inside(block_loop.get(t), loop_id, analyses) for t in targets):
+        return False
+    pending, seen = [operands[0].name], set()
+    while pending:  # the condition and what it is computed from, within the loop
+        name = pending.pop()
+        if not name or name in seen or not _inside(loop_defined.get(name), loop_id, analyses):
+            continue
+        seen.add(name)
+        if name in loaded:
+            return True
+        definition = definitions.get(name)
+        if definition is not None and definition.opcode != "phi":
+            pending.extend(op.name for op in definition.operands)
+    return False
 
 
 def _inside(defined_loop: str | None, loop_id: str | None, analyses: FunctionAnalyses) -> bool:
@@ -423,7 +456,8 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
 
 
 def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancestors: dict[str, set[str]],
-                   analyses: FunctionAnalyses, parameters: set[str], loaded: set[str]) -> MemoryAccess:
+                   analyses: FunctionAnalyses, parameters: set[str], loaded: set[str],
+                   load_pointers: dict[str, str]) -> MemoryAccess:
     if loop_id is None:
         return MemoryAccess("invariant", element_bytes)
     scev = analyses.value_scevs.get(pointer)
@@ -439,15 +473,56 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
         # p = p->next: the address comes from a loop-carried phi fed by a load.
         if any(v.lstrip("%") in loaded for name in unknowns for v in analyses.phi_incoming.get(name, [])):
             return MemoryAccess("pointer-chase", element_bytes)
+        # Unrolled p = p->next: the address comes from a load whose own address was loaded.
+        sources = unknowns & (loaded - parameters)
+        if any(_address_is_loaded(load_pointers.get(v, ""), analyses, loaded) for v in sources):
+            return MemoryAccess("pointer-chase", element_bytes)
         # a[idx[i]]: the address depends on a loaded value.
-        if unknowns & (loaded - parameters):
-            return MemoryAccess("indirect", element_bytes)
+        if sources:
+            return MemoryAccess("indirect", element_bytes, span_bytes=_narrow_index_span(scev))
         return MemoryAccess("unknown", element_bytes)
-    index = "@" + loop_id
-    stride = address.substitute(index, Polynomial.symbol(index) + 1) - address
+    stride = _stride(address, loop_id)
     if stride.is_zero:
         return MemoryAccess("invariant", element_bytes, stride)
     value = stride.constant_value()
     # Within a cache line the stream is dense (unrolled copies fill the gaps); beyond, strided.
     pattern = "unit" if value is not None and abs(value) <= 64 else "strided"
-    return MemoryAccess(pattern, element_bytes, stride)
+    parent = analyses.loops[loop_id].parent if loop_id in analyses.loops else None
+    outer = _stride(address, parent) if parent else None
+    strides = tuple((loop, _stride(address, loop)) for loop in [loop_id, *_ancestors_innermost_first(loop_id, analyses)])
+    offset = address.constant_value() if not address.symbols else dict(address.terms).get((), 0)
+    return MemoryAccess(pattern, element_bytes, stride, outer_stride_bytes=outer, loop_strides=strides,
+                        region=(address - offset).format())
+
+
+def _ancestors_innermost_first(loop_id: str, analyses: FunctionAnalyses) -> list[str]:
+    out, parent = [], analyses.loops[loop_id].parent if loop_id in analyses.loops else None
+    while parent:
+        out.append(parent)
+        parent = analyses.loops[parent].parent
+    return out
+
+
+_SCALED_NARROW_INDEX = re.compile(r"\((\d+) \* \(zext i(8|16) %[-\w.$\"]+ to i\d+\)\)")
+
+
+def _narrow_index_span(scev: str) -> int | None:
+    """``hist[byte]``: an index zero-extended from 8 or 16 bits reaches at most 2^bits slots."""
+    m = _SCALED_NARROW_INDEX.search(scev)
+    if m is None:
+        return None
+    return int(m.group(1)) << int(m.group(2))
+
+
+def _address_is_loaded(pointer: str, analyses: FunctionAnalyses, loaded: set[str]) -> bool:
+    if pointer in loaded or any(v.lstrip("%") in loaded for v in analyses.phi_incoming.get(pointer, [])):
+        return True
+    scev = analyses.value_scevs.get(pointer, "")
+    return any(name in loaded or any(v.lstrip("%") in loaded for v in analyses.phi_incoming.get(name, []))
+               for name in re.findall(r"%([-\w.$]+)", scev))
+
+
+def _stride(address: Polynomial, loop_id: str) -> Polynomial:
+    """How far the address moves per iteration of `loop_id`."""
+    index = "@" + loop_id
+    return address.substitute(index, Polynomial.symbol(index) + 1) - address

@@ -13,8 +13,6 @@ The raw llvm-mca output is written next to this script (llvm-mca/<cpu>.txt) for 
 """
 from __future__ import annotations
 
-import datetime
-import json
 import re
 import shutil
 import subprocess
@@ -23,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import energy_model as em  # noqa: E402
+from envelope import envelope, write_table  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 OUT_DIR = HERE.parent
@@ -130,6 +129,8 @@ CORES = {
         "l1_pj": em.SRAM_32KB_PJ, "l2_pj": em.SRAM_1MB_PJ,
         # load-to-use latencies in core cycles, DRAM in ns, single-core stream bandwidth in GB/s
         "lat": {"L1": 4, "L2": 14, "L3": 50}, "dram_ns": 100.0, "stream_gb_s": 40.0,
+        "mispredict_cycles": 13.0,
+        "mispredict_source": f"{ZEN4_SOG}: branch misprediction penalty ~11-18 cycles, typically ~13 (approximate)",
         "lat_source": f"{ZEN4_SOG}; {C_AND_C_ZEN4}: L1 4, L2 14, L3 ~50 cycles (approximate: values as "
                       "published for Zen 4, not re-checked against a stored copy)",
         "dram_source": "random-access DRAM latency ~100 ns for a DDR5 server platform (approximate, "
@@ -154,6 +155,9 @@ CORES = {
         # Horowitz SRAM energy grows ~x1.4 per 2x capacity between his 8 KB, 32 KB and 1 MB points.
         "l1_pj": em.SRAM_32KB_PJ * 1.4, "l2_pj": em.SRAM_1MB_PJ * 1.4,
         "lat": {"L1": 4, "L2": 11, "L3": 84}, "dram_ns": 110.0, "stream_gb_s": 37.0,
+        "mispredict_cycles": 11.0,
+        "mispredict_source": "Arm Neoverse V2 Software Optimization Guide: branch misprediction penalty "
+                             "~11 cycles or more (approximate)",
         "lat_source": "Neoverse V2: L1 4, L2 ~11 cycles (Arm Neoverse V2 TRM figures as commonly cited), "
                       "CMN-700 system-level cache ~30 ns = 84 cycles at 2.8 GHz (approximate: not "
                       "re-checked against a stored copy)",
@@ -167,6 +171,13 @@ CORES = {
         "native_note": "Neoverse V2 has 4x128-bit SVE2/NEON pipes; wider vectors issue as several ops",
     },
 }
+
+
+# Effective misses in flight per core for independent misses. Zen 4 tracks 24 L1D misses and
+# Neoverse V2 similar numbers; prefetch, TLB walks and queueing keep the effective figure lower.
+MEMORY_LEVEL_PARALLELISM = 10
+MLP_SOURCE = ("~10 effective outstanding misses per core (approximate; hardware miss buffers hold 20-24, "
+              "e.g. AMD Zen 4 Software Optimization Guide; effective parallelism is lower)")
 
 
 def run_mca(triple: str, mcpu: str, lines: list[str]) -> tuple[list[tuple[float, float]], str]:
@@ -218,7 +229,7 @@ def op_energy_pj(rule: str, width: int, latency: float, core: dict) -> float:
     raise ValueError(rule)
 
 
-def build(arch: str, core: dict, today: str) -> dict:
+def build(arch: str, core: dict) -> dict:
     probes = core["probes"]
     names = list(probes)
     rows, report = run_mca(core["triple"], core["mcpu"], [probes[n][0] for n in names])
@@ -265,13 +276,31 @@ def build(arch: str, core: dict, today: str) -> dict:
                 "source": source, "method": method, "energy_source": e_src, "energy_method": "modelled",
                 "notes": notes}
 
-    lat_note = "latency-bound miss: CU = load-to-use latency (not hidden by out-of-order execution)"
-    classes["load.L2"] = mem(lat["L2"], lat["L2"], overhead + l1 + l2, core["lat_source"], "literature", lat_note)
-    classes["load.L3"] = mem(lat["L3"], lat["L3"], overhead + l1 + l2 + l3, core["lat_source"], "literature",
-                             lat_note)
-    classes["load.DRAM"] = mem(dram_cycles, dram_cycles, overhead + l1 + l2 + l3 + em.DRAM_RANDOM_PJ,
-                               core["dram_source"], "literature",
-                               f"{lat_note}; {core['dram_ns']} ns x {clock / 1e9} GHz")
+    # A miss whose address does not depend on the previous miss (a[idx[i]], a column walk)
+    # overlaps with others: out-of-order cores keep several in flight, so each costs about
+    # latency / MLP, or the line's transfer time if that is longer. A dependent miss (p = p->next)
+    # cannot overlap: it costs the whole latency (".chase").
+    mlp = MEMORY_LEVEL_PARALLELISM
+    mlp_note = (f"modelled: independent miss, CU = max(load-to-use latency / {mlp} misses in flight, "
+                f"64 B / that level's bandwidth); {MLP_SOURCE}")
+    lat_note = "dependent miss (pointer chase): CU = load-to-use latency, not hidden by out-of-order execution"
+    l2_bw = 64.0 if arch == "x86_64" else 95.1e9 / clock  # bytes per cycle
+    l3_bw = 32.0 if arch == "x86_64" else 78.0e9 / clock
+    levels = (("L2", lat["L2"], overhead + l1 + l2, core["lat_source"], LINE / l2_bw),
+              ("L3", lat["L3"], overhead + l1 + l2 + l3, core["lat_source"], LINE / l3_bw),
+              ("DRAM", dram_cycles, overhead + l1 + l2 + l3 + em.DRAM_RANDOM_PJ, core["dram_source"], stream_cycles))
+    for level, latency, energy, source, transfer in levels:
+        classes[f"load.{level}"] = mem(max(latency / mlp, transfer), latency, energy, source, "modelled", mlp_note)
+        classes[f"load.{level}.chase"] = mem(latency, latency, energy, source, "literature",
+                                             lat_note + (f"; {core['dram_ns']} ns x {clock / 1e9} GHz"
+                                                         if level == "DRAM" else ""))
+    classes["branch.mispredict"] = {
+        "cu": core["mispredict_cycles"], "latency_cycles": core["mispredict_cycles"],
+        "energy_pj": round(core["mispredict_cycles"] * 2 * overhead, 3),
+        "source": core["mispredict_source"], "method": "literature",
+        "energy_source": e_src, "energy_method": "modelled",
+        "notes": "one misprediction (charged in addition to the branch): the refill penalty in cycles; "
+                 "energy modelled as the per-instruction overhead of ~2 squashed instructions per penalty cycle"}
     classes["load.stream"] = mem(stream_cycles, dram_cycles, overhead + l1 + l2 + em.DRAM_STREAM_LINE_PJ,
                                  core["stream_source"], "literature",
                                  "one load execution that brings in a new 64-byte line of a prefetched "
@@ -280,8 +309,6 @@ def build(arch: str, core: dict, today: str) -> dict:
     # Stores retire into the store buffer; a miss costs the line's transfer (read-for-ownership and
     # eventual write-back) at that level's bandwidth rather than its latency. Modelled.
     store_note = "modelled: stores do not stall retirement; CU = moving the line twice (RFO + write-back)"
-    l2_bw = 64.0 if arch == "x86_64" else 95.1e9 / clock  # bytes per cycle
-    l3_bw = 32.0 if arch == "x86_64" else 78.0e9 / clock
     classes["store.L2"] = mem(2 * LINE / l2_bw, lat["L2"], overhead + l1 + l2, core["lat_source"], "modelled",
                               store_note)
     classes["store.L3"] = mem(2 * LINE / l3_bw, lat["L3"], overhead + l1 + l2 + l3, core["lat_source"],
@@ -356,34 +383,29 @@ def build(arch: str, core: dict, today: str) -> dict:
         "vector": vector,
         "classes": dict(sorted(classes.items())),
     }
-    metadata = {
-        "version": "1.0.0",
-        "source": f"{mca_src}; {em.HOROWITZ}; memory: see per-class sources",
-        "hardware": core["hardware"],
-        "method": "llvm-sched-model (ALU/FP CU), literature (memory tiers, clock, caches), modelled (energy, "
-                  "calls, stores below L1)",
-        "date": today,
-        "units": "cu: core cycles per executed instruction (reciprocal throughput); latency_cycles: cycles; "
-                 "energy_pj: picojoules per executed instruction; "
-                 "clock_hz: Hz; cache sizes: bytes",
-        "notes": "CU = reciprocal throughput because independent work overlaps in an out-of-order core; "
-                 "dependency chains are not modelled. Energy is dynamic switching energy only (Horowitz "
-                 "45 nm, unscaled): it excludes static/leakage and uncore power, which on a loaded server "
-                 "core is of the same order or larger, so joules are a lower bound useful for ranking. "
-                 "Regenerate with cost_tables/derive/cpu_tables.py.",
-    }
-    return {"data": data, "metadata": metadata}
+    return envelope(
+        data,
+        version="1.1.0",
+        source=f"{mca_src}; {em.HOROWITZ}; memory: see per-class sources",
+        hardware=core["hardware"],
+        method="llvm-sched-model (ALU/FP CU), literature (memory tiers, clock, caches), modelled (energy, "
+               "calls, stores below L1)",
+        units="cu: core cycles per executed instruction (reciprocal throughput); latency_cycles: cycles; "
+              "energy_pj: picojoules per executed instruction; "
+              "clock_hz: Hz; cache sizes: bytes",
+        notes="CU = reciprocal throughput because independent work overlaps in an out-of-order core; "
+              "dependency chains are not modelled. Energy is dynamic switching energy only (Horowitz "
+              "45 nm, unscaled): it excludes static/leakage and uncore power, which on a loaded server "
+              "core is of the same order or larger, so joules are a lower bound useful for ranking. "
+              "Regenerate with cost_tables/derive/cpu_tables.py.",
+    )
 
 
 def main() -> None:
     if shutil.which(MCA) is None:
         raise SystemExit(f"{MCA} not found on PATH")
-    today = datetime.date.today().isoformat()
     for arch, core in CORES.items():
-        table = build(arch, core, today)
-        path = OUT_DIR / f"{arch}.json"
-        path.write_text(json.dumps(table, indent=1) + "\n")
-        print(f"wrote {path} ({len(table['data']['classes'])} classes)")
+        write_table(OUT_DIR / f"{arch}.json", build(arch, core))
 
 
 if __name__ == "__main__":
