@@ -6,7 +6,8 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Sequence
 
 from ccls.costing import ClassBreakdown, cost_counts, cu_expression
 from ccls.counting import count_function
@@ -83,36 +84,78 @@ def _evaluate(poly: Polynomial, options: AnalysisOptions) -> float:
     return poly.evaluate({s: options.parameter_value(s) for s in poly.symbols})
 
 
-def report(functions: list[CountedFunction], tables: Tables, settings: ReportSettings,
-           options: AnalysisOptions) -> list[FunctionReport]:
-    """Cost, score and grade `functions` as one cohort."""
+@dataclass(frozen=True)
+class CohortPeer:
+    """A function scored together with the reported ones without being reported itself (the
+    rest of a workspace): its metrics join the cohort's min–max normalisation, and calls to
+    it by name add them to the caller's inclusive metrics."""
+
+    name: str
+    display_name: str
+    metrics: Metrics
+
+
+def _check_settings(tables: Tables, settings: ReportSettings) -> None:
     if settings.profile not in tables.profiles:
         raise KeyError(f"unknown profile {settings.profile!r}; known: {', '.join(sorted(tables.profiles))}")
     if settings.region not in tables.regions:
         raise KeyError(f"unknown region {settings.region!r}; known: {', '.join(sorted(tables.regions))}")
-    region = tables.regions[settings.region]
-    costed = []
-    for fn in functions:
-        table, notes = table_for(fn, tables, options)
-        counts = {cls: _evaluate(poly, options) for cls, poly in fn.counts.items()}
-        cycles = _evaluate(fn.machine_cycles, options) if fn.machine_cycles is not None else None
-        metrics, breakdown = cost_counts(counts, table, region, cycles)
-        unknown = [b.cls for b in breakdown if not b.known and b.count]
-        if unknown:
-            notes = notes + [f"no cost in table {table.arch} for: {', '.join(sorted(unknown))} (counted as 0)"]
-        costed.append((fn, table, counts, metrics, breakdown, notes))
 
-    all_metrics = [c[3] for c in costed]
-    profiles = tables.profiles
+
+def _cost(fn: CountedFunction, tables: Tables, settings: ReportSettings, options: AnalysisOptions) -> tuple:
+    table, notes = table_for(fn, tables, options)
+    counts = {cls: _evaluate(poly, options) for cls, poly in fn.counts.items()}
+    cycles = _evaluate(fn.machine_cycles, options) if fn.machine_cycles is not None else None
+    metrics, breakdown = cost_counts(counts, table, tables.regions[settings.region], cycles)
+    unknown = [b.cls for b in breakdown if not b.known and b.count]
+    if unknown:
+        notes = notes + [f"no cost in table {table.arch} for: {', '.join(sorted(unknown))} (counted as 0)"]
+    return fn, table, counts, metrics, breakdown, notes
+
+
+def function_metrics(fn: CountedFunction, tables: Tables, settings: ReportSettings,
+                     options: AnalysisOptions) -> Metrics:
+    """A function's metrics alone (what a `CohortPeer` carries)."""
+    _check_settings(tables, settings)
+    return _cost(fn, tables, settings, options)[3]
+
+
+def _scores_by_profile(metrics: list[Metrics], peers: Sequence[CohortPeer], tables: Tables,
+                       settings: ReportSettings) -> dict[str, list[float]]:
+    """Each profile's score of each of `metrics` (peers only take part in cohort scoring)."""
+    cohort = metrics + [p.metrics for p in peers]
 
     def scores_for(profile_name: str) -> list[float]:
-        profile = profiles[profile_name]
-        if settings.scoring == "cohort" and len(all_metrics) > 1:
-            return composite_scores(all_metrics, profile)
-        return [absolute_score(m, profile, tables.reference) for m in all_metrics]
+        profile = tables.profiles[profile_name]
+        if settings.scoring == "cohort" and len(cohort) > 1:
+            return composite_scores(cohort, profile)[:len(metrics)]
+        return [absolute_score(m, profile, tables.reference) for m in metrics]
+    return {name: scores_for(name) for name in tables.profiles}
 
-    inclusive = _inclusive_metrics(functions, all_metrics, options)
-    by_profile = {name: scores_for(name) for name in profiles}
+
+def rescore(reports: list[FunctionReport], tables: Tables, settings: ReportSettings,
+            peers: Sequence[CohortPeer] = ()) -> list[FunctionReport]:
+    """The same reports scored and graded as one cohort (with `peers`): what changes for
+    functions whose counts did not when others in their cohort did."""
+    _check_settings(tables, settings)
+    by_profile = _scores_by_profile([r.metrics for r in reports], peers, tables, settings)
+    out = []
+    for index, r in enumerate(reports):
+        score = by_profile[settings.profile][index]
+        grade, rating = grade_for(score, tables.grades)
+        out.append(replace(r, score=score, grade=grade, rating=rating, scores_by_profile={
+            name: (s[index], grade_for(s[index], tables.grades)[0]) for name, s in by_profile.items()}))
+    return out
+
+
+def report(functions: list[CountedFunction], tables: Tables, settings: ReportSettings,
+           options: AnalysisOptions, peers: Sequence[CohortPeer] = ()) -> list[FunctionReport]:
+    """Cost, score and grade `functions` as one cohort (together with `peers`, if any)."""
+    _check_settings(tables, settings)
+    costed = [_cost(fn, tables, settings, options) for fn in functions]
+    all_metrics = [c[3] for c in costed]
+    inclusive = _inclusive_metrics(functions, all_metrics, options, peers)
+    by_profile = _scores_by_profile(all_metrics, peers, tables, settings)
     reports = []
     for index, (fn, table, counts, metrics, breakdown, notes) in enumerate(costed):
         score = by_profile[settings.profile][index]
@@ -132,22 +175,29 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
     return reports
 
 
-def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics],
-                       options: AnalysisOptions) -> list[tuple[Metrics | None, list[str]]]:
-    """Self cost plus, for each call to a function analysed in the same run, that function's
-    inclusive cost × the number of calls. Recursion is cut (counted once); other callees are
-    listed as unknown."""
+def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics], options: AnalysisOptions,
+                       peers: Sequence[CohortPeer] = ()) -> list[tuple[Metrics | None, list[str]]]:
+    """Self cost plus, for each call to a function analysed in the same run (or a peer), that
+    function's inclusive cost × the number of calls. Recursion is cut (counted once); other
+    callees are listed as unknown."""
     index = {}
     for i, fn in enumerate(functions):
         index.setdefault(fn.name, i)
         index.setdefault(fn.display_name, i)
+    callees: list[dict[str, Polynomial]] = [fn.calls for fn in functions]
+    metrics = list(metrics)
+    for peer in peers:  # a peer calls nothing: its inclusive cost is its own
+        index.setdefault(peer.name, len(metrics))
+        index.setdefault(peer.display_name, len(metrics))
+        callees.append({})
+        metrics.append(peer.metrics)
     memo: dict[int, Metrics] = {}
 
     def total(i: int, active: frozenset[int]) -> Metrics:
         if i in memo:
             return memo[i]
         cu, eu, co2, usd = (metrics[i].cu, metrics[i].energy_joules, metrics[i].co2_kg, metrics[i].usd)
-        for callee, calls in functions[i].calls.items():
+        for callee, calls in callees[i].items():
             j = index.get(callee)
             if j is None or j in active:
                 continue

@@ -104,6 +104,28 @@ def test_lone_surrogates_do_not_break_conversion():
     assert index.byte_col_to_character(0, 7, UTF16) == 3
 
 
+def test_lone_cr_lf_and_crlf_each_end_a_line():
+    index = LineIndex("a\rbé\r\nc\nd")
+    assert index.lines == ["a", "bé", "c", "d"]
+    assert index.byte_starts() == [0, 2, 7, 9]
+    assert index.lsp_to_offset(1, 9, UTF16) == (5, 1, 3)  # clamped before the "\r\n"
+    assert index.lsp_to_offset(2, 1, UTF16) == (8, 2, 1)
+    assert index.end_point() == (3, 1)
+
+
+def test_lone_cr_documents_parse_on_lsp_lines():
+    model = DocumentModel("file:///w/a.c", "/w/a.c", "c",
+                          "int f(int a)\r{\r  return a / 3;\r}\rint g(void) { return 1; }\r", 1)
+    assert [(f.name, f.start_line, f.end_line, f.name_start) for f in model.functions()] == \
+        [("f", 1, 4, (0, 4)), ("g", 5, 5, (4, 4))]
+    model.apply_change((4, 5), (4, 5), "x", UTF16)
+    assert model.text.endswith("}\rint gx(void) { return 1; }\r")  # the buffer keeps its "\r"s
+    assert [(f.name, f.start_line, f.name_start) for f in model.functions()] == [("f", 1, (0, 4)), ("gx", 5, (4, 4))]
+    snapshot = model.snapshot()  # what is compiled: the same lines, each ended by "\n"
+    assert snapshot.text == "int f(int a)\n{\n  return a / 3;\n}\nint gx(void) { return 1; }\n"
+    assert len(snapshot.data) == len(model.data)
+
+
 # -- incremental parsing ----------------------------------------------------------------------
 
 C_TEXT = """#include <math.h>
@@ -348,3 +370,40 @@ def test_cohort_members_cost_like_the_functions_they_stand_for(tmp_path):
     for a, b in zip(full, small):
         assert b.metrics.as_dict() == pytest.approx(a.metrics.as_dict(), rel=1e-12)
         assert b.score == pytest.approx(a.score) and b.grade == a.grade
+
+
+@pytest.mark.skipif(CLANG is None, reason="clang not installed")
+def test_peers_score_and_call_like_the_functions_they_stand_for(tmp_path):
+    from ccls.engine import CohortPeer, ReportSettings, count_source, function_metrics, report, rescore
+    from ccls.frontends import SourceFile
+    from ccls.options import AnalysisOptions
+    from ccls.tables import load_tables
+
+    text = ("double unknown(const double *v);\n"
+            "__attribute__((noinline)) double heavy(const double *v, int n) {\n"
+            "    double s = 0; for (int i = 0; i < n; i++) s += v[i] / (i + 1); return s; }\n"
+            "double light(const double *v) { return v[0] + v[1]; }\n"
+            "double caller(const double *v, int n) { return heavy(v, n) * 2 + light(v) + unknown(v); }\n")
+    options = AnalysisOptions(parameter_values=(("n", 64.0),))
+    tables = load_tables()
+    counted = count_source(SourceFile(str(tmp_path / "k.c"), text), options, tables).functions
+    callers = [cf for cf in counted if cf.calls]
+    others = [cf for cf in counted if not cf.calls]
+    assert callers and others
+    for scoring in ("cohort", "absolute"):
+        settings = ReportSettings(scoring=scoring)
+        together = report(callers + others, tables, settings, options)[:len(callers)]
+        peers = [CohortPeer(cf.name, cf.display_name, function_metrics(cf, tables, settings, options))
+                 for cf in others]
+        alone = report(callers, tables, settings, options, peers)
+        for a, b in zip(together, alone):
+            assert (b.score, b.grade, b.scores_by_profile) == (a.score, a.grade, a.scores_by_profile)
+            assert b.inclusive_metrics == a.inclusive_metrics and b.unknown_callees == a.unknown_callees
+        assert alone[0].unknown_callees == ["unknown"]
+        assert alone[0].inclusive_metrics.cu > alone[0].metrics.cu  # heavy(), a peer, is counted in
+    # Re-scoring reports made in another cohort gives the scores of this one.
+    cohort = ReportSettings(scoring="cohort")
+    absolute = report(callers + others, tables, ReportSettings(scoring="absolute"), options)
+    rescored = rescore(absolute, tables, cohort)
+    assert [(r.score, r.grade) for r in rescored] == \
+        [(r.score, r.grade) for r in report(callers + others, tables, cohort, options)]

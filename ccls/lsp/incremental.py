@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 
 from ccls.cache import CountCache, cache_key, text_digest
 from ccls.lsp import reduce
-from ccls.lsp.positions import LineIndex, to_bytes
+from ccls.lsp.positions import LineIndex, has_lone_cr, lone_cr_as_lf, to_bytes
 from ccls.model import AnalysisError, CountedFunction
 from ccls.options import AnalysisOptions
 
@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 REDUCIBLE = frozenset({"c", "cpp", "cuda"})
 _COMPILER_FOR = {"c": "clang", "cpp": "clang", "cuda": "nvcc", "llvm-ir": "opt", "ptx": "ptxas"}
 _MAX_INCLUDE_FILES = 2000
+_MAX_REMEMBERED_KEYS = 50_000
 _FILE_UNIT = "<file>"
 
 
@@ -103,6 +104,7 @@ class Snapshot:
     text: str
     data: bytes
     functions: tuple | None  # SourceFunction per function; None: whole-file mode (PTX, IR)
+    graph: dict[int, set[int]] | None = None  # reduce.callees of the functions, when known
 
 
 class DocumentModel:
@@ -114,12 +116,15 @@ class DocumentModel:
         self._set_text(text)
         self._tree: Any = None
         self._functions: tuple | None = None
+        self._graph: dict[int, set[int]] | None = None
         self._parsed = False
 
     def _set_text(self, text: str) -> None:
         self.text = text
         self.data = to_bytes(text)
         self._index: LineIndex | None = None
+        # What tree-sitter and the compilers see: rows that are LSP lines (see positions).
+        self._analysed = lone_cr_as_lf(self.data)
 
     @property
     def index(self) -> LineIndex:
@@ -130,7 +135,7 @@ class DocumentModel:
     def replace_all(self, text: str, version: int) -> None:
         self._set_text(text)
         self.version = version
-        self._tree, self._functions, self._parsed = None, None, False
+        self._tree, self._functions, self._graph, self._parsed = None, None, None, False
 
     def apply_change(self, start: tuple[int, int] | None, end: tuple[int, int] | None, new_text: str,
                      encoding: str) -> None:
@@ -148,21 +153,33 @@ class DocumentModel:
         data = self.data[:start_byte] + inserted + self.data[end_byte:]
         new_rows = inserted.count(b"\n")
         new_end_col = (start_col + len(inserted)) if new_rows == 0 else len(inserted) - inserted.rfind(b"\n") - 1
+        if self._analysed is not self.data or has_lone_cr(data):
+            self._tree = None  # rows of an incremental edit would be tree-sitter's, not LSP lines
         if self._tree is not None:
             self._tree.edit(start_byte=start_byte, old_end_byte=end_byte, new_end_byte=start_byte + len(inserted),
                             start_point=(start_row, start_col), old_end_point=(end_row, end_col),
                             new_end_point=(start_row + new_rows, new_end_col))
         self._set_text(data.decode("utf-8", "surrogatepass"))
-        self._functions, self._parsed = None, False
+        self._functions, self._graph, self._parsed = None, None, False
 
     def functions(self) -> tuple | None:
         if not self._parsed:
-            self._tree, self._functions = parse_functions(self.data, self.language, self._tree)
+            self._tree, self._functions = parse_functions(self._analysed, self.language, self._tree)
             self._parsed = True
         return self._functions
 
+    def call_graph(self) -> dict[int, set[int]] | None:
+        """Which functions each function names (`reduce.callees`), None in whole-file mode."""
+        functions = self.functions()
+        if self._graph is None and functions is not None:
+            self._graph = reduce.callees(self._analysed, functions)
+        return self._graph
+
     def snapshot(self) -> Snapshot:
-        return Snapshot(self.uri, self.path, self.language, self.version, self.text, self.data, self.functions())
+        data = self._analysed
+        text = self.text if data is self.data else data.decode("utf-8", "surrogatepass")
+        return Snapshot(self.uri, self.path, self.language, self.version, text, data, self.functions(),
+                        self.call_graph())
 
 
 @dataclass(frozen=True)
@@ -204,6 +221,7 @@ class Analyzer:
         self._count = count  # (SourceFile, options) -> CountedFile: the engine
         self._tables_version = tables_version
         self._header_digests: dict[str, tuple[tuple[int, int], str, tuple]] = {}
+        self._function_keys: dict[tuple, str] = {}  # (context, text hash, deps) -> key
         self._lock = threading.Lock()
         self.compiles = 0
         self.functions_compiled = 0
@@ -286,8 +304,15 @@ class Analyzer:
         graph = reduce.callees(snapshot.data, functions) if graph is None else graph
         keys = []
         for i, fn in enumerate(functions):
-            deps = sorted(functions[j].text_hash for j in reduce.closure(graph, [i]) if j != i)
-            keys.append(cache_key("fn/1", context, fn.text_hash, deps))
+            deps = tuple(sorted(functions[j].text_hash for j in reduce.closure(graph, [i]) if j != i))
+            # An edit changes one function's key: the others are looked up, not re-digested.
+            parts = (context, fn.text_hash, deps)
+            key = self._function_keys.get(parts)
+            if key is None:
+                if len(self._function_keys) > _MAX_REMEMBERED_KEYS:
+                    self._function_keys.clear()
+                key = self._function_keys[parts] = cache_key("fn/1", context, fn.text_hash, list(deps))
+            keys.append(key)
         return keys
 
     # -- analysis ----------------------------------------------------------------------------
@@ -304,7 +329,7 @@ class Analyzer:
         if snapshot.functions is None:
             keys = self.unit_keys(snapshot, options)
         else:
-            graph = reduce.callees(snapshot.data, snapshot.functions)
+            graph = snapshot.graph if snapshot.graph is not None else reduce.callees(snapshot.data, snapshot.functions)
             keys = self.unit_keys(snapshot, options, graph)
         if remember and self.preamble_dir is not None:
             options = dataclasses.replace(options, preamble_dir=self.preamble_dir)

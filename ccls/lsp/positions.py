@@ -2,17 +2,33 @@
 
 LSP positions are (line, character) where "character" counts code units of the negotiated
 encoding: "utf-8" bytes, "utf-16" code units (the default) or "utf-32" code points. Tree-sitter
-reports UTF-8 byte columns. Lines are split on "\\n" only, as tree-sitter counts rows.
-Documents may contain lone surrogates (a client's rendering of undecodable bytes); they are
-encoded with "surrogatepass" so every string has a byte form and conversions never raise.
+reports UTF-8 byte columns. Lines end at "\\n", "\\r\\n" or a lone "\\r", as LSP says; tree-sitter
+counts "\\n" only, so the document model parses (and compiles) its text with every lone "\\r"
+made "\\n" (`lone_cr_as_lf`: same bytes, same offsets, and rows that are these lines; C, C++
+and Python compilers take a lone "\\r" for a line break too). Documents may contain lone
+surrogates (a client's rendering of undecodable bytes); they are encoded with "surrogatepass"
+so every string has a byte form and conversions never raise.
 """
 from __future__ import annotations
 
+import re
+
 UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LONE_CR = re.compile(rb"\r(?!\n)")
 
 
 def to_bytes(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
+
+
+def has_lone_cr(data: bytes) -> bool:
+    return b"\r" in data and _LONE_CR.search(data) is not None
+
+
+def lone_cr_as_lf(data: bytes) -> bytes:
+    """The same bytes with each lone "\\r" (a line break for LSP) made "\\n"."""
+    return _LONE_CR.sub(b"\n", data) if has_lone_cr(data) else data
 
 
 def _units(segment: str, encoding: str) -> int:
@@ -28,7 +44,12 @@ class LineIndex:
 
     def __init__(self, text: str):
         self.text = text
-        self.lines = text.split("\n")
+        if "\r" in text:
+            self.lines = _LINE_BREAK.split(text)
+            self._break_bytes: list[int] | None = [len(m.group()) for m in _LINE_BREAK.finditer(text)]
+        else:
+            self.lines = text.split("\n")
+            self._break_bytes = None  # every break is one "\n"
         self._byte_starts: list[int] | None = None
 
     def line(self, row: int) -> str:
@@ -64,9 +85,11 @@ class LineIndex:
         """Byte offset at which each line starts."""
         if self._byte_starts is None:
             starts, offset = [], 0
-            for line in self.lines:
+            breaks = self._break_bytes
+            for row, line in enumerate(self.lines):
                 starts.append(offset)
-                offset += (len(line) if line.isascii() else len(to_bytes(line))) + 1
+                offset += (len(line) if line.isascii() else len(to_bytes(line))) + \
+                    (breaks[row] if breaks is not None and row < len(breaks) else 1)
             self._byte_starts = starts
         return self._byte_starts
 

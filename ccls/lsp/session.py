@@ -5,6 +5,7 @@ event loop except the functions handed to the worker pool.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import threading
@@ -20,7 +21,7 @@ from ccls.lsp.incremental import Analyzer, Cancelled, DocumentModel, Outcome, de
 from ccls.lsp.positions import UTF16
 from ccls.lsp.scheduler import FOREGROUND, DocumentScheduler, WorkerPool
 from ccls.lsp.settings import Settings, merge, parse_settings, read_project_file
-from ccls.model import AnalysisError, CountedFunction
+from ccls.model import AnalysisError
 
 log = logging.getLogger(__name__)
 
@@ -229,43 +230,52 @@ class Session:
         from ccls.engine import count_source
         return count_source(source, options, self.tables)
 
-    def _report(self, counted: list[CountedFunction], settings: Settings,
-                cohort: list[CountedFunction] | None = None) -> list:
-        from ccls.engine import ReportSettings, report
-        if not counted:
-            return []
-        report_settings = ReportSettings(settings.profile, settings.region, settings.scoring)
-        functions = counted + (cohort or []) if settings.scoring == "cohort" else counted
-        self.stats.cohort_size = len(functions)
-        try:
-            reports = report(functions, self.tables, report_settings, settings.analysis_options())
-        except KeyError as exc:  # a profile/region the tables do not know: say so, use defaults
-            self._call_soon(self.show, f"{exc.args[0] if exc.args else exc}; using DEFAULT/WORLD")
-            reports = report(functions, self.tables, ReportSettings(scoring=settings.scoring),
-                             settings.analysis_options())
-        self.stats.reports += 1
-        return reports[:len(counted)]
+    def _report_settings(self, settings: Settings) -> Any:
+        """The settings' profile/region, or DEFAULT/WORLD (said once) when the tables lack them."""
+        from ccls.engine import ReportSettings
+        tables = self.tables
+        if settings.profile in tables.profiles and settings.region in tables.regions:
+            return ReportSettings(settings.profile, settings.region, settings.scoring)
+        unknown = settings.profile if settings.profile not in tables.profiles else settings.region
+        self._call_soon(self.show, f"unknown profile or region {unknown!r}; using DEFAULT/WORLD")
+        return ReportSettings(scoring=settings.scoring)
 
     def _unit_reports(self, uri: str, outcome: Outcome, settings: Settings,
-                      cohort: list[CountedFunction] | None) -> dict[str, tuple]:
-        """Reports per unit (most costly first). Under absolute scoring a function's report
-        depends only on itself, so reports of units whose identity (cache key, first line) is
-        unchanged are reused: an edit re-costs one function, not the file. Cohort scores
-        depend on every function: all are re-costed."""
+                      cohort: list[tuple[str, list]] | None) -> dict[str, tuple]:
+        """Reports per unit (most costly first). A function's costs depend only on itself, so
+        reports of units whose identity (cache key, first line) is unchanged are reused: an
+        edit re-costs one function, not the file. Under cohort scoring every report is then
+        re-scored together with the workspace's functions (`cohort`: their members by path),
+        whose metrics the workspace index keeps."""
+        from ccls.engine import report, rescore
         tables = self.tables
-        signature = (settings.profile, settings.region, settings.scoring, settings.analysis_options(),
-                     getattr(tables, "version", id(tables)))
+        report_settings = self._report_settings(settings)
+        options = settings.analysis_options()
+        peers = self.workspace.peers(cohort, tables, report_settings, options) if cohort is not None else []
+        # Peers are callees too (inclusive metrics): a new workspace pass re-costs everything.
+        signature = (report_settings, options, getattr(tables, "version", id(tables)),
+                     self.workspace.generation if cohort is not None else None)
         with self._memo_lock:
             memo_signature, memo = self._report_memo.get(uri, (None, {}))
-        if memo_signature != signature or settings.scoring == "cohort":
+        if memo_signature != signature:
             memo = {}
         todo = [unit for unit in outcome.units if unit.identity not in memo]
-        fresh = self._report([cf for unit in todo for cf in unit.counted], settings, cohort)
-        position = 0
-        for unit in todo:
-            memo[unit.identity] = tuple(fresh[position:position + len(unit.counted)])
-            position += len(unit.counted)
+        if todo:
+            # Cohort scores are given below, to every report at once.
+            costing = dataclasses.replace(report_settings, scoring="absolute") \
+                if report_settings.scoring == "cohort" else report_settings
+            fresh = report([cf for unit in todo for cf in unit.counted], tables, costing, options, peers)
+            self.stats.reports += 1
+            position = 0
+            for unit in todo:
+                memo[unit.identity] = tuple(fresh[position:position + len(unit.counted)])
+                position += len(unit.counted)
         keep = {unit.identity: memo[unit.identity] for unit in outcome.units}
+        if report_settings.scoring == "cohort":
+            identities = list(keep)
+            scored = iter(rescore([r for i in identities for r in keep[i]], tables, report_settings, peers))
+            keep = {i: tuple(next(scored) for _ in keep[i]) for i in identities}
+        self.stats.cohort_size = sum(len(r) for r in keep.values()) + len(peers)
         with self._memo_lock:
             self._report_memo[uri] = (signature, keep)
         return {unit.key: tuple(sorted(keep[unit.identity], key=lambda r: -r.metrics.cu))
@@ -311,6 +321,9 @@ class Session:
                 model.apply_change(None, None, change.text, self.encoding)
         model.version = version
         self.scheduler.schedule(uri)
+        # Re-parse (incrementally, a few ms) while the debounce runs rather than after it; edits
+        # that arrive before this runs are parsed together.
+        asyncio.get_running_loop().call_soon(model.call_graph)
 
     def close(self, uri: str) -> None:
         self.scheduler.close(uri)
@@ -346,7 +359,7 @@ class Session:
         settings = self.settings
         analyzer = self.analyzer
         stop = threading.Event()
-        cohort = self.workspace.cohort(exclude=set(self.docs)) if (
+        cohort = self.workspace.cohort_members(exclude=set(self.docs)) if (
             self.workspace is not None and settings.scoring == "cohort") else None
 
         previous = self.results.get(uri)
@@ -395,7 +408,7 @@ class Session:
         """Re-cost every open document's cached counts (profile, region, tables changed)."""
         settings = self.settings
         for uri, result in list(self.results.items()):
-            cohort = self.workspace.cohort(exclude=set(self.docs)) if (
+            cohort = self.workspace.cohort_members(exclude=set(self.docs)) if (
                 self.workspace is not None and settings.scoring == "cohort") else None
             future = self.pool.submit(lambda u=uri, r=result: self._unit_reports(u, r.outcome, settings, cohort),
                                       FOREGROUND)

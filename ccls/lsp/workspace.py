@@ -10,6 +10,7 @@ import asyncio
 from dataclasses import dataclass
 import logging
 import os
+import threading
 import time
 import uuid
 from collections import deque
@@ -17,6 +18,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from ccls.engine import CohortPeer, function_metrics
 from ccls.lsp.incremental import DocumentModel, all_counted, language_for
 from ccls.lsp.scheduler import BACKGROUND
 from ccls.lsp.settings import PROJECT_FILE
@@ -38,6 +40,9 @@ class WorkspaceIndex:
     def __init__(self, session: Any):
         self.session = session
         self.functions: dict[str, list[CohortMember]] = {}  # path -> what cohort scoring needs
+        self.generation = 0  # bumps whenever `functions` changes
+        self._peers: dict[str, tuple] = {}  # path -> (members, tables, signature, CohortPeers)
+        self._peers_lock = threading.Lock()
         self.files_done = 0
         self.passes = 0
         self.cancelled = False
@@ -144,7 +149,7 @@ class WorkspaceIndex:
             if path in open_paths or language_for(path) is None:
                 continue
             if not os.path.exists(path):
-                self.functions.pop(path, None)
+                self._set_functions(path, None)
             elif self.session.settings.background_analysis:
                 self._enqueue(path)
 
@@ -260,17 +265,40 @@ class WorkspaceIndex:
         except Exception:
             log.exception("background analysis of %s failed", path)
             return
-        if counted is None:
-            self.functions.pop(path, None)
-        else:
-            self.functions[path] = counted
+        self._set_functions(path, counted)
         self.files_done += 1
 
-    def cohort(self, exclude: set[str]) -> list[CountedFunction]:
-        """Every analysed workspace function outside the open documents, ready to report."""
+    def cohort_members(self, exclude: set[str]) -> list[tuple[str, list[CohortMember]]]:
+        """(path, members) of every analysed workspace file but the documents `exclude` names:
+        taken on the event loop, costed on a worker by `peers`."""
         skip = {self.session.docs[u].path for u in exclude if u in self.session.docs}
-        return [member.counted() for path, members in self.functions.items() if path not in skip
-                for member in members]
+        return [(path, members) for path, members in self.functions.items() if path not in skip]
+
+    def peers(self, cohort: list[tuple[str, list[CohortMember]]], tables: Any, settings: Any,
+              options: AnalysisOptions) -> list[CohortPeer]:
+        """The cohort's functions with their metrics, costed once per file and setting."""
+        signature = (settings.region, options)
+        out: list[CohortPeer] = []
+        for path, members in cohort:
+            with self._peers_lock:
+                memo = self._peers.get(path)
+            if memo is None or memo[0] is not members or memo[1] is not tables or memo[2] != signature:
+                costed = [CohortPeer(m.name, m.display_name, function_metrics(m.counted(), tables, settings, options))
+                          for m in members]
+                memo = (members, tables, signature, costed)
+                with self._peers_lock:
+                    self._peers[path] = memo
+            out.extend(memo[3])
+        return out
+
+    def _set_functions(self, path: str, members: list[CohortMember] | None) -> None:
+        if members is None:
+            self.functions.pop(path, None)
+        else:
+            self.functions[path] = members
+        with self._peers_lock:
+            self._peers.pop(path, None)
+        self.generation += 1
 
     def stats(self) -> dict:
         return {"files": len(self.functions), "functions": sum(len(f) for f in self.functions.values()),
