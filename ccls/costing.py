@@ -41,6 +41,7 @@ def cost_counts(counts: Mapping[str, float], table: CostTable, region: Region,
     """Raw totals of one function and its per-class breakdown (largest CU first).
     Classes the table cannot cost are listed with known=False and add nothing. With
     `machine_cycles` (llvm-mca), CU = those cycles + stall cycles (see the module docstring)."""
+    rates = cu_rates(counts, table, machine_cycles)
     rows: list[ClassBreakdown] = []
     for cls, count in counts.items():
         n = float(count)
@@ -50,9 +51,7 @@ def cost_counts(counts: Mapping[str, float], table: CostTable, region: Region,
         if cost is None:
             rows.append(ClassBreakdown(cls, n, 0.0, 0.0, False))
         else:
-            rows.append(ClassBreakdown(cls, n, n * cost.cu, n * cost.energy_joules, True))
-    if machine_cycles is not None:
-        rows = _with_machine_cycles(rows, table, machine_cycles)
+            rows.append(ClassBreakdown(cls, n, n * rates[cls], n * cost.energy_joules, True))
     rows.sort(key=lambda r: (-r.cu, -r.energy_joules, r.cls))
     cu = math.fsum(r.cu for r in rows)
     energy_joules = math.fsum(r.energy_joules for r in rows)
@@ -80,12 +79,17 @@ def stall_cu(cls: str, table: CostTable) -> float:
     return 0.0
 
 
-def _with_machine_cycles(rows: list[ClassBreakdown], table: CostTable, machine_cycles: float) -> list[ClassBreakdown]:
-    stalls = [r.count * stall_cu(r.cls, table) if r.known else 0.0 for r in rows]
-    compute = math.fsum(r.cu - stall for r, stall in zip(rows, stalls))
+def cu_rates(counts: Mapping[str, float], table: CostTable, machine_cycles: float | None = None) -> dict[str, float]:
+    """CU per execution of each class: the table's CU; or, with llvm-mca's cycles, each class's
+    compute part (CU − stall) scaled so that the compute parts sum to those cycles, plus its stall.
+    Classes the table cannot cost get 0. Totals, per-line costs and finding shares all use these."""
+    table_cu = {cls: (cost.cu if (cost := table.lookup(cls)) is not None else 0.0) for cls in counts}
+    if machine_cycles is None:
+        return table_cu
+    stalls = {cls: stall_cu(cls, table) for cls in counts}
+    compute = math.fsum(float(n) * (table_cu[cls] - stalls[cls]) for cls, n in counts.items())
     scale = machine_cycles / compute if compute > 0 else 0.0
-    return [ClassBreakdown(r.cls, r.count, (r.cu - stall) * scale + stall, r.energy_joules, r.known)
-            for r, stall in zip(rows, stalls)]
+    return {cls: (table_cu[cls] - stalls[cls]) * scale + stalls[cls] for cls in counts}
 
 
 def cu_expression(counts: Mapping[str, Polynomial], table: CostTable,

@@ -67,22 +67,24 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
     machine = Polynomial() if any(b.machine_instructions is not None for b in fn.blocks) else None
     cycles = _machine_cycles(fn, executions)
 
-    working_sets = _working_sets(fn, executions, values, cache)
-    footprints = _loop_footprints(fn, executions, values, cache)
     trips = _mean_trips(fn, executions, values)
-    tier_notes: set[str] = set()
+    working_sets = _working_sets(fn, executions, values, cache, trips)
+    footprints = _loop_footprints(fn, cache, trips)
+
+    def tiers(instr: Instruction, loop_id: str | None, notes: set[str]) -> list[tuple[str, Fraction]]:
+        # A small, hot array (a histogram's buckets) stays in L1 whatever streams past it.
+        reach = _span(instr.access, trips, values, cache.line_bytes) if instr.access else float("inf")
+        working_set = working_sets.get(_outermost(loop_id, fn.loops), 0) if reach > cache.l1_bytes else 0
+        return _tiered(instr, loop_id, working_set, cache, notes, footprints.get(loop_id, 0.0))
+
+    notes: set[str] = set()
     for block in fn.blocks:
         times = executions[block.name]
         if machine is not None and block.machine_instructions:
             machine = machine + times * block.machine_instructions
-        outer = _outermost(block.loop, fn.loops)
         for instr in block.instructions:
             static[instr.cls] += 1
-            # A small, hot array (a histogram's buckets) stays in L1 whatever streams past it.
-            reach = _span(instr.access, trips, values, cache.line_bytes) if instr.access else float("inf")
-            working_set = working_sets.get(outer, 0) if reach > cache.l1_bytes else 0
-            for cls, share in _tiered(instr, block.loop, working_set, cache, tier_notes,
-                                      footprints.get(block.loop, 0.0)):
+            for cls, share in tiers(instr, block.loop, notes):
                 executed = times * share
                 counts[cls] = counts[cls] + executed
                 if instr.line is not None:
@@ -90,11 +92,11 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
             if instr.data_dependent:
                 counts[MISPREDICT] = counts[MISPREDICT] + times * MISPREDICT_RATE
                 where = f"line {instr.line}" if instr.line else f"block %{block.name}"
-                tier_notes.add(f"branch at {where} follows loaded data: assumed mispredicted "
+                notes.add(f"branch at {where} follows loaded data: assumed mispredicted "
                                f"{float(MISPREDICT_RATE):.0%} of the time (random data; sorted data costs less)")
             if split(instr.cls)[0] in ("call", "call_indirect") or instr.cls == "py.call":
                 calls[instr.callee or ""] = calls[instr.callee or ""] + times
-    assumptions.extend(sorted(tier_notes))
+    assumptions.extend(sorted(notes))
 
     return CountedFunction(
         name=fn.name, display_name=fn.display_name, file=fn.file, line=fn.line, end_line=fn.end_line,
@@ -102,7 +104,7 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
         static_counts=dict(static), counts={k: v for k, v in counts.items() if not v.is_zero},
         machine_instructions=machine, loops=[LoopSummary(l.id, l.depth, l.line, l.trip_count) for l in fn.loops.values()],
         line_counts={line: dict(c) for line, c in line_counts.items()}, calls=dict(calls),
-        sites=_division_sites(fn, executions) + _miss_sites(fn, executions, working_sets, values, cache),
+        sites=_division_sites(fn, executions) + _miss_sites(fn, executions, working_sets, cache, tiers),
         assumptions=assumptions, ir_text=fn.ir_text, machine_cycles=cycles,
     )
 
@@ -136,11 +138,10 @@ def _touched_bytes(access: MemoryAccess, line_bytes: int) -> int:
 
 
 def _working_sets(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float],
-                  cache: CacheGeometry) -> dict[str | None, float]:
+                  cache: CacheGeometry, trips: dict[str, float]) -> dict[str | None, float]:
     """Bytes touched by each outermost loop nest per entry. Each access counts the lesser of
     what its executions bring in and the span its address can cover (reuse inside the nest);
     accesses to the same array by unrolled copies still add up, so this leans high."""
-    trips = _mean_trips(fn, executions, values)
     sizes: dict[str | None, float] = defaultdict(float)
     regions: dict[tuple[str | None, str], float] = {}  # the same array region counts once
     for block in fn.blocks:
@@ -204,8 +205,7 @@ def _tier_for(working_set: float, cache: CacheGeometry) -> str:
     return "DRAM"
 
 
-def _loop_footprints(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float],
-                     cache: CacheGeometry) -> dict[str, float]:
+def _loop_footprints(fn: FunctionIR, cache: CacheGeometry, trips: dict[str, float]) -> dict[str, float]:
     """Bytes one entry into each loop touches in its own blocks: average iterations per entry
     × bytes brought in per iteration."""
     per_iteration: dict[str, float] = defaultdict(float)
@@ -213,7 +213,6 @@ def _loop_footprints(fn: FunctionIR, executions: dict[str, Polynomial], values: 
         for instr in block.instructions:
             if block.loop is not None and instr.access is not None:
                 per_iteration[block.loop] += _touched_bytes(instr.access, cache.line_bytes)
-    trips = _mean_trips(fn, executions, values)
     return {loop: trips[loop] * per_iteration[loop] for loop in fn.loops}
 
 
@@ -260,9 +259,9 @@ def _outer_reuse(access: MemoryAccess, footprint: float, cache: CacheGeometry) -
     """A column walk (``a[i*n + j]`` with i inner): each inner iteration takes a new line, but
     the next outer iteration moves by less than a line and finds the same lines again if the
     inner loop's lines fit in a cache. Returns (where those lines stay, share of new lines)."""
-    if access.pattern != "strided" or access.outer_stride_bytes is None:
+    if access.pattern != "strided" or len(access.loop_strides) < 2:
         return None
-    outer = access.outer_stride_bytes.constant_value()
+    outer = access.loop_strides[1][1].constant_value()  # per iteration of the loop around it
     if outer is None or outer == 0 or abs(outer) >= cache.line_bytes:
         return None
     level = "L1" if footprint <= cache.l1_bytes else "L2" if footprint <= cache.l2_bytes else None
@@ -335,7 +334,9 @@ _MISS_ADVICE = {
 
 
 def _miss_sites(fn: FunctionIR, executions: dict[str, Polynomial], working_sets: dict[str | None, float],
-                values: dict[str, float], cache: CacheGeometry) -> list[FindingSite]:
+                cache: CacheGeometry, tiers: Callable[[Instruction, str | None, set[str]], list[tuple[str, Fraction]]]
+                ) -> list[FindingSite]:
+    """Loops whose accesses miss, priced with the same tiers as the counts (`tiers`)."""
     sites = []
     for outer, working_set in working_sets.items():
         if outer is None or working_set <= cache.l2_bytes:
@@ -350,7 +351,7 @@ def _miss_sites(fn: FunctionIR, executions: dict[str, Polynomial], working_sets:
                 access = instr.access
                 if access is None or access.pattern not in _MISS_ADVICE:
                     continue
-                for cls, share in _tiered(instr, block.loop, working_set, cache, set()):
+                for cls, share in tiers(instr, block.loop, set()):
                     if not cls.split("@")[0].endswith(".L1"):
                         offending[access.pattern][cls] += executions[block.name] * share
                 lines.setdefault(access.pattern, instr.line)

@@ -161,15 +161,16 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
         score = by_profile[settings.profile][index]
         grade, rating = grade_for(score, tables.grades)
         expression = cu_expression(fn.counts, table, fn.machine_cycles)
+        rates = _cu_rates(breakdown)
         reports.append(FunctionReport(
             counted=fn, counts=counts,
             instructions=_evaluate(fn.machine_instructions, options) if fn.machine_instructions is not None else None,
             metrics=metrics, breakdown=breakdown, cost_expression=expression, big_o=expression.big_o(),
             score=score, grade=grade, rating=rating,
             scores_by_profile={name: (s[index], grade_for(s[index], tables.grades)[0]) for name, s in by_profile.items()},
-            findings=_findings(fn, table, metrics, options),
+            findings=_findings(fn, rates, metrics, options),
             assumptions=fn.assumptions + notes,
-            hottest_lines=_hottest_lines(fn, table, options),
+            hottest_lines=_hottest_lines(fn, rates, options),
             inclusive_metrics=inclusive[index][0], unknown_callees=inclusive[index][1],
         ))
     return reports
@@ -217,26 +218,28 @@ def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics],
     return out
 
 
-def _class_cu(classes: dict[str, Polynomial], table: CostTable, options: AnalysisOptions) -> float:
-    total = 0.0
-    for cls, poly in classes.items():
-        cost = table.lookup(cls)
-        if cost is not None:
-            total += _evaluate(poly, options) * cost.cu
-    return total
+def _cu_rates(breakdown: list[ClassBreakdown]) -> dict[str, float]:
+    """CU per execution of each class, as the totals were costed (llvm-mca scaling included),
+    so per-line costs and finding shares add up to the function's CU."""
+    return {b.cls: b.cu / b.count for b in breakdown if b.count}
 
 
-def _findings(fn: CountedFunction, table: CostTable, metrics: Metrics, options: AnalysisOptions) -> list[Finding]:
+def _class_cu(classes: dict[str, Polynomial], rates: dict[str, float], options: AnalysisOptions) -> float:
+    return sum(_evaluate(poly, options) * rates.get(cls, 0.0) for cls, poly in classes.items())
+
+
+def _findings(fn: CountedFunction, rates: dict[str, float], metrics: Metrics, options: AnalysisOptions) -> list[Finding]:
     findings = []
     for site in fn.sites:
-        share = _class_cu(site.classes, table, options) / metrics.cu if metrics.cu > 0 else None
+        share = _class_cu(site.classes, rates, options) / metrics.cu if metrics.cu > 0 else None
         share_text = f" (~{share:.0%} of this function's CU)" if share is not None else ""
         findings.append(Finding(site.kind, site.line, site.message + share_text, site.recommendation, share))
     findings.sort(key=lambda f: -(f.share_of_cu or 0))
     return findings
 
 
-def _hottest_lines(fn: CountedFunction, table: CostTable, options: AnalysisOptions, top: int = 5) -> list[tuple[int, float]]:
-    per_line = [(line, _class_cu(classes, table, options)) for line, classes in fn.line_counts.items()]
+def _hottest_lines(fn: CountedFunction, rates: dict[str, float], options: AnalysisOptions,
+                   top: int = 5) -> list[tuple[int, float]]:
+    per_line = [(line, _class_cu(classes, rates, options)) for line, classes in fn.line_counts.items()]
     per_line.sort(key=lambda item: -item[1])
     return [item for item in per_line[:top] if item[1] > 0]

@@ -43,7 +43,6 @@ class MemoryAccess:
     element_bytes: int
     stride_bytes: Polynomial | None = None  # per iteration of the innermost enclosing loop
     space: str = "generic"  # PTX state space: global/shared/local/const/param; CPU: generic
-    outer_stride_bytes: Polynomial | None = None  # per iteration of the loop around that one
     # Address movement per iteration of each enclosing loop, innermost first; with trip counts
     # this bounds the bytes the access can reach (its span), however often it runs.
     loop_strides: tuple[tuple[str, Polynomial], ...] = ()

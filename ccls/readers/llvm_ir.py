@@ -294,7 +294,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         blocks.append(block)
     loops = {}
     for header, record in analyses.loops.items():
-        trip = (_halving_trip(record, fn, analyses, set(parameters), assumptions)
+        trip = (_halving_trip(record, fn, definitions, analyses, set(parameters), assumptions)
                  or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count, assumptions))
         header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
         loops[header] = Loop(header, record.parent, record.depth, trip, header_line)
@@ -365,19 +365,17 @@ def _ancestors(header: str, analyses: FunctionAnalyses) -> set[str]:
 _HALVING = re.compile(r"^%(?P<name>[-\w.$]+) = (?:lshr|ashr|udiv|sdiv)(?: exact)? i\d+ %(?P<phi>[-\w.$]+), (?P<k>\d+)$")
 
 
-def _halving_trip(record, fn, analyses: FunctionAnalyses, parameters: set[str],
+def _halving_trip(record, fn, definitions: dict, analyses: FunctionAnalyses, parameters: set[str],
                   assumptions: list[str]) -> TripCount | None:
     """``while (x > 1) x >>= k`` (or ``x /= 2^k``): ScalarEvolution has no closed form, but the
     loop runs about log₂(x₀)/k times. Recognised when a header phi is halved on the back edge
     and its start is linear in one parameter; the result is symbolic in ``log2(param)``."""
-    if record.backedge_taken and UNKNOWN_SCEV not in record.backedge_taken and "Unpredictable" not in record.backedge_taken:
+    if record.backedge_taken and UNKNOWN_SCEV not in record.backedge_taken:
         return None
-    blocks = {bb.name: bb for bb in fn.blocks}
-    header = blocks.get(record.header)
+    header = next((bb for bb in fn.blocks if bb.name == record.header), None)
     if header is None:
         return None
     inside = set(record.blocks)
-    definitions = {i.name: str(i).strip().split(", !")[0] for b in record.blocks if b in blocks for i in blocks[b].instructions if i.name}
     for instr in header.instructions:
         if instr.opcode != "phi":
             continue
@@ -386,11 +384,12 @@ def _halving_trip(record, fn, analyses: FunctionAnalyses, parameters: set[str],
         start = [v for v, block in pairs if block not in inside]
         if len(step) != 1 or len(start) != 1:
             continue
-        m = _HALVING.match(definitions.get(step[0], ""))
+        step_text = str(definitions.get(step[0], "")).strip().split(", !")[0]  # without metadata
+        m = _HALVING.match(step_text)
         if not m or m["phi"] != instr.name:
             continue
         divisor = int(m["k"])
-        shift = divisor if "shr" in definitions[step[0]] else (divisor.bit_length() - 1 if divisor & (divisor - 1) == 0 else 0)
+        shift = divisor if "shr" in step_text else (divisor.bit_length() - 1 if divisor & (divisor - 1) == 0 else 0)
         if shift <= 0:
             continue
         symbol = _log2_symbol(start[0], analyses, parameters)
@@ -487,11 +486,9 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
     value = stride.constant_value()
     # Within a cache line the stream is dense (unrolled copies fill the gaps); beyond, strided.
     pattern = "unit" if value is not None and abs(value) <= 64 else "strided"
-    parent = analyses.loops[loop_id].parent if loop_id in analyses.loops else None
-    outer = _stride(address, parent) if parent else None
     strides = tuple((loop, _stride(address, loop)) for loop in [loop_id, *_ancestors_innermost_first(loop_id, analyses)])
     offset = address.constant_value() if not address.symbols else dict(address.terms).get((), 0)
-    return MemoryAccess(pattern, element_bytes, stride, outer_stride_bytes=outer, loop_strides=strides,
+    return MemoryAccess(pattern, element_bytes, stride, loop_strides=strides,
                         region=(address - offset).format())
 
 
