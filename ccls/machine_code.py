@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import re
 import threading
+from concurrent.futures import Future
 
 import llvmlite.binding as llvm
+
+from ccls.options import AnalysisOptions
 
 _init_lock = threading.Lock()
 _initialised = False
@@ -65,9 +68,11 @@ def parse_mca_cycles(report: str, regions: int) -> list[float | None]:
     return cycles
 
 
-def block_cycles(blocks: list[tuple[str, ...]], arch: str, timeout_s: float, memory_mb: int) -> list[float | None]:
+def block_cycles(blocks: list[tuple[str, ...]], arch: str, timeout_s: float, memory_mb: int,
+                 warm: bool = False) -> list[float | None]:
     """llvm-mca's cycles per execution of each machine block, on the core of `arch`'s table.
-    All None when llvm-mca is missing or fails: counts still work, CU falls back to the table."""
+    All None when llvm-mca is missing or fails: counts still work, CU falls back to the table.
+    `warm`: use (and later replace) a started llvm-mca from toolchain.SPARES."""
     from ccls import toolchain
 
     target = MCA_CPU.get(arch)
@@ -76,12 +81,53 @@ def block_cycles(blocks: list[tuple[str, ...]], arch: str, timeout_s: float, mem
         return [None] * len(blocks)
     triple, cpu = target
     try:
-        result = toolchain.run_tool(
+        result = toolchain.start_warm(
             [mca, f"-mtriple={triple}", f"-mcpu={cpu}", f"-iterations={MCA_ITERATIONS}",
              "-instruction-info=0", "-resource-pressure=0", "-skip-unsupported-instructions=any", "-"],
-            input=mca_input(blocks), timeout_s=timeout_s, memory_mb=memory_mb)
+            memory_mb=memory_mb, warm=warm).finish(mca_input(blocks), timeout_s)
     except (toolchain.ToolMissing, toolchain.ToolTimeout):
         return [None] * len(blocks)
     if result.returncode != 0:
         return [None] * len(blocks)
     return parse_mca_cycles(result.stdout, len(blocks))
+
+
+class CycleMemo:
+    """Cycles per distinct block text, remembered across modules: an edit changes a few blocks
+    of one function, and the rest (and common prologues and epilogues) need no simulation.
+    Only answers llvm-mca gave are kept, so a failed or timed-out run is retried next time."""
+
+    def __init__(self, capacity: int = 50_000):
+        self._known: dict[tuple, float] = {}
+        self._capacity = capacity
+        self._lock = threading.Lock()
+
+    def cycles(self, blocks: set[tuple[str, ...]], options: AnalysisOptions) -> dict[tuple[str, ...], float | None]:
+        arch = options.arch
+        with self._lock:
+            known = {code: self._known.get((arch, code)) for code in blocks}
+        missing = sorted(code for code, value in known.items() if value is None)
+        if missing:
+            fresh = block_cycles(missing, arch, options.compile_timeout_s, options.compile_memory_mb,
+                                 options.warm_tools)
+            known.update(zip(missing, fresh))
+            with self._lock:
+                if len(self._known) + len(missing) > self._capacity:
+                    self._known.clear()
+                self._known.update(((arch, code), value) for code, value in zip(missing, fresh) if value is not None)
+        return known
+
+    def start(self, blocks: set[tuple[str, ...]], options: AnalysisOptions) -> Future:
+        """`cycles` on a thread of its own: llvm-mca runs while the caller reads the IR."""
+        future: Future = Future()
+
+        def run() -> None:
+            try:
+                future.set_result(self.cycles(blocks, options))
+            except BaseException as exc:
+                future.set_exception(exc)
+        threading.Thread(target=run, name="ccls-llvm-mca", daemon=True).start()
+        return future
+
+
+CYCLES = CycleMemo()

@@ -27,6 +27,9 @@ class AnalysisOptions:
     # Where C/C++ front ends may keep precompiled preambles (the language server's cache
     # directory); None: compile every buffer whole. Changes how fast, never what is counted.
     preamble_dir: str | None = None
+    # Keep a started clang, opt and llvm-mca waiting for the next compile (toolchain.SPARES):
+    # the language server's open documents. Changes how fast, never what is counted.
+    warm_tools: bool = False
 
     def parameter_value(self, name: str) -> float:
         if name.startswith(LOG2_PREFIX) and name.endswith(")"):  # a halving loop's trip count

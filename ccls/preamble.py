@@ -43,6 +43,8 @@ def split(text: str) -> Split | None:
     in_comment = False
     end = 0  # lines [0, end) form the preamble: it ends after its last #include
     for number, line in enumerate(lines):
+        if not in_comment and not line.strip():
+            continue  # a reduced unit is mostly blank lines
         code, in_comment = _without_comments(line, in_comment)
         code = code.strip()
         if line.rstrip().endswith("\\") or _POSITIONAL.search(line):

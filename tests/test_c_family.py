@@ -93,6 +93,27 @@ def test_machine_cycles_see_the_dependency_chain_a_class_sum_cannot():
     assert chain > 3 * spread  # a mul+add latency chain per element vs throughput-bound vector code
 
 
+@pytest.mark.skipif(shutil.which("llvm-mca-19") is None, reason="llvm-mca-19 is not installed")
+def test_block_cycles_are_simulated_once_per_distinct_block(monkeypatch):
+    from ccls import machine_code
+    memo, runs = machine_code.CycleMemo(), []
+    real = machine_code.block_cycles
+
+    def counting(blocks, *args):
+        runs.append(len(blocks))
+        return real(blocks, *args)
+    monkeypatch.setattr(machine_code, "block_cycles", counting)
+    chain, spread = ("addq %rax, %rbx", "imulq %rbx, %rbx"), ("addq %rax, %rbx", "addq %rcx, %rdx")
+    first = memo.cycles({chain, spread}, AnalysisOptions())
+    assert runs == [2] and first[chain] > first[spread] > 0
+    assert memo.cycles({chain}, AnalysisOptions()) == {chain: first[chain]} and runs == [2]  # no new run
+    monkeypatch.setattr(machine_code, "block_cycles", lambda blocks, *a: runs.append(len(blocks)) or [None] * len(blocks))
+    bad = ("not an instruction",)
+    assert memo.cycles({bad}, AnalysisOptions()) == {bad: None}
+    memo.cycles({bad}, AnalysisOptions())
+    assert runs == [2, 1, 1]  # a failure is not remembered: tried again
+
+
 def test_unknown_trip_count_uses_the_default_and_says_so():
     counted, _ = analyse("long w(const int *a, int k) { long i = 0; while (a[i] != k) i++; return i; }",
                          default_trip_count=37)

@@ -267,6 +267,37 @@ def test_shift_lines_moves_every_line():
     assert reduce.shift_lines(moved, -5, "/src/a.c") == fn
 
 
+def test_line_mentions_inside_the_function_move_with_it():
+    import dataclasses
+    from tests.test_cache import counted
+    fn = counted(line=10)  # lines 10..14
+    fn = dataclasses.replace(
+        fn, assumptions=["branch at line 12 follows loaded data", "launched as <<<4, 64>>> at line 40"],
+        sites=[dataclasses.replace(fn.sites[0], message="integer division inside a loop at line 12")])
+    moved = reduce.shift_lines(fn, 3)
+    assert moved.assumptions == ["branch at line 15 follows loaded data", "launched as <<<4, 64>>> at line 40"]
+    assert moved.sites[0].message == "integer division inside a loop at line 15" and moved.sites[0].line == 15
+    assert reduce.shift_lines(moved, -3) == fn
+
+
+def test_a_moved_function_keeps_its_report_with_lines_shifted():
+    import dataclasses
+    from ccls.engine import ReportSettings, report
+    from ccls.options import AnalysisOptions
+    from ccls.tables import load_tables
+    from tests.test_cache import counted
+    fn = counted(line=10)
+    fn = dataclasses.replace(fn, sites=[dataclasses.replace(fn.sites[0], message="division at line 12")])
+    tables, options = load_tables(), AnalysisOptions()
+    before = report([fn], tables, ReportSettings(), options)[0]
+    moved_fn = reduce.shift_lines(fn, 7)
+    shifted = reduce.moved_report(before, moved_fn)
+    fresh = report([moved_fn], tables, ReportSettings(), options)[0]
+    assert shifted == fresh  # the same as costing the moved function again
+    assert shifted.findings[0].line == 19 and "line 19" in shifted.findings[0].message
+    assert shifted.hottest_lines == [(19, before.hottest_lines[0][1])]
+
+
 def test_assign_uses_innermost_line_range_then_name():
     data = C_TEXT.encode()
     fns = _functions(data, "c")

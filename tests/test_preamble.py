@@ -79,12 +79,12 @@ def _counts(result) -> list[dict]:
 
 def _compiles(monkeypatch) -> list[list[str]]:
     seen: list[list[str]] = []
-    run = toolchain.run_tool
+    start = toolchain.start_tool  # every tool run starts here
 
     def recording(argv, **kwargs):
         seen.append(list(argv))
-        return run(argv, **kwargs)
-    monkeypatch.setattr(toolchain, "run_tool", recording)
+        return start(argv, **kwargs)
+    monkeypatch.setattr(toolchain, "start_tool", recording)
     return seen
 
 

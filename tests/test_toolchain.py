@@ -166,7 +166,12 @@ def test_background_children_are_reaped_after_normal_exit():
     assert _wait_dead(int(result.stdout))
 
 
-def test_memory_cap_makes_large_allocation_fail():
+@pytest.mark.parametrize("launcher", ["prlimit", "python trampoline"])
+def test_memory_cap_makes_large_allocation_fail(launcher, monkeypatch):
+    if launcher == "prlimit" and toolchain._prlimit() is None:
+        pytest.skip("util-linux prlimit is not installed")
+    if launcher == "python trampoline":
+        monkeypatch.setattr(toolchain, "_prlimit", lambda: None)
     big = [sys.executable, "-c", "bytearray(2 * 1024**3)"]
     result = run_tool(big, timeout_s=30, memory_mb=512)
     assert result.returncode != 0
@@ -182,6 +187,44 @@ def test_concurrent_runs_from_threads_do_not_mix_output():
     with ThreadPoolExecutor(max_workers=8) as pool:
         outputs = list(pool.map(one, range(16)))
     assert outputs == [f"{i}\n{i}\n" for i in range(16)]
+
+
+def test_a_started_tool_waits_for_its_input():
+    tool = toolchain.start_tool(["cat"], memory_mb=256)
+    time.sleep(0.1)
+    assert tool.waiting()
+    result = tool.finish("fed later\n", timeout_s=10)
+    assert result.returncode == 0 and result.stdout == "fed later\n"
+    assert not tool.waiting()
+
+
+def test_spare_pool_hands_out_the_process_started_ahead():
+    pool = toolchain.SparePool(limit=2)
+    first = pool.start(["cat"], memory_mb=256)  # nothing waits yet: started now
+    assert first.finish("a", timeout_s=10).stdout == "a"
+    assert pool.replenish() == 1
+    assert pool.replenish() == 0  # one spare per command line
+    spare = pool._spares[(("cat",), None, 256)]
+    assert spare.waiting()
+    second = pool.start(["cat"], memory_mb=256)
+    assert second is spare and second.finish("b", timeout_s=10).stdout == "b"
+    other = pool.start(["cat", "-"], memory_mb=256)  # another command line: not the spare
+    assert other is not spare
+    other.cancel()
+    pool.replenish()
+    waiting = list(pool._spares.values())
+    assert len(waiting) == 2 and all(t.waiting() for t in waiting)
+    pool.clear()
+    assert not any(t.waiting() for t in waiting) and pool.replenish() == 0
+
+
+def test_spare_pool_keeps_at_most_its_limit():
+    pool = toolchain.SparePool(limit=2)
+    for i in range(4):
+        pool.start(["sh", "-c", f"cat; echo {i}"], memory_mb=256).cancel()
+    pool.replenish()
+    assert [key[0][2] for key in pool._spares] == ["cat; echo 2", "cat; echo 3"]  # the latest two
+    pool.clear()
 
 
 # Real compilers under the default 4 GB cap (AnalysisOptions.compile_memory_mb): RLIMIT_AS must not

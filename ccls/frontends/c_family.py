@@ -12,7 +12,7 @@ from ccls import compile_db, preamble, toolchain
 from ccls.frontends import FrontendResult, SourceFile, register
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import AnalysisOptions
-from ccls.readers.llvm_ir import ModuleText, read_module
+from ccls.readers.llvm_ir import ModuleText, parse_module, read_functions
 from ccls.readers.scev import parse_opt_output
 
 _LANGUAGE_FLAG = {"c": "c", "cpp": "c++", "cuda": "cuda"}
@@ -23,6 +23,7 @@ _OPT_PIPELINE = {"-O1": "default<O1>", "-O2": "default<O2>", "-O3": "default<O3>
 # what a person is editing too: emit them all before optimisation and make them external, so
 # the optimiser neither drops nor merges them (clang -O2 would).
 _LOCAL_LINKAGE = re.compile(r"^define (?:linkonce_odr|linkonce|weak_odr|internal|private|available_externally) ", re.M)
+STDIN_NAME = "<stdin>"  # clang's name for the main file it reads from stdin (diagnostics, debug info)
 _TARGETS = {"x86_64": "x86_64-unknown-linux-gnu", "aarch64": "aarch64-unknown-linux-gnu"}
 
 
@@ -47,10 +48,14 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
     """Compile one buffer with clang and read every function it defines (not those of headers)."""
     try:
         with tempfile.TemporaryDirectory(prefix="ccls-") as work:
-            ir_text, assumptions = _compile(source, options, language, extra_flags, work)
-            functions = read_ir_text(_LOCAL_LINKAGE.sub("define ", ir_text), source.path, language, options, work,
-                                     main_file=_buffer_name(source),
-                                     pipeline=_OPT_PIPELINE.get(options.optimization))
+            opt = start_opt(options, _OPT_PIPELINE.get(options.optimization))  # starts while clang runs
+            try:
+                ir_text, assumptions = _compile(source, options, language, extra_flags, work)
+            except BaseException:
+                opt.cancel()
+                raise
+            functions = read_ir_text(_LOCAL_LINKAGE.sub("define ", ir_text), source.path, language, options,
+                                     main_file=STDIN_NAME, opt=opt)
     except CompileFailed as failed:
         return FrontendResult(errors=[failed.error])
     except (toolchain.ToolMissing, toolchain.ToolTimeout) as problem:
@@ -90,11 +95,11 @@ def _compile(source: SourceFile, options: AnalysisOptions, language: str, extra_
         pch = store.lookup(key)
         if pch is not None:
             argv = [*head, "-x", _LANGUAGE_FLAG[language], *common, "-include-pch", pch]
-            ir_text = _run_clang(argv, split.body, source, options, cwd, work)
+            ir_text = _run_clang(argv, split.body, source, options, cwd)
             if ir_text is not None:
                 return ir_text, assumptions
             store.drop(key)  # on any doubt, compile the whole text without it
-    ir_text = _run_clang([*head, "-x", _LANGUAGE_FLAG[language], *common], source.text, source, options, cwd, work,
+    ir_text = _run_clang([*head, "-x", _LANGUAGE_FLAG[language], *common], source.text, source, options, cwd,
                          raise_on_error=True)
     if split is not None and pch is None:
         # Built only after the buffer compiled: a preamble that fails is never retried.
@@ -102,23 +107,21 @@ def _compile(source: SourceFile, options: AnalysisOptions, language: str, extra_
     return ir_text, assumptions
 
 
-def _run_clang(argv: list[str], text: str, source: SourceFile, options: AnalysisOptions, cwd: str, work: str,
+def _run_clang(argv: list[str], text: str, source: SourceFile, options: AnalysisOptions, cwd: str,
                raise_on_error: bool = False) -> str | None:
     """LLVM IR of `text`, or None when clang fails and `raise_on_error` is not set."""
-    # The buffer may differ from disk, so compile a copy under the original name in a private
-    # directory; the original directory stays on the include path for "local.h" includes.
-    buffer_path = os.path.join(work, _buffer_name(source))
-    with open(buffer_path, "w", encoding="utf-8", errors="surrogateescape") as handle:
-        handle.write(text)
-    out_path = os.path.join(work, "module.ll")
-    result = toolchain.run_tool([*argv, "-S", "-emit-llvm", "-o", out_path, buffer_path],
-                                timeout_s=options.compile_timeout_s, memory_mb=options.compile_memory_mb, cwd=cwd)
+    # The buffer may differ from disk, so it goes in on stdin; the original directory stays on
+    # the include path for "local.h" includes, and -main-file-name keeps the module's name.
+    clang = toolchain.start_warm([*argv, "-S", "-emit-llvm", "-o", "-", "-Xclang", "-main-file-name",
+                                  "-Xclang", _buffer_name(source), "-"],
+                                 memory_mb=options.compile_memory_mb, cwd=cwd, warm=options.warm_tools)
+    # Undecodable bytes of the file arrive as surrogate escapes: give clang the bytes back.
+    result = clang.finish(text.encode("utf-8", "surrogateescape"), options.compile_timeout_s)
     if result.returncode != 0:
         if raise_on_error:
-            raise CompileFailed(_compile_error(result.stderr, source, work))
+            raise CompileFailed(_compile_error(result.stderr, source))
         return None
-    with open(out_path, encoding="utf-8", errors="replace") as handle:
-        return handle.read()
+    return result.stdout
 
 
 def _build_preamble(store: preamble.PreambleStore, key: str, header_text: str, argv: list[str],
@@ -142,8 +145,8 @@ def _build_preamble(store: preamble.PreambleStore, key: str, header_text: str, a
         store.mark_failed(key)
 
 
-def _compile_error(stderr: str, source: SourceFile, work: str) -> AnalysisError:
-    stderr = stderr.replace(os.path.join(work, ""), "")
+def _compile_error(stderr: str, source: SourceFile) -> AnalysisError:
+    stderr = stderr.replace(STDIN_NAME, _buffer_name(source))
     first = _DIAGNOSTIC.search(stderr)
     message = stderr.strip() or "the compiler failed without a message"
     if first is None:
@@ -153,49 +156,51 @@ def _compile_error(stderr: str, source: SourceFile, work: str) -> AnalysisError:
                          "\n".join(lines))
 
 
-def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOptions, work: str,
-                 main_file: str | None = None, pipeline: str | None = None) -> list[FunctionIR]:
-    """Optimise with `pipeline` (if any), name values and run LLVM's loop/SCEV analyses with
-    opt, lower to assembly, read."""
-    from ccls.machine_code import verbose_assembly
-
-    opt = toolchain.require_tool("opt")
-    in_path, named_path = os.path.join(work, "input.ll"), os.path.join(work, "named.ll")
-    with open(in_path, "w", encoding="utf-8") as handle:
-        handle.write(ir_text)
+def start_opt(options: AnalysisOptions, pipeline: str | None = None) -> toolchain.RunningTool:
+    """opt, started ahead of its input: optimise with `pipeline` (if any), name values, and print
+    LLVM's loop and ScalarEvolution analyses (to stderr) for the IR fed to it on stdin."""
     passes = f"{pipeline},{ANALYSIS_PASSES}" if pipeline else ANALYSIS_PASSES
-    result = toolchain.run_tool([opt, f"-passes={passes}", "-S", "-o", named_path, in_path],
-                                timeout_s=options.compile_timeout_s, memory_mb=options.compile_memory_mb, cwd=work)
+    return toolchain.start_warm([toolchain.require_tool("opt"), f"-passes={passes}", "-S", "-o", "-", "-"],
+                                memory_mb=options.compile_memory_mb, warm=options.warm_tools)
+
+
+def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOptions,
+                 main_file: str | None = None, opt: toolchain.RunningTool | None = None) -> list[FunctionIR]:
+    """Run `opt` (default: analyses only) on the IR, lower it to assembly, read it; llvm-mca
+    estimates the blocks' cycles meanwhile."""
+    from ccls.machine_code import CYCLES, verbose_assembly
+
+    opt = opt or start_opt(options)
+    result = opt.finish(ir_text, options.compile_timeout_s)
     if result.returncode != 0:
-        raise CompileFailed(_opt_error(result.stderr, path, work))
-    with open(named_path, encoding="utf-8", errors="replace") as handle:
-        named = handle.read()
+        raise CompileFailed(_opt_error(result.stderr, path))
+    named = result.stdout
     assembly = None
     if options.machine_code:
         try:
             assembly = verbose_assembly(named)
         except RuntimeError:
             assembly = None  # e.g. a triple llvmlite can't lower; counts still work
-    module = ModuleText(named, parse_opt_output(result.stderr), assembly)
-    functions = read_module(module, path, language, options.arch, options.default_trip_count, main_file=main_file)
-    _attach_block_cycles(functions, options)
+    module = parse_module(ModuleText(named, parse_opt_output(result.stderr), assembly), main_file)
+    blocks = module.machine_blocks()
+    pending = CYCLES.start(blocks, options) if blocks else None
+    functions = read_functions(module, path, language, options.arch, options.default_trip_count)
+    if pending is not None:
+        _attach_block_cycles(functions, pending.result())
     return functions
 
 
-def _attach_block_cycles(functions: list[FunctionIR], options: AnalysisOptions) -> None:
-    """llvm-mca's cycles per machine block (one run for the whole module); the assembly text is
-    dropped afterwards, it is only needed for this."""
-    from ccls.machine_code import block_cycles
-
-    blocks = [b for f in functions for b in f.blocks if b.machine_code]
-    cycles = block_cycles([b.machine_code for b in blocks], options.arch,
-                          options.compile_timeout_s, options.compile_memory_mb)
-    for block, value in zip(blocks, cycles):
-        block.machine_cycles, block.machine_code = value, ()
+def _attach_block_cycles(functions: list[FunctionIR], cycles: dict[tuple[str, ...], float | None]) -> None:
+    """llvm-mca's cycles per machine block; the assembly text is dropped afterwards, it is only
+    needed for this."""
+    for fn in functions:
+        for block in fn.blocks:
+            if block.machine_code:
+                block.machine_cycles, block.machine_code = cycles.get(block.machine_code), ()
 
 
-def _opt_error(stderr: str, path: str, work: str) -> AnalysisError:
-    stderr = stderr.replace(os.path.join(work, "input.ll"), os.path.basename(path))
+def _opt_error(stderr: str, path: str) -> AnalysisError:
+    stderr = stderr.replace("<stdin>", os.path.basename(path))
     m = re.search(r":(\d+):(\d+): error: (.*)", stderr)
     return AnalysisError(path, int(m.group(1)) if m else None, stderr.strip()[:2000] or "opt failed")
 

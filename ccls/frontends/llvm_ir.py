@@ -2,8 +2,6 @@
 IR is the program the user wants costed."""
 from __future__ import annotations
 
-import tempfile
-
 import llvmlite.binding as llvm
 
 from ccls import toolchain
@@ -23,8 +21,7 @@ def analyze_llvm_ir(source: SourceFile, options: AnalysisOptions) -> FrontendRes
         except (OSError, RuntimeError) as problem:
             return FrontendResult(errors=[AnalysisError(source.path, None, f"not readable LLVM bitcode: {problem}")])
     try:
-        with tempfile.TemporaryDirectory(prefix="ccls-") as work:
-            functions = read_ir_text(text, source.path, "llvm-ir", options, work)
+        functions = read_ir_text(text, source.path, "llvm-ir", options)
     except CompileFailed as failed:
         return FrontendResult(errors=[failed.error])
     except (toolchain.ToolMissing, toolchain.ToolTimeout) as problem:

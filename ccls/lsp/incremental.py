@@ -233,7 +233,7 @@ class Analyzer:
         from ccls import compile_db, toolchain
 
         counting_options = {k: v for k, v in dataclasses.asdict(options).items()
-                            if k not in ("compile_timeout_s", "compile_memory_mb", "preamble_dir")}
+                            if k not in ("compile_timeout_s", "compile_memory_mb", "preamble_dir", "warm_tools")}
         tool = _COMPILER_FOR.get(snapshot.language)
         compiler = toolchain.tool_version(tool) if tool else f"python {sys.version}"
         flags: tuple[str, ...] = ()
@@ -331,8 +331,8 @@ class Analyzer:
         else:
             graph = snapshot.graph if snapshot.graph is not None else reduce.callees(snapshot.data, snapshot.functions)
             keys = self.unit_keys(snapshot, options, graph)
-        if remember and self.preamble_dir is not None:
-            options = dataclasses.replace(options, preamble_dir=self.preamble_dir)
+        if remember:
+            options = dataclasses.replace(options, preamble_dir=self.preamble_dir, warm_tools=True)
         if snapshot.functions is None:
             outcome = self._analyse_file(snapshot, options, keys[0], remember)
         else:

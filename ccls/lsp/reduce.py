@@ -15,6 +15,7 @@ import re
 from dataclasses import replace
 from typing import Iterable, Protocol, Sequence
 
+from ccls.engine import FunctionReport
 from ccls.model import CountedFunction, FindingSite, LoopSummary
 
 
@@ -229,6 +230,9 @@ def shift_lines(cf: CountedFunction, delta: int, file: str | None = None) -> Cou
         return None if line is None else line + delta
     if delta == 0 and (file is None or file == cf.file):
         return cf
+
+    def move_text(text: str) -> str:
+        return shift_line_mentions(text, delta, cf.line, cf.end_line)
     return replace(
         cf,
         file=cf.file if file is None else file,
@@ -237,6 +241,41 @@ def shift_lines(cf: CountedFunction, delta: int, file: str | None = None) -> Cou
         loops=[replace(loop, line=move(loop.line)) if isinstance(loop, LoopSummary) else loop
                for loop in cf.loops],
         line_counts={line + delta: counts for line, counts in cf.line_counts.items()},
-        sites=[replace(site, line=move(site.line)) if isinstance(site, FindingSite) else site
-               for site in cf.sites],
+        sites=[replace(site, line=move(site.line), message=move_text(site.message))
+               if isinstance(site, FindingSite) else site for site in cf.sites],
+        assumptions=[move_text(text) for text in cf.assumptions],
     )
+
+
+def moved_report(r: FunctionReport, counted: CountedFunction) -> FunctionReport:
+    """`r` for its function moved in its file, `counted` being `r.counted` after shift_lines:
+    the costs stay, the lines follow (cheaper than costing it again)."""
+    old = r.counted
+    delta = (counted.line or 0) - (old.line or 0)
+    if delta == 0:
+        return replace(r, counted=counted)
+
+    def move_text(text: str) -> str:
+        return shift_line_mentions(text, delta, old.line, old.end_line)
+    return replace(
+        r, counted=counted,
+        findings=[replace(f, line=None if f.line is None else f.line + delta, message=move_text(f.message))
+                  for f in r.findings],
+        assumptions=[move_text(text) for text in r.assumptions],
+        hottest_lines=[(line + delta, cu) for line, cu in r.hottest_lines],
+    )
+
+
+_LINE_MENTION = re.compile(r"\bline (\d+)\b")
+
+
+def shift_line_mentions(text: str, delta: int, first: int | None, last: int | None) -> str:
+    """`text` with each "line N" inside [first, last] (the function's own lines) moved by
+    `delta`. Lines elsewhere (the launch site of a GPU kernel) stay."""
+    if delta == 0 or first is None or last is None:
+        return text
+
+    def move(m: re.Match) -> str:
+        line = int(m.group(1))
+        return f"line {line + delta}" if first <= line <= last else m.group(0)
+    return _LINE_MENTION.sub(move, text)

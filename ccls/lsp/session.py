@@ -14,8 +14,9 @@ from typing import Any, Callable
 
 from lsprotocol import types
 
+from ccls import toolchain
 from ccls.cache import CountCache, cache_key, default_cache_dir
-from ccls.lsp import convert
+from ccls.lsp import convert, reduce
 from ccls.lsp.convert import Placed
 from ccls.lsp.incremental import Analyzer, Cancelled, DocumentModel, Outcome, definition_rows, language_for
 from ccls.lsp.positions import UTF16
@@ -95,6 +96,7 @@ class Session:
         if self.workspace is not None:
             self.workspace.stop()
         self.pool.shutdown()
+        toolchain.SPARES.clear()
         if self.cache is not None:
             self.cache.close()
 
@@ -243,8 +245,8 @@ class Session:
     def _unit_reports(self, uri: str, outcome: Outcome, settings: Settings,
                       cohort: list[tuple[str, list]] | None) -> dict[str, tuple]:
         """Reports per unit (most costly first). A function's costs depend only on itself, so
-        reports of units whose identity (cache key, first line) is unchanged are reused: an
-        edit re-costs one function, not the file. Under cohort scoring every report is then
+        reports of units whose identity (cache key, first line) is unchanged are reused, and
+        those of units that only moved are shifted: an edit re-costs one function, not the file. Under cohort scoring every report is then
         re-scored together with the workspace's functions (`cohort`: their members by path),
         whose metrics the workspace index keeps."""
         from ccls.engine import report, rescore
@@ -259,6 +261,12 @@ class Session:
             memo_signature, memo = self._report_memo.get(uri, (None, {}))
         if memo_signature != signature:
             memo = {}
+        # A function that only moved (lines added above it) keeps its report, shifted.
+        by_place = {identity[:-1]: (identity, reports) for identity, reports in memo.items()}
+        for unit in outcome.units:
+            old = by_place.get(unit.identity[:-1])
+            if unit.identity not in memo and old is not None and len(old[1]) == len(unit.counted):
+                memo[unit.identity] = tuple(reduce.moved_report(r, cf) for r, cf in zip(old[1], unit.counted))
         todo = [unit for unit in outcome.units if unit.identity not in memo]
         if todo:
             # Cohort scores are given below, to every report at once.
@@ -401,6 +409,8 @@ class Session:
         self.results[uri] = _doc_result(outcome, reports)
         self.publish(uri)
         self.refresh_clients()
+        if outcome.compiles:
+            self.pool.submit(toolchain.SPARES.replenish)  # compilers ready for the next edit
         if self.settings != settings:
             self.refresh_reports()  # profile/region changed while this was analysed
 

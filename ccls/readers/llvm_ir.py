@@ -7,6 +7,7 @@ instruction counts. Parsing uses llvmlite; nothing here touches files or process
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -19,6 +20,37 @@ from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
 from ccls.readers.scev import FunctionAnalyses, NotPolynomial, ScevContext, to_polynomial
 from ccls.taxonomy import with_vector
+
+class _Value:
+    """An llvmlite value whose properties are fetched once: each llvmlite access is a foreign
+    call that builds a fresh handle, and the reader asks for the same ones many times."""
+
+    def __init__(self, ref):
+        self.ref = ref
+
+    @functools.cached_property
+    def name(self) -> str:
+        return self.ref.name
+
+    @functools.cached_property
+    def opcode(self) -> str:
+        return self.ref.opcode
+
+    @functools.cached_property
+    def operands(self) -> list["_Value"]:
+        return [_Value(op) for op in self.ref.operands]
+
+    @functools.cached_property
+    def type_text(self) -> str:
+        return str(self.ref.type)
+
+    @functools.cached_property
+    def text(self) -> str:
+        return str(self.ref).strip()
+
+    def __str__(self) -> str:
+        return self.text
+
 
 _SIMPLE_OPCODES = {
     "add": "int_add", "sub": "int_add",
@@ -208,32 +240,70 @@ def _subprogram_info(ir: str) -> dict[str, tuple[str, int | None, str | None]]:
     return info
 
 
-def read_module(module: ModuleText, file: str, language: str, arch: str,
-                default_trip_count: int, main_file: str | None = None) -> list[FunctionIR]:
-    """All defined functions of the module as FunctionIR; with `main_file`, only those whose
-    debug info places them in that file (not inline functions from headers)."""
+@dataclass
+class _Defined:
+    """One function of the module to read, with what the module-wide passes found for it."""
+
+    fn: object  # llvmlite ValueRef
+    subprogram: tuple[str, int | None]
+    machine: dict[str, list[str]] | None  # machine instructions per IR block
+    notes: list[str]  # assumptions made while attributing machine code
+
+
+@dataclass
+class ParsedModule:
+    """The module parsed once, with each function's machine code already grouped per IR block,
+    so callers can start work on the machine code (llvm-mca) while the functions are read."""
+
+    module: ModuleText
+    functions: list[_Defined]
+    dilocation_lines: dict[str, int]
+    dbg_ids: dict[str, list[str | None]]
+
+    def machine_blocks(self) -> set[tuple[str, ...]]:
+        """The distinct machine code of every block, as BasicBlock.machine_code will hold it."""
+        return {tuple(code) for d in self.functions if d.machine for code in d.machine.values() if code}
+
+
+def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModule:
+    """Parse the module; with `main_file`, keep only functions whose debug info places them in
+    that file (not inline functions from headers)."""
     parsed = llvm.parse_assembly(module.ir)
-    dilocation_lines = {m.group(1): int(m.group(2)) for m in _DILOCATION.finditer(module.ir)}
     subprograms = _subprogram_info(module.ir)
     fn_subprogram = {m.group(1).strip('"'): m.group(2) for m in _DEFINE_DBG.finditer(module.ir)}
     machine = _machine_code(module.assembly) if module.assembly else {}
-    dbg_ids = _instruction_dbg_ids(module.ir)
-    functions = []
+    kept = []
     for fn in parsed.functions:
         if fn.is_declaration:
             continue
         name, line, defined_in = subprograms.get(fn_subprogram.get(fn.name, ""), ("", None, None))
         if main_file and (defined_in is None or os.path.basename(defined_in) != main_file):
             continue  # from a header, or compiler-generated (no debug info of its own)
-        functions.append(_read_function(fn, module, file, language, arch, default_trip_count,
-                                        dilocation_lines, (name, line),
-                                        machine.get(fn.name), dbg_ids.get(fn.name, [])))
-    return functions
+        notes: list[str] = []
+        grouped = _machine_per_ir_block(machine.get(fn.name), {bb.name for bb in fn.blocks}, notes)
+        kept.append(_Defined(fn, (name, line), grouped, notes))
+    dilocation_lines = {m.group(1): int(m.group(2)) for m in _DILOCATION.finditer(module.ir)}
+    return ParsedModule(module, kept, dilocation_lines, _instruction_dbg_ids(module.ir))
+
+
+def read_functions(parsed: ParsedModule, file: str, language: str, arch: str,
+                   default_trip_count: int) -> list[FunctionIR]:
+    return [_read_function(d.fn, parsed.module, file, language, arch, default_trip_count,
+                           parsed.dilocation_lines, d.subprogram, d.machine, list(d.notes),
+                           parsed.dbg_ids.get(d.fn.name, []))
+            for d in parsed.functions]
+
+
+def read_module(module: ModuleText, file: str, language: str, arch: str,
+                default_trip_count: int, main_file: str | None = None) -> list[FunctionIR]:
+    """All defined functions of the module as FunctionIR (see parse_module for `main_file`)."""
+    return read_functions(parse_module(module, main_file), file, language, arch, default_trip_count)
 
 
 def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, default_trip_count: int,
                    dilocation_lines: dict[str, int], subprogram: tuple[str, int | None],
-                   machine: dict[str, list[str]] | None, dbg_ids: list[str | None]) -> FunctionIR:
+                   machine: dict[str, list[str]] | None, assumptions: list[str],
+                   dbg_ids: list[str | None]) -> FunctionIR:
     analyses = module.analyses.get(fn.name, FunctionAnalyses())
     parameters = [a.name for a in fn.arguments if a.name]
     block_loop = {}
@@ -241,29 +311,28 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         for name in loop.blocks:
             block_loop[name] = loop.header  # deeper loops overwrite: innermost wins
     ancestors = {h: _ancestors(h, analyses) for h in analyses.loops}
-    assumptions: list[str] = []
     blocks: list[BasicBlock] = []
     lines_seen: list[int] = []
-    load_pointers = {i.name: list(i.operands)[0].name for bb in fn.blocks for i in bb.instructions
+    body = [(bb.name, [_Value(i) for i in bb.instructions]) for bb in fn.blocks]
+    load_pointers = {i.name: i.operands[0].name for _, instrs in body for i in instrs
                      if i.opcode == "load" and i.name}
     loaded = set(load_pointers)
-    loop_defined = {i.name: block_loop.get(bb.name) for bb in fn.blocks for i in bb.instructions if i.name}
+    loop_defined = {i.name: block_loop.get(bb) for bb, instrs in body for i in instrs if i.name}
     symbols_by_loop: dict[str | None, set[str]] = {}  # parameters + loads invariant in that loop
-    definitions = {i.name: i for bb in fn.blocks for i in bb.instructions if i.name}
-    machine = _machine_per_ir_block(machine, {bb.name for bb in fn.blocks}, assumptions)
+    definitions = {i.name: i for _, instrs in body for i in instrs if i.name}
     position = -1
-    for bb in fn.blocks:
-        loop_id = block_loop.get(bb.name)
-        code = tuple(machine.get(bb.name, ())) if machine is not None else None
-        block = BasicBlock(bb.name, loop_id, machine_instructions=len(code) if code is not None else None,
+    for bb_name, instrs in body:
+        loop_id = block_loop.get(bb_name)
+        code = tuple(machine.get(bb_name, ())) if machine is not None else None
+        block = BasicBlock(bb_name, loop_id, machine_instructions=len(code) if code is not None else None,
                            machine_code=code or ())
-        for instr in bb.instructions:
+        for instr in instrs:
             position += 1
-            text = str(instr).strip()
+            text = instr.text
             opcode = instr.opcode
-            type_text = str(instr.type)
+            type_text = instr.type_text
             if opcode == "store":
-                type_text = str(list(instr.operands)[0].type)
+                type_text = instr.operands[0].type_text
             cls, callee = classify(opcode, text, type_text)
             if cls is None:
                 continue
@@ -271,17 +340,17 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
             line = dilocation_lines.get(dbg_id) if dbg_id else None
             if line:
                 lines_seen.append(line)
-            width, elem_bits = _type_bits(type_text if opcode not in ("icmp", "fcmp") else str(list(instr.operands)[0].type))
+            width, elem_bits = _type_bits(type_text if opcode not in ("icmp", "fcmp") else instr.operands[0].type_text)
             divisor = None
             if opcode in ("udiv", "sdiv", "urem", "srem", "fdiv", "frem"):
-                divisor = _divisor_kind(list(instr.operands)[1], loop_id, loop_defined)
+                divisor = _divisor_kind(instr.operands[1], loop_id, loop_defined)
                 if opcode in ("udiv", "sdiv", "urem", "srem") and divisor in ("constant", "power-of-two"):
                     # The backend lowers a constant divisor to multiply-high and shifts (or a
                     # mask/shift for powers of two): cost it as what actually runs.
                     cls = "int_shift" if divisor == "power-of-two" else "int_mul"
             access = None
             if opcode in ("load", "store", "atomicrmw", "cmpxchg"):
-                pointer = list(instr.operands)[0 if opcode in ("load", "atomicrmw", "cmpxchg") else 1]
+                pointer = instr.operands[0 if opcode in ("load", "atomicrmw", "cmpxchg") else 1]
                 if loop_id not in symbols_by_loop:
                     symbols_by_loop[loop_id] = set(parameters) | {
                         name for name in loaded if not _inside(loop_defined.get(name), loop_id, analyses)}
@@ -294,7 +363,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         blocks.append(block)
     loops = {}
     for header, record in analyses.loops.items():
-        trip = (_halving_trip(record, fn, definitions, analyses, set(parameters), assumptions)
+        trip = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
                  or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count, assumptions))
         header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
         loops[header] = Loop(header, record.parent, record.depth, trip, header_line)
@@ -312,7 +381,7 @@ def _branches_on_loaded_data(instr, loop_id: str | None, block_loop: dict[str, s
     """A conditional branch inside a loop, both of whose targets stay in that loop, deciding on a
     value loaded in the loop (``if (a[i] > t)``): its direction follows the data, so the
     predictor may miss. Loop exits are excluded: they go one way until the last iteration."""
-    operands = list(instr.operands)
+    operands = instr.operands
     if loop_id is None or len(operands) != 3:
         return False
     targets = [op.name for op in operands[1:]]
@@ -365,18 +434,18 @@ def _ancestors(header: str, analyses: FunctionAnalyses) -> set[str]:
 _HALVING = re.compile(r"^%(?P<name>[-\w.$]+) = (?:lshr|ashr|udiv|sdiv)(?: exact)? i\d+ %(?P<phi>[-\w.$]+), (?P<k>\d+)$")
 
 
-def _halving_trip(record, fn, definitions: dict, analyses: FunctionAnalyses, parameters: set[str],
+def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnalyses, parameters: set[str],
                   assumptions: list[str]) -> TripCount | None:
     """``while (x > 1) x >>= k`` (or ``x /= 2^k``): ScalarEvolution has no closed form, but the
     loop runs about log₂(x₀)/k times. Recognised when a header phi is halved on the back edge
     and its start is linear in one parameter; the result is symbolic in ``log2(param)``."""
     if record.backedge_taken and UNKNOWN_SCEV not in record.backedge_taken:
         return None
-    header = next((bb for bb in fn.blocks if bb.name == record.header), None)
+    header = next((instrs for name, instrs in body if name == record.header), None)
     if header is None:
         return None
     inside = set(record.blocks)
-    for instr in header.instructions:
+    for instr in header:
         if instr.opcode != "phi":
             continue
         pairs = re.findall(r"\[\s*%?([-\w.$]+),\s*%([-\w.$]+)\s*\]", str(instr))
