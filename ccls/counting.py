@@ -30,6 +30,7 @@ class CacheGeometry(Protocol):
     l2_bytes: int
     l3_bytes: int | None
     line_bytes: int
+    reorder_buffer: int | None
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class _Geometry:
     l2_bytes: int = 2 * 1024 * 1024
     l3_bytes: int | None = 32 * 1024 * 1024
     line_bytes: int = LINE_BYTES_DEFAULT
+    reorder_buffer: int | None = None
 
 
 def block_executions(block: BasicBlock, loops: dict[str, Loop]) -> Polynomial:
@@ -65,9 +67,10 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
     line_counts: dict[int, dict[str, Polynomial]] = defaultdict(lambda: defaultdict(Polynomial))
     calls: dict[str, Polynomial] = defaultdict(Polynomial)
     machine = Polynomial() if any(b.machine_instructions is not None for b in fn.blocks) else None
-    cycles = _machine_cycles(fn, executions)
-
     trips = _mean_trips(fn, executions, values)
+    notes: set[str] = set()
+    cycles = _machine_cycles(fn, executions, _entry_overlap(fn, executions, values, cache.reorder_buffer, notes))
+
     working_sets = _working_sets(fn, executions, values, cache, trips)
     footprints = _loop_footprints(fn, cache, trips)
 
@@ -77,7 +80,6 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
         working_set = working_sets.get(_outermost(loop_id, fn.loops), 0) if reach > cache.l1_bytes else 0
         return _tiered(instr, loop_id, working_set, cache, notes, footprints.get(loop_id, 0.0))
 
-    notes: set[str] = set()
     for block in fn.blocks:
         times = executions[block.name]
         if machine is not None and block.machine_instructions:
@@ -109,17 +111,59 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
     )
 
 
-def _machine_cycles(fn: FunctionIR, executions: dict[str, Polynomial]) -> Polynomial | None:
+def _machine_cycles(fn: FunctionIR, executions: dict[str, Polynomial],
+                    overlap: dict[str, float]) -> Polynomial | None:
     """Σ executions × llvm-mca cycles per block; None unless every block with machine code has
-    a figure (a partial sum would understate the function)."""
+    a figure (a partial sum would understate the function). A block in a loop whose entries
+    overlap k-fold (`overlap`) costs max(its throughput bound, its cycles / k)."""
     total = Polynomial()
     for block in fn.blocks:
         if not block.machine_instructions:
             continue
         if block.machine_cycles is None:
             return None
-        total = total + executions[block.name] * Fraction(repr(block.machine_cycles))
+        per = block.machine_cycles
+        k = max((overlap.get(loop, 1.0) for loop in _enclosing(block.loop, fn.loops)), default=1.0)
+        if k > 1 and block.machine_throughput is not None:
+            per = max(block.machine_throughput, per / k)
+        total = total + executions[block.name] * Fraction(round(per, 4)).limit_denominator(10_000)
     return total if any(b.machine_instructions for b in fn.blocks) else None
+
+
+def _enclosing(loop_id: str | None, loops: dict[str, Loop]) -> list[str]:
+    out = []
+    while loop_id is not None:
+        out.append(loop_id)
+        loop_id = loops[loop_id].parent
+    return out
+
+
+def _entry_overlap(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float],
+                   window: int | None, notes: set[str]) -> dict[str, float]:
+    """How many entries of each loop an out-of-order core holds at once: the window
+    (reorder-buffer entries) over the machine instructions one entry executes, for loops whose
+    entries start afresh (`Loop.independent_entries`, e.g. Horner's rule per point). Their
+    dependency chains then overlap instead of running one after another, as llvm-mca's
+    repetition of a single block assumes."""
+    if not window:
+        return {}
+    per_loop: dict[str, float] = defaultdict(float)
+    for block in fn.blocks:
+        if block.machine_instructions:
+            for loop in _enclosing(block.loop, fn.loops):
+                per_loop[loop] += block.machine_instructions * executions[block.name].evaluate(values)
+    overlap = {}
+    for loop in fn.loops.values():
+        if not loop.independent_entries or loop.parent not in executions:
+            continue
+        entries = executions[loop.parent].evaluate(values)
+        per_entry = per_loop.get(loop.id, 0.0) / entries if entries > 0 else 0.0
+        if per_entry > 0 and window / per_entry > 1:
+            overlap[loop.id] = window / per_entry
+            notes.add(f"loop %{loop.id}: each entry starts afresh and runs ~{per_entry:.0f} instructions, so "
+                      f"~{overlap[loop.id]:.1f} entries overlap in the core's {window}-entry out-of-order "
+                      f"window (its blocks cost max(throughput, cycles / {overlap[loop.id]:.1f}))")
+    return overlap
 
 
 def _outermost(loop_id: str | None, loops: dict[str, Loop]) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import NamedTuple
 from concurrent.futures import Future
 
 import llvmlite.binding as llvm
@@ -44,6 +45,14 @@ MCA_CPU = {"x86_64": ("x86_64", "znver4"), "aarch64": ("aarch64", "neoverse-v2")
 MCA_ITERATIONS = 100
 _REGION = re.compile(r"^\[(\d+)\] Code Region - b(\d+)\s*$")
 _TOTAL_CYCLES = re.compile(r"^Total Cycles:\s+(\d+)")
+_THROUGHPUT = re.compile(r"^Block RThroughput:\s+([\d.]+)")
+
+
+class BlockTiming(NamedTuple):
+    """llvm-mca's figures for a block repeated back to back, per execution."""
+
+    cycles: float  # simulated: dependencies carried from one repetition to the next bind
+    throughput: float  # resource bound only ("Block RThroughput"): what independent repetitions reach
 
 
 def mca_input(blocks: list[tuple[str, ...]]) -> str:
@@ -54,22 +63,26 @@ def mca_input(blocks: list[tuple[str, ...]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def parse_mca_cycles(report: str, regions: int) -> list[float | None]:
-    """Cycles per iteration of each region (llvm-mca repeats a region as if it were a loop body,
+def parse_mca_cycles(report: str, regions: int) -> list[BlockTiming | None]:
+    """Each region's timing per iteration (llvm-mca repeats a region as if it were a loop body,
     so loop-carried dependencies and port pressure show up); None where no figure was printed."""
-    cycles: list[float | None] = [None] * regions
-    current = None
+    timings: list[BlockTiming | None] = [None] * regions
+    current, cycles = None, None
     for line in report.splitlines():
         if m := _REGION.match(line):
-            current = int(m.group(2))
-        elif current is not None and (m := _TOTAL_CYCLES.match(line)) and current < regions:
-            cycles[current] = int(m.group(1)) / MCA_ITERATIONS
+            current, cycles = int(m.group(2)), None
+        elif current is None or current >= regions:
+            continue
+        elif m := _TOTAL_CYCLES.match(line):
+            cycles = int(m.group(1)) / MCA_ITERATIONS
+        elif (m := _THROUGHPUT.match(line)) and cycles is not None:
+            timings[current] = BlockTiming(cycles, float(m.group(1)))
             current = None
-    return cycles
+    return timings
 
 
 def block_cycles(blocks: list[tuple[str, ...]], arch: str, timeout_s: float, memory_mb: int,
-                 warm: bool = False) -> list[float | None]:
+                 warm: bool = False) -> list[BlockTiming | None]:
     """llvm-mca's cycles per execution of each machine block, on the core of `arch`'s table.
     All None when llvm-mca is missing or fails: counts still work, CU falls back to the table.
     `warm`: use (and later replace) a started llvm-mca from toolchain.SPARES."""
@@ -98,11 +111,11 @@ class CycleMemo:
     Only answers llvm-mca gave are kept, so a failed or timed-out run is retried next time."""
 
     def __init__(self, capacity: int = 50_000):
-        self._known: dict[tuple, float] = {}
+        self._known: dict[tuple, BlockTiming] = {}
         self._capacity = capacity
         self._lock = threading.Lock()
 
-    def cycles(self, blocks: set[tuple[str, ...]], options: AnalysisOptions) -> dict[tuple[str, ...], float | None]:
+    def cycles(self, blocks: set[tuple[str, ...]], options: AnalysisOptions) -> dict[tuple[str, ...], BlockTiming | None]:
         arch = options.arch
         with self._lock:
             known = {code: self._known.get((arch, code)) for code in blocks}

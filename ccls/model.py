@@ -69,6 +69,7 @@ class BasicBlock:
     machine_instructions: int | None = None  # target instructions lowered from this block
     machine_code: tuple[str, ...] = ()  # those instructions' assembly text, for llvm-mca
     machine_cycles: float | None = None  # llvm-mca: core cycles per execution of this block
+    machine_throughput: float | None = None  # llvm-mca: the same, resources only (no dependencies)
 
 
 @dataclass
@@ -78,6 +79,9 @@ class Loop:
     depth: int  # 1 = outermost
     trip_count: TripCount
     line: int | None = None
+    # Each entry starts its loop-carried values afresh (none flows from one entry to the next
+    # through the enclosing loop), so an out-of-order core can overlap consecutive entries.
+    independent_entries: bool = False
 
 
 @dataclass

@@ -50,10 +50,14 @@ class ClassCost:
 
 @dataclass(frozen=True)
 class CacheModel:
+    """What counting needs to know of a core: its caches, and how many instructions its
+    out-of-order window holds (None: not given; no overlap of loop entries is assumed)."""
+
     l1_bytes: int
     l2_bytes: int
     l3_bytes: int | None
     line_bytes: int
+    reorder_buffer: int | None = None
 
 
 @dataclass(frozen=True)
@@ -320,7 +324,9 @@ def _cost_table(name: str, doc: dict) -> CostTable:
         l3 = _int(name, cache, "l3_bytes", "data.cache")
     cache_model = CacheModel(l1_bytes=_int(name, cache, "l1d_bytes", "data.cache"),
                              l2_bytes=_int(name, cache, "l2_bytes", "data.cache"), l3_bytes=l3,
-                             line_bytes=_int(name, cache, "line_bytes", "data.cache"))
+                             line_bytes=_int(name, cache, "line_bytes", "data.cache"),
+                             reorder_buffer=_int(name, data["window"], "reorder_buffer", "data.window")
+                             if isinstance(data.get("window"), dict) else None)
     vector = _object(name, data, "vector", "data")
     native = _int(name, vector, "native_bits", "data.vector")
     multipliers: dict[int, tuple[float, float]] = {}

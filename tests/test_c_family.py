@@ -1,4 +1,5 @@
 """clang-19 → IR → loops/SCEV → counts, on inline C/C++ (real compiler, nothing executed)."""
+import dataclasses
 import shutil
 
 import pytest
@@ -105,13 +106,52 @@ def test_block_cycles_are_simulated_once_per_distinct_block(monkeypatch):
     monkeypatch.setattr(machine_code, "block_cycles", counting)
     chain, spread = ("addq %rax, %rbx", "imulq %rbx, %rbx"), ("addq %rax, %rbx", "addq %rcx, %rdx")
     first = memo.cycles({chain, spread}, AnalysisOptions())
-    assert runs == [2] and first[chain] > first[spread] > 0
+    assert runs == [2] and first[chain].cycles > first[spread].cycles > 0
+    assert first[chain].throughput < first[chain].cycles  # the multiply chain binds, not the ports
     assert memo.cycles({chain}, AnalysisOptions()) == {chain: first[chain]} and runs == [2]  # no new run
     monkeypatch.setattr(machine_code, "block_cycles", lambda blocks, *a: runs.append(len(blocks)) or [None] * len(blocks))
     bad = ("not an instruction",)
     assert memo.cycles({bad}, AnalysisOptions()) == {bad: None}
     memo.cycles({bad}, AnalysisOptions())
     assert runs == [2, 1, 1]  # a failure is not remembered: tried again
+
+
+def test_entries_of_an_inner_loop_are_independent_unless_a_value_flows_between_them():
+    horner = ("void h(const double *c, long deg, const double *x, double *y, long n) {\n"
+              " for (long i = 0; i < n; i++) { double p = c[0];\n"
+              "  for (long k = 1; k <= deg; k++) p = p * x[i] + c[k];\n  y[i] = p; } }\n")
+    chained = ("unsigned g(const unsigned char *s, long n, long m) { unsigned x = 0;\n"
+               " for (long i = 0; i < n; i++)\n  for (long k = 0; k < m; k++) x = x * 31 + s[i * m + k];\n"
+               " return x; }\n")
+    result = analyze_with_clang(SourceFile("/tmp/ccls-test/e.c", horner + chained), AnalysisOptions(), "c", [])
+    inner = {f.name: [l for l in f.loops.values() if l.parent is not None] for f in result.functions}
+    assert inner["h"] and all(l.independent_entries for l in inner["h"])
+    assert inner["g"] and not any(l.independent_entries for l in inner["g"])
+    assert not any(l.independent_entries for f in result.functions for l in f.loops.values() if l.parent is None)
+
+
+@pytest.mark.skipif(shutil.which("llvm-mca-19") is None, reason="llvm-mca-19 is not installed")
+def test_overlapping_entries_cut_a_short_inner_chain_to_its_throughput():
+    from ccls.tables import load_tables
+    code = ("void h(const double *c, long deg, const double *x, double *y, long n) {\n"
+            " for (long i = 0; i < n; i++) { double p = c[0];\n"
+            "  for (long k = 1; k <= deg; k++) p = p * x[i] + c[k];\n  y[i] = p; } }\n")
+    [fn] = analyze_with_clang(SourceFile("/tmp/ccls-test/h.c", code), AnalysisOptions(), "c", []).functions
+    window = load_tables().cost["x86_64"].cache
+    values = {"deg": 16.0, "n": 1000.0}
+    alone = count_function(fn, dataclasses.replace(window, reorder_buffer=None), values.__getitem__)
+    overlapped = count_function(fn, window, values.__getitem__)
+    assert overlapped.machine_cycles.evaluate(values) < 0.5 * alone.machine_cycles.evaluate(values)
+    assert any("out-of-order window" in a for a in overlapped.assumptions)
+    long_rows = {"deg": 2000.0, "n": 1000.0}  # one entry no longer fits the window: no overlap
+    assert count_function(fn, window, long_rows.__getitem__).machine_cycles.evaluate(long_rows) == \
+        pytest.approx(alone.machine_cycles.evaluate(long_rows), rel=0.05)
+
+
+def test_the_slow_half_of_the_division_bypass_is_assumed_not_taken():
+    counted, _ = analyse("long f(const long *a, const long *d, long n) { long s = 0;\n"
+                         " for (long i = 0; i < n; i++) s += a[i] / d[i];\n return s; }\n")
+    assert any("fit in 32 bits" in a for a in counted["f"].assumptions)
 
 
 def test_unknown_trip_count_uses_the_default_and_says_so():

@@ -81,6 +81,15 @@ def test_cpu_tables_cover_the_taxonomy_and_every_memory_tier(name):
             assert f"{kind}.{tier}" in classes
 
 
+def test_cpu_cores_state_their_out_of_order_window_and_others_do_not():
+    tables = load_tables()
+    for arch in ("x86_64", "aarch64"):
+        window = _doc(f"{arch}.json")["data"]["window"]
+        assert window["reorder_buffer"] == tables.cost[arch].cache.reorder_buffer == 320
+        assert window["source"] and window["method"] == "literature"
+    assert tables.cost["nvptx-sm80"].cache.reorder_buffer is None
+
+
 @pytest.mark.parametrize("name", CPU_TABLES)
 def test_cpu_costs_are_ordered_as_hardware_is(name):
     c = load_tables().cost[name[:-5]]

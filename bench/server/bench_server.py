@@ -152,8 +152,18 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def rss_mb(pid: int) -> float:
-    """Resident memory of a process and its descendants (a launcher may wrap the server)."""
+def _status_kb(pid: int, field: str, path: str = "status") -> float:
+    try:
+        with open(f"/proc/{pid}/{path}") as handle:
+            for line in handle:
+                if line.startswith(field + ":"):
+                    return float(line.split()[1])
+    except OSError:
+        pass
+    return 0.0
+
+
+def _descendants(pid: int) -> list[int]:
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -163,18 +173,26 @@ def rss_mb(pid: int) -> float:
                 children.setdefault(ppid, []).append(int(entry))
             except (OSError, ValueError, IndexError):
                 continue
-    total, stack = 0.0, [pid]
+    out, stack = [], list(children.get(pid, []))
     while stack:
         current = stack.pop()
+        out.append(current)
         stack.extend(children.get(current, []))
-        try:
-            with open(f"/proc/{current}/status") as handle:
-                for line in handle:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1]) / 1024
-        except OSError:
-            continue
-    return total
+    return out
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process and its descendants (a launcher may wrap the server)."""
+    return sum(_status_kb(p, "VmRSS") for p in [pid, *_descendants(pid)]) / 1024
+
+
+def memory_split_mb(pid: int) -> tuple[float, float, int]:
+    """(the server process's RSS, the proportional set size of its child processes — compilers
+    kept waiting for the next edit share LLVM's libraries, so their RSS would count those
+    pages once per process —, how many children)."""
+    children = _descendants(pid)
+    return (_status_kb(pid, "VmRSS") / 1024,
+            sum(_status_kb(p, "Pss", "smaps_rollup") for p in children) / 1024, len(children))
 
 
 def find_clangd() -> str | None:
@@ -354,7 +372,7 @@ async def main() -> None:
             break
         await asyncio.sleep(0.5)
     pass_s = time.perf_counter() - t0
-    server_rss = rss_mb(client._server.pid)
+    server_rss, helpers_pss, helpers = memory_split_mb(client._server.pid)
     await stop(client)
 
     # -- table ------------------------------------------------------------------------------
@@ -371,6 +389,7 @@ async def main() -> None:
     rows.append((f"workspace pass: {files} files × {per_file} lines ({files * per_file} lines)",
                  f"{pass_s:.1f} s", ""))
     rows.append(("server RSS after file + workspace", f"{server_rss:.0f} MB", f"{clangd_rss:.0f} MB (file only)"))
+    rows.append((f"+ its {helpers} waiting compiler processes (PSS)", f"{helpers_pss:.0f} MB", ""))
     rows.append(("debounce after the edits (adaptive)", f"{after_edits['debounceMs']:.0f} ms", ""))
 
     width = max(len(r[0]) for r in rows)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from typing import Any
 
 from ccls import compile_db, preamble, toolchain
 from ccls.frontends import FrontendResult, SourceFile, register
@@ -190,13 +191,16 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
     return functions
 
 
-def _attach_block_cycles(functions: list[FunctionIR], cycles: dict[tuple[str, ...], float | None]) -> None:
+def _attach_block_cycles(functions: list[FunctionIR], timings: dict[tuple[str, ...], Any]) -> None:
     """llvm-mca's cycles per machine block; the assembly text is dropped afterwards, it is only
     needed for this."""
     for fn in functions:
         for block in fn.blocks:
             if block.machine_code:
-                block.machine_cycles, block.machine_code = cycles.get(block.machine_code), ()
+                timing = timings.get(block.machine_code)
+                if timing is not None:
+                    block.machine_cycles, block.machine_throughput = timing.cycles, timing.throughput
+                block.machine_code = ()
 
 
 def _opt_error(stderr: str, path: str) -> AnalysisError:

@@ -159,30 +159,102 @@ def classify(opcode: str, text: str, type_text: str) -> tuple[str | None, str | 
     return _SIMPLE_OPCODES.get(opcode, "other"), None
 
 
+@dataclass
+class _MachineBlock:
+    number: str  # "5" for .LBB0_5 / # %bb.5
+    ir_name: str | None  # the IR block it starts, when the assembly names one
+    loop: str | None  # number of its innermost loop's header block (its own, for a header)
+    code: list[str]
+
+
+_LOOP_TAG = re.compile(r"#\s+(?:in Loop: Header=BB\d+_(?P<inside>\d+)|=>\s*This (?:Inner )?Loop Header)")
+_BLOCK_NUMBER = re.compile(r"^(?:\.LBB\d+_(\d+)|# %bb\.(\d+)):")
+# LLVM's division bypass (x86): `or a, b; shr $32; je/jne` picks a 32-bit divide when both
+# operands fit in 32 bits; the block with the 64-bit divide is the other way.
+_BYPASS_CHECK = re.compile(r"^shrq\s+\$32, %\w+$")
+_DIV64 = re.compile(r"^i?divq\b")
+DIVIDE_BYPASS_SLOW = "<64-bit divide of the bypass>"
+
+
 def _machine_code(assembly: str) -> dict[str, dict[str, list[str]]]:
     """Instructions per IR block per function, from verbose assembly. A machine block without
-    an IR name (split or tail-duplicated) is counted with the named block before it."""
+    an IR name (split, tail-duplicated or made by code generation) is counted with the nearest
+    named block of the same innermost loop, before it in the layout or else after it; the
+    64-bit divide of a division bypass goes under DIVIDE_BYPASS_SLOW."""
     result: dict[str, dict[str, list[str]]] = {}
-    current_fn: dict[str, list[str]] | None = None
-    block = "entry"
+    functions: list[tuple[str, list[_MachineBlock]]] = []
+    blocks: list[_MachineBlock] | None = None
     for line in assembly.splitlines():
         if not line:
             continue
         if (label := _FUNCTION_LABEL.match(line)) and not line.startswith(".L"):
-            current_fn = result.setdefault(label.group(1).strip('"'), {})
-            block = "entry"
+            blocks = [_MachineBlock("entry", "entry", None, [])]
+            functions.append((label.group(1).strip('"'), blocks))
             continue
-        if current_fn is None:
+        if blocks is None:
             continue
         if m := _ASM_BLOCK.match(line):
-            if m.group("name"):
-                block = m.group("name")
+            number = _BLOCK_NUMBER.match(line)
+            blocks.append(_MachineBlock(next(g for g in number.groups() if g), m.group("name"), None, []))
+            _tag_loop(blocks[-1], line)
             continue
         stripped = line.strip()
-        if not stripped or stripped[0] in "#." or stripped.endswith(":"):
+        if stripped.startswith("#"):
+            _tag_loop(blocks[-1], stripped)
             continue
-        current_fn.setdefault(block, []).append(stripped.split("#")[0].rstrip())
+        if not stripped or stripped[0] == "." or stripped.endswith(":"):
+            continue
+        blocks[-1].code.append(stripped.split("#")[0].rstrip())
+    for name, fn_blocks in functions:
+        fn_blocks = [b for b in fn_blocks if b.code or b.ir_name]
+        owners = _owners(fn_blocks, _bypass_slow_paths(fn_blocks))
+        grouped = result.setdefault(name, {})
+        for block, owner in zip(fn_blocks, owners):
+            if block.code:
+                grouped.setdefault(owner, []).extend(block.code)
     return result
+
+
+def _tag_loop(block: _MachineBlock, comment: str) -> None:
+    if block.loop is None and (m := _LOOP_TAG.search(comment)):
+        block.loop = m.group("inside") or block.number
+
+
+def _bypass_slow_paths(blocks: list[_MachineBlock]) -> set[int]:
+    """Indices of the blocks holding the 64-bit divide of LLVM's division bypass."""
+    index = {b.number: i for i, b in enumerate(blocks)}
+    slow = set()
+    for i, block in enumerate(blocks[:-1]):
+        if len(block.code) < 2 or not _BYPASS_CHECK.match(block.code[-2]):
+            continue
+        jump, _, target = block.code[-1].partition("\t")
+        taken = index.get(target.strip().rsplit("_", 1)[-1]) if target.strip().startswith(".LBB") else None
+        if taken is None or jump not in ("je", "jne"):
+            continue
+        # je: the upper halves are zero → jump to the 32-bit divide; jne: jump to the 64-bit one.
+        candidate = i + 1 if jump == "je" else taken
+        if any(_DIV64.match(code) for code in blocks[candidate].code):
+            slow.add(candidate)
+    return slow
+
+
+def _owners(blocks: list[_MachineBlock], slow: set[int]) -> list[str]:
+    owners = []
+    for i, block in enumerate(blocks):
+        if i in slow:
+            owners.append(DIVIDE_BYPASS_SLOW)
+            continue
+        if block.ir_name:
+            owners.append(block.ir_name)
+            continue
+        same_loop = [j for j, b in enumerate(blocks) if b.ir_name and b.loop == block.loop]
+        before = [j for j in same_loop if j < i]
+        after = [j for j in same_loop if j > i]
+        if before or after:
+            owners.append(blocks[before[-1] if before else after[0]].ir_name)
+        else:  # no named block in its loop: the one before it in the layout, as codegen left it
+            owners.append(next(b.ir_name for b in reversed(blocks[:i]) if b.ir_name))
+    return owners
 
 
 def _machine_per_ir_block(machine: dict[str, list[str]] | None, ir_blocks: set[str],
@@ -203,6 +275,9 @@ def _machine_per_ir_block(machine: dict[str, list[str]] | None, ir_blocks: set[s
             note = "sqrt's errno path (negative or NaN input) assumed not taken"
             if note not in assumptions:
                 assumptions.append(note)
+        elif name == DIVIDE_BYPASS_SLOW:
+            assumptions.append("64-bit divisions: operands assumed to fit in 32 bits, so LLVM's division "
+                               "bypass takes its 32-bit divide (64-bit values would cost more)")
     return out
 
 
@@ -366,7 +441,8 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         trip = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
                  or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count, assumptions))
         header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
-        loops[header] = Loop(header, record.parent, record.depth, trip, header_line)
+        loops[header] = Loop(header, record.parent, record.depth, trip, header_line,
+                             _independent_entries(record, analyses, body, definitions))
     name, line = subprogram
     return FunctionIR(
         name=fn.name, display_name=name or fn.name, file=file,
@@ -448,7 +524,7 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
     for instr in header:
         if instr.opcode != "phi":
             continue
-        pairs = re.findall(r"\[\s*%?([-\w.$]+),\s*%([-\w.$]+)\s*\]", str(instr))
+        pairs = _PHI_INCOMING.findall(instr.text)
         step = [v for v, block in pairs if block in inside]
         start = [v for v, block in pairs if block not in inside]
         if len(step) != 1 or len(start) != 1:
@@ -469,6 +545,54 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
                            f"trip count taken as {iterations} from its start value")
         return TripCount("bounded", iterations, record.backedge_taken or "")
     return None
+
+
+_PHI_INCOMING = re.compile(r"\[\s*%?([-\w.$]+),\s*%([-\w.$]+)\s*\]")
+
+
+def _independent_entries(record, analyses: FunctionAnalyses, body: list, definitions: dict) -> bool:
+    """Whether no value this loop carries starts from what an enclosing loop carried out of the
+    loop's previous entry (``p = c[0]`` per point: independent; ``h`` hashed on across rows:
+    not). Top-level loops say no: their entries are calls, which this function cannot see."""
+    if record.parent is None:
+        return False
+    inside = set(record.blocks)
+    outer = set(analyses.loops[record.parent].blocks)
+    defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}
+    headers = {r.header: r for r in analyses.loops.values() if r.header != record.header}
+
+    def reaches_inside(name: str, seen: set[str]) -> bool:
+        """Whether `name` is computed (within the enclosing loop) from a value of this loop."""
+        if not name or name in seen or defined_in.get(name) not in outer:
+            return False
+        seen.add(name)
+        if defined_in[name] in inside:
+            return True
+        definition = definitions.get(name)
+        return definition is not None and any(reaches_inside(op.name, seen) for op in definition.operands)
+
+    def carried_from_before(name: str, seen: set[str]) -> bool:
+        """Whether a start value depends on an enclosing loop's phi fed by this loop."""
+        if not name or name in seen or defined_in.get(name) not in outer:
+            return False
+        seen.add(name)
+        definition = definitions.get(name)
+        if definition is None:
+            return False
+        block = defined_in[name]
+        if definition.opcode == "phi" and block in headers:
+            loop_blocks = set(headers[block].blocks)
+            back = [v for v, b in _PHI_INCOMING.findall(definition.text) if b in loop_blocks]
+            if any(reaches_inside(v, set()) for v in back):
+                return True
+        return any(carried_from_before(op.name, seen) for op in definition.operands)
+
+    header = next((instrs for name, instrs in body if name == record.header), [])
+    for phi in (i for i in header if i.opcode == "phi"):
+        starts = [v for v, b in _PHI_INCOMING.findall(phi.text) if b not in inside]
+        if any(carried_from_before(v, set()) for v in starts):
+            return False
+    return True
 
 
 def _log2_symbol(start: str, analyses: FunctionAnalyses, parameters: set[str]) -> str | None:

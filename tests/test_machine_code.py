@@ -1,0 +1,76 @@
+"""Reading verbose assembly and llvm-mca reports (pure text in, nothing run)."""
+from ccls.machine_code import BlockTiming, parse_mca_cycles
+from ccls.readers.llvm_ir import DIVIDE_BYPASS_SLOW, _machine_code
+
+# Shaped like LLVM 19's x86 output for `s += a[i] / d[i]` unrolled twice: the bypass's blocks
+# have no IR names, and one of them is laid out before the loop header.
+ASSEMBLY = """\
+f:                                      # @f
+# %bb.0:                                # %entry
+\ttestq\t%rdx, %rdx
+\tjle\t.LBB0_9
+# %bb.1:                                # %for.body.preheader.new
+\txorl\t%r11d, %r11d
+\tjmp\t.LBB0_2
+.LBB0_6:                                #   in Loop: Header=BB0_2 Depth=1
+\tcqto
+\tidivq\t%r14
+.LBB0_7:                                #   in Loop: Header=BB0_2 Depth=1
+\taddq\t%rax, %rcx
+\tcmpq\t%r11, %rbx
+\tje\t.LBB0_8
+.LBB0_2:                                # %for.body
+                                        # =>This Inner Loop Header: Depth=1
+\tmovq\t(%rdi,%r11,8), %rax
+\tmovq\t(%rsi,%r11,8), %r9
+\torq\t%r9, %rdx
+\tshrq\t$32, %rdx
+\tje\t.LBB0_3
+# %bb.4:                                #   in Loop: Header=BB0_2 Depth=1
+\tcqto
+\tidivq\t%r9
+\tjmp\t.LBB0_5
+.LBB0_3:                                #   in Loop: Header=BB0_2 Depth=1
+\txorl\t%edx, %edx
+\tdivl\t%r9d
+.LBB0_5:                                #   in Loop: Header=BB0_2 Depth=1
+\tmovq\t8(%rdi,%r11,8), %rax
+\torq\t%r14, %rdx
+\tshrq\t$32, %rdx
+\tjne\t.LBB0_6
+# %bb.10:                               #   in Loop: Header=BB0_2 Depth=1
+\txorl\t%edx, %edx
+\tdivl\t%r14d
+\tjmp\t.LBB0_7
+.LBB0_8:
+\tpopq\t%rbx
+.LBB0_9:                                # %for.cond.cleanup
+\tretq
+"""
+
+
+def test_unnamed_blocks_go_to_a_named_block_of_their_own_loop():
+    blocks = _machine_code(ASSEMBLY)["f"]
+    body = blocks["for.body"]
+    assert "addq\t%rax, %rcx" in body  # laid out before the header, but inside its loop
+    assert "popq\t%rbx" in blocks["for.body.preheader.new"]  # after the loop, outside it
+    assert all("idivq" not in line for line in body)
+    assert [line for line in body if "divl" in line] == ["divl\t%r9d", "divl\t%r14d"]
+    assert blocks[DIVIDE_BYPASS_SLOW] == ["cqto", "idivq\t%r14", "cqto", "idivq\t%r9", "jmp\t.LBB0_5"]  # layout order
+
+
+def test_mca_report_gives_cycles_and_throughput_per_region():
+    report = """
+[0] Code Region - b0
+
+Iterations:        100
+Instructions:      1100
+Total Cycles:      4003
+Block RThroughput: 2.0
+
+[1] Code Region - b1
+
+Iterations:        100
+Total Cycles:      250
+"""
+    assert parse_mca_cycles(report, 3) == [BlockTiming(40.03, 2.0), None, None]
