@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Protocol
+from typing import Callable, NamedTuple, Protocol
 
 from ccls.model import (BasicBlock, CountedFunction, FindingSite, FunctionIR, Instruction, Loop,
                         LoopSummary, MemoryAccess)
@@ -73,12 +73,14 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
 
     working_sets = _working_sets(fn, executions, values, cache, trips)
     footprints = _loop_footprints(fn, cache, trips)
+    reuse = _reuse(fn, executions, values, cache, trips)
 
     def tiers(instr: Instruction, loop_id: str | None, notes: set[str]) -> list[tuple[str, Fraction]]:
         # A small, hot array (a histogram's buckets) stays in L1 whatever streams past it.
         reach = _span(instr.access, trips, values, cache.line_bytes) if instr.access else float("inf")
         working_set = working_sets.get(_outermost(loop_id, fn.loops), 0) if reach > cache.l1_bytes else 0
-        return _tiered(instr, loop_id, working_set, cache, notes, footprints.get(loop_id, 0.0))
+        return _tiered(instr, loop_id, working_set, cache, notes, footprints.get(loop_id, 0.0),
+                       reuse.get(id(instr)))
 
     for block in fn.blocks:
         times = executions[block.name]
@@ -107,7 +109,7 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
         machine_instructions=machine, loops=[LoopSummary(l.id, l.depth, l.line, l.trip_count) for l in fn.loops.values()],
         line_counts={line: dict(c) for line, c in line_counts.items()}, calls=dict(calls),
         sites=_division_sites(fn, executions) + _miss_sites(fn, executions, working_sets, cache, tiers),
-        assumptions=assumptions, ir_text=fn.ir_text, machine_cycles=cycles,
+        assumptions=assumptions, ir_text=fn.ir_text, machine_cycles=cycles, compile_flags=fn.compile_flags,
     )
 
 
@@ -260,8 +262,118 @@ def _loop_footprints(fn: FunctionIR, cache: CacheGeometry, trips: dict[str, floa
     return {loop: trips[loop] * per_iteration[loop] for loop in fn.loops}
 
 
+class _Reuse(NamedTuple):
+    """Where an access finds lines an earlier access (or its own earlier iteration) brought in."""
+
+    level: str  # L1 / L2 / L3: the nearest cache holding what is touched between the two uses
+    cold: Fraction  # share of its new lines that are first touches (from the far tier)
+    why: str
+
+
+def _reuse(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float],
+           cache: CacheGeometry, trips: dict[str, float]) -> dict[int, _Reuse]:
+    """Accesses whose lines come back from a near cache (by id of the instruction):
+    - temporal: the address does not move with an enclosing loop (B[k][j] in an i-k-j matrix
+      multiply), so each iteration of that loop reads the same lines again; they stay in the
+      cache that holds one iteration's data;
+    - group: accesses of one stream at different offsets (a stencil's rows in[i-1], in[i+1]):
+      the trailing ones read what the leading one brought in, as long as what is touched in
+      between fits."""
+    per_iteration = _iteration_footprints(fn, executions, values, cache, trips)
+    members: dict[str, list[tuple[Instruction, float]]] = defaultdict(list)
+    for block in fn.blocks:
+        for instr in block.instructions:
+            access = instr.access
+            if block.loop is not None and access is not None and access.region and access.offset is not None \
+                    and access.pattern in ("unit", "strided") and not (access.offset.symbols - set(values)):
+                members[access.region].append((instr, access.offset.evaluate(values)))
+    out: dict[int, _Reuse] = {}
+    for group in members.values():
+        for instr, offset in group:
+            strides = [(loop, _number(stride, values)) for loop, stride in instr.access.loop_strides]
+            if any(v is None for _, v in strides):
+                continue
+            found = []
+            for loop, stride in strides[1:]:  # zero in the innermost loop is the "invariant" pattern
+                if stride == 0 and trips.get(loop, 0) > 1:
+                    found.append((_near(per_iteration.get(loop, float("inf")), cache),
+                                  Fraction(1, max(1, round(trips[loop]))),
+                                  f"data reread by every iteration of loop %{loop}"))
+                    break
+            forward = next((v for _, v in strides if v), 0.0) >= 0
+            behind = (max(o for _, o in group) - offset) if forward else (offset - min(o for _, o in group))
+            if behind > 0:
+                # The outermost loop that moves the stream by no more than the gap: the gap is
+                # that many of its iterations, each touching its footprint.
+                moving = [(loop, abs(v)) for loop, v in strides if v and abs(v) <= behind]
+                between = behind / moving[-1][1] * per_iteration.get(moving[-1][0], float("inf")) if moving else 0.0
+                found.append((_near(between, cache), Fraction(0),
+                              "lines a leading access of the same stream brought in"))
+            found = [f for f in found if f[0] is not None]
+            if found:
+                out[id(instr)] = _Reuse(*min(found, key=lambda f: _TIER_ORDER.index(f[0])))
+    return out
+
+
+_TIER_ORDER = ("L1", "L2", "L3")
+
+
+def _number(poly: Polynomial, values: dict[str, float]) -> float | None:
+    return None if poly.symbols - set(values) else poly.evaluate(values)
+
+
+def _near(footprint: float, cache: CacheGeometry) -> str | None:
+    if footprint <= cache.l1_bytes:
+        return "L1"
+    if footprint <= cache.l2_bytes:
+        return "L2"
+    if cache.l3_bytes and footprint <= cache.l3_bytes:
+        return "L3"
+    return None
+
+
+def _iteration_footprints(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float],
+                          cache: CacheGeometry, trips: dict[str, float]) -> dict[str, float]:
+    """Bytes one iteration of each loop touches, inner loops included (each stream once)."""
+    reach: dict[tuple[str, str], float] = {}
+    for block in fn.blocks:
+        if block.loop is None:
+            continue
+        times = executions[block.name].evaluate(values)
+        for instr in block.instructions:
+            access = instr.access
+            if access is None:
+                continue
+            strides = dict(access.loop_strides)
+            for loop in _enclosing(block.loop, fn.loops):
+                header = executions[loop].evaluate(values) if loop in executions else 0.0
+                per_iteration = times / header * _touched_bytes(access, cache.line_bytes) if header else 0.0
+                inner = [l for l in _enclosing(block.loop, fn.loops) if l != loop and _inside_loop(l, loop, fn.loops)]
+                moves = [_number(strides[l], values) for l in inner if l in strides]
+                span = float("inf") if None in moves else float(cache.line_bytes) + sum(
+                    abs(move) * trips.get(l, 0.0) for l, move in zip((l for l in inner if l in strides), moves))
+                # A stream's extent is its span (unrolled copies share it); others, what they touch.
+                bytes_ = span if access.loop_strides and access.pattern in ("unit", "strided") else per_iteration
+                key = (loop, access.region or f"#{id(instr)}")
+                reach[key] = max(reach.get(key, 0.0), bytes_)
+    out: dict[str, float] = defaultdict(float)
+    for (loop, _), value in reach.items():
+        out[loop] += value
+    return dict(out)
+
+
+def _inside_loop(loop: str, outer: str, loops: dict[str, Loop]) -> bool:
+    """Whether `loop` is nested (at any depth) inside `outer`."""
+    parent = loops[loop].parent
+    while parent is not None:
+        if parent == outer:
+            return True
+        parent = loops[parent].parent
+    return False
+
+
 def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: CacheGeometry,
-            notes: set[str], loop_footprint: float = 0.0) -> list[tuple[str, Fraction]]:
+            notes: set[str], loop_footprint: float = 0.0, reuse: _Reuse | None = None) -> list[tuple[str, Fraction]]:
     """(class, share) pairs for one instruction: loads/stores split across memory tiers."""
     base, qualifier, width = split(instr.cls)
     access = instr.access
@@ -278,9 +390,9 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
         tier = "DRAM" if working_set > cache.l2_bytes else tier
         notes.add("pointer chase: each load waits for the previous one; nodes assumed scattered beyond L2")
         return [(with_vector(f"{base}.{tier}.chase", width), Fraction(1))]
-    reuse = _outer_reuse(access, loop_footprint, cache)
-    if reuse is not None:
-        near, new_lines = reuse
+    column = _outer_reuse(access, loop_footprint, cache)
+    if column is not None:
+        near, new_lines = column
         notes.add("lines of a strided walk are reused by the next iteration of the loop around it")
         out = [(with_vector(f"{base}.{near}", width), 1 - new_lines)] if new_lines < 1 else []
         return out + [(with_vector(f"{base}.{tier}", width), new_lines)]
@@ -293,10 +405,14 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
         tier = "stream"
     notes.add(f"memory tiers estimated from access patterns and a working set of "
               f"{_human_bytes(working_set)}")
-    out = [(with_vector(f"{base}.L1", width), 1 - miss)] if miss < 1 else []
+    shares = {"L1": 1 - miss}
+    if reuse is not None:
+        notes.add(f"memory: {reuse.why}, found in {reuse.level}")
+        shares[reuse.level] = shares.get(reuse.level, Fraction(0)) + miss * (1 - reuse.cold)
+        miss = miss * reuse.cold
     if miss:
-        out.append((with_vector(f"{base}.{tier}", width), miss))
-    return out
+        shares[tier] = shares.get(tier, Fraction(0)) + miss
+    return [(with_vector(f"{base}.{level}", width), share) for level, share in shares.items() if share]
 
 
 def _outer_reuse(access: MemoryAccess, footprint: float, cache: CacheGeometry) -> tuple[str, Fraction] | None:

@@ -47,7 +47,11 @@ class MemoryAccess:
     # this bounds the bytes the access can reach (its span), however often it runs.
     loop_strides: tuple[tuple[str, Polynomial], ...] = ()
     span_bytes: int | None = None  # a bound known from the index type (a[byte] reaches 256 slots)
-    region: str = ""  # the address up to a constant offset: unrolled copies, a[i] and a[i+1] share it
+    # The address stream: the array plus what moves with the loops. Unrolled copies, a[i] and
+    # a[i+1], a stencil's rows in[(i-1)*n + j] and in[(i+1)*n + j] share it; `offset` (bytes,
+    # loop-invariant, possibly in parameters) tells them apart.
+    region: str = ""
+    offset: Polynomial | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,7 @@ class FunctionIR:
     loops: dict[str, Loop] = field(default_factory=dict)
     assumptions: list[str] = field(default_factory=list)
     ir_text: str = ""  # the function's IR/PTX/bytecode listing, for "show IR"
+    compile_flags: tuple[str, ...] = ()  # the flags that shaped its code (C, C++, CUDA host)
 
 
 @dataclass(frozen=True)
@@ -176,3 +181,4 @@ class CountedFunction:
     assumptions: list[str]
     ir_text: str = ""
     machine_cycles: Polynomial | None = None  # llvm-mca's core cycles for those (CPU; all loads L1 hits)
+    compile_flags: tuple[str, ...] = ()

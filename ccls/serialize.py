@@ -8,7 +8,7 @@ from typing import Any
 from ccls.model import CountedFunction, FindingSite, LoopSummary, TripCount
 from ccls.polynomial import Polynomial
 
-SCHEMA = 2
+SCHEMA = 3
 
 
 def poly_to_json(poly: Polynomial) -> list:
@@ -39,6 +39,7 @@ def counted_to_json(f: CountedFunction) -> dict[str, Any]:
                    "message": s.message, "recommendation": s.recommendation} for s in f.sites],
         "assumptions": f.assumptions, "ir_text": f.ir_text,
         "machine_cycles": poly_to_json(f.machine_cycles) if f.machine_cycles is not None else None,
+        "compile_flags": list(f.compile_flags),
     }
 
 
@@ -63,4 +64,5 @@ def counted_from_json(d: dict[str, Any]) -> CountedFunction:
                for s in d["sites"]],
         assumptions=list(d["assumptions"]), ir_text=d.get("ir_text", ""),
         machine_cycles=poly_from_json(d["machine_cycles"]) if d.get("machine_cycles") is not None else None,
+        compile_flags=tuple(d["compile_flags"]),
     )

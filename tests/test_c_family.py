@@ -154,6 +154,43 @@ def test_the_slow_half_of_the_division_bypass_is_assumed_not_taken():
     assert any("fit in 32 bits" in a for a in counted["f"].assumptions)
 
 
+def _tiers(code: str, name: str, values: dict[str, float]) -> dict[str, float]:
+    """Executed loads and stores per memory tier (vector widths folded), on the x86_64 table's caches."""
+    from ccls.tables import load_tables
+    result = analyze_with_clang(SourceFile("/tmp/ccls-test/m.c", code), AnalysisOptions(), "c", [])
+    [fn] = [f for f in result.functions if f.display_name == name]
+    counted = count_function(fn, load_tables().cost["x86_64"].cache, values.__getitem__)
+    tiers: dict[str, float] = {}
+    for cls, poly in counted.counts.items():
+        if cls.startswith(("load.", "store.")):
+            key = cls.split("@")[0]
+            tiers[key] = tiers.get(key, 0.0) + poly.evaluate(values)
+    return tiers, counted.assumptions
+
+
+def test_matmul_reads_b_again_from_l2_and_keeps_c_in_l1():
+    code = ("void mm(const double *A, const double *B, double *C, long n) {\n"
+            " for (long i = 0; i < n; i++)\n  for (long k = 0; k < n; k++) { double a = A[i * n + k];\n"
+            "   for (long j = 0; j < n; j++) C[i * n + j] += a * B[k * n + j]; } }\n")
+    tiers, notes = _tiers(code, "mm", {"n": 200.0})  # 3 x 320 KB: B fits the 1 MB L2, a row of C fits L1
+    assert tiers.get("load.L3", 0) + tiers.get("store.L3", 0) < 0.01 * tiers["load.L1"]  # only first touches
+    assert tiers["load.L2"] > 0 and not tiers.get("store.L2")
+    assert any("reread by every iteration of loop" in a and "found in L2" in a for a in notes)
+    tiers, _ = _tiers(code, "mm", {"n": 1000.0})  # B is 8 MB: no longer in L2
+    assert not tiers.get("load.L2")
+
+
+def test_a_stencils_trailing_rows_hit_what_the_leading_row_brought_in():
+    code = ("void st(const double *in, double *out, long n) {\n for (long i = 1; i < n - 1; i++)\n"
+            "  for (long j = 1; j < n - 1; j++)\n   out[i * n + j] = in[(i - 1) * n + j] + in[(i + 1) * n + j]"
+            " + in[i * n + j - 1] + in[i * n + j + 1]; }\n")
+    tiers, notes = _tiers(code, "st", {"n": 1500.0})  # 18 MB per array: a stream from DRAM
+    far = sum(v for k, v in tiers.items() if k.startswith("load.") and k not in ("load.L1", "load.L2"))
+    near = tiers.get("load.L2", 0)
+    assert near > 0 and far > 0 and near >= 0.9 * far  # one row streams in, the row two behind hits L2
+    assert any("leading access of the same stream" in a for a in notes)
+
+
 def test_unknown_trip_count_uses_the_default_and_says_so():
     counted, _ = analyse("long w(const int *a, int k) { long i = 0; while (a[i] != k) i++; return i; }",
                          default_trip_count=37)

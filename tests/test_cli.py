@@ -33,6 +33,17 @@ def test_json_contract_on_a_file_with_a_call(tmp_path):
     # root calls leaf (inclusive cost) and an unknown external function
     assert root["inclusive_metrics"]["CU"] > root["metrics"]["CU"] + leaf["metrics"]["CU"]
     assert root["unknown_callees"] == ["puts_like"]
+    assert leaf["compile_flags"] == ["--target=x86_64-unknown-linux-gnu", "-O2"]  # no compile database here
+
+
+def test_json_names_the_compile_databases_flags(tmp_path):
+    (tmp_path / "compile_flags.txt").write_text("-O3\n-DSCALE=3\n")
+    src = tmp_path / "k.c"
+    src.write_text("long k(const long *a, long n) { long s = 0; for (long i = 0; i < n; i++) s += a[i] * SCALE; return s; }\n")
+    done = run("analyze", str(src), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    [fn] = json.loads(done.stdout)["functions"]
+    assert "-DSCALE=3" in fn["compile_flags"] and fn["compile_flags"][-1] == "-O2"
 
 
 def test_bad_inputs_give_clear_errors_and_exit_codes(tmp_path):

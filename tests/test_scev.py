@@ -54,6 +54,22 @@ def test_remainder_phi_after_a_prologue_is_the_mean_of_its_computed_starts():
     assert p.evaluate({"n": 1000}) == pytest.approx(1000 - 1.5 + 0.5)
 
 
+def test_a_vectorised_loops_end_index_with_its_low_bit_set_is_its_mean():
+    # opt-19 on a 5-point stencil: %ind.end = or i64 %i13, 1, which ScalarEvolution keeps opaque.
+    text = ("Printing analysis 'Scalar Evolution Analysis' for function 'k':\n"
+            "Classifying expressions for: @k\n"
+            "  %i13 = add i64 %n, -2\n  -->  (-2 + %n) U: full-set S: full-set\n"
+            "  %ind.end = or i64 %i13, 1\n  -->  %ind.end U: [1,0) S: [1,0)\n"
+            "  %j.ph = phi i64 [ 1, %outer ], [ %ind.end, %middle.block ]\n"
+            "  -->  %j.ph U: full-set S: full-set\n")
+    f = parse_opt_output(text)["k"]
+    assert f.low_bits_set == {"ind.end": ("i13", 1)}
+    c = ScevContext({"n"}, f.value_scevs, f.phi_incoming, set(), low_bits_set=f.low_bits_set)
+    remainder = to_polynomial("(-2 + (-1 * %j.ph) + %n)", c)  # the scalar loop's backedge count
+    assert remainder.evaluate({"n": 1000}) == pytest.approx(-0.5)  # 0 or 1 iterations: mean 0.5 trips
+    assert any("%ind.end = %i13 | 1 taken as %i13 + 0.5" in a for a in c.assumptions)
+
+
 OPT_OUTPUT = """\
 Loop info for function 'f':
 Loop at depth 1 containing: %search<header><latch><exiting>

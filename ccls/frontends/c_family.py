@@ -51,7 +51,7 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
         with tempfile.TemporaryDirectory(prefix="ccls-") as work:
             opt = start_opt(options, _OPT_PIPELINE.get(options.optimization))  # starts while clang runs
             try:
-                ir_text, assumptions = _compile(source, options, language, extra_flags, work)
+                ir_text, assumptions, code_flags = _compile(source, options, language, extra_flags, work)
             except BaseException:
                 opt.cancel()
                 raise
@@ -65,6 +65,7 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
     _source_ranges(functions, source, language)
     for fn in functions:
         fn.assumptions[:0] = assumptions
+        fn.compile_flags = code_flags
     return FrontendResult(functions=functions)
 
 
@@ -73,7 +74,9 @@ def _buffer_name(source: SourceFile) -> str:
 
 
 def _compile(source: SourceFile, options: AnalysisOptions, language: str, extra_flags: list[str],
-             work: str) -> tuple[str, list[str]]:
+             work: str) -> tuple[str, list[str], tuple[str, ...]]:
+    """(LLVM IR before optimisation, assumptions, the flags that shape the code: target,
+    the compile database's or settings' flags, optimisation level)."""
     clang = toolchain.require_tool("clang")
     flags = compile_db.flags_for(source.path, language=language, override=options.flags_override,
                                  extra=options.extra_flags, query_driver=options.query_driver)
@@ -88,6 +91,7 @@ def _compile(source: SourceFile, options: AnalysisOptions, language: str, extra_
               "-gline-tables-only", "-fno-discard-value-names", "-femit-all-decls", "-fno-crash-diagnostics",
               "-Qunused-arguments", "-Wno-unknown-warning-option", "-Xclang", "-disable-llvm-passes",
               f"-iquote{source_dir}", f"-I{source_dir}"]
+    code_flags = (*head[1:], *flags.flags, *extra_flags, options.optimization)
     cwd = flags.directory if os.path.isdir(flags.directory) else work
     split = preamble.split(source.text) if options.preamble_dir and language in preamble.LANGUAGES else None
     if split is not None:
@@ -98,14 +102,14 @@ def _compile(source: SourceFile, options: AnalysisOptions, language: str, extra_
             argv = [*head, "-x", _LANGUAGE_FLAG[language], *common, "-include-pch", pch]
             ir_text = _run_clang(argv, split.body, source, options, cwd)
             if ir_text is not None:
-                return ir_text, assumptions
+                return ir_text, assumptions, code_flags
             store.drop(key)  # on any doubt, compile the whole text without it
     ir_text = _run_clang([*head, "-x", _LANGUAGE_FLAG[language], *common], source.text, source, options, cwd,
                          raise_on_error=True)
     if split is not None and pch is None:
         # Built only after the buffer compiled: a preamble that fails is never retried.
         _build_preamble(store, key, split.header, [*head, "-x", preamble.LANGUAGES[language], *common], options, cwd)
-    return ir_text, assumptions
+    return ir_text, assumptions, code_flags
 
 
 def _run_clang(argv: list[str], text: str, source: SourceFile, options: AnalysisOptions, cwd: str,

@@ -380,7 +380,8 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
                    machine: dict[str, list[str]] | None, assumptions: list[str],
                    dbg_ids: list[str | None]) -> FunctionIR:
     analyses = module.analyses.get(fn.name, FunctionAnalyses())
-    parameters = [a.name for a in fn.arguments if a.name]
+    arguments = [(a.name, str(a.type)) for a in fn.arguments if a.name]
+    parameters = [name for name, _ in arguments]
     block_loop = {}
     for loop in sorted(analyses.loops.values(), key=lambda l: l.depth):
         for name in loop.blocks:
@@ -392,6 +393,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     load_pointers = {i.name: i.operands[0].name for _, instrs in body for i in instrs
                      if i.opcode == "load" and i.name}
     loaded = set(load_pointers)
+    bases = {name for name, type_text in arguments if type_text == "ptr"} | loaded  # what arrays start at
     loop_defined = {i.name: block_loop.get(bb) for bb, instrs in body for i in instrs if i.name}
     symbols_by_loop: dict[str | None, set[str]] = {}  # parameters + loads invariant in that loop
     definitions = {i.name: i for _, instrs in body for i in instrs if i.name}
@@ -430,7 +432,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
                     symbols_by_loop[loop_id] = set(parameters) | {
                         name for name in loaded if not _inside(loop_defined.get(name), loop_id, analyses)}
                 access = _memory_access(pointer.name, max(1, (width or elem_bits) // 8), loop_id,
-                                        ancestors, analyses, symbols_by_loop[loop_id], loaded, load_pointers)
+                                        ancestors, analyses, symbols_by_loop[loop_id], loaded, load_pointers, bases)
             data_dependent = opcode == "br" and _branches_on_loaded_data(instr, loop_id, block_loop, analyses,
                                                                           definitions, loop_defined, loaded)
             block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor,
@@ -613,7 +615,8 @@ def _log2_symbol(start: str, analyses: FunctionAnalyses, parameters: set[str]) -
 def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclosing: set[str],
                 default_trip_count: int, assumptions: list[str]) -> TripCount:
     text = record.backedge_taken or ""
-    ctx = ScevContext(parameters, analyses.value_scevs, analyses.phi_incoming, enclosing)
+    ctx = ScevContext(parameters, analyses.value_scevs, analyses.phi_incoming, enclosing,
+                      low_bits_set=analyses.low_bits_set)
     if text:
         try:
             iterations = to_polynomial(text, ctx) + 1
@@ -649,7 +652,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
 
 def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancestors: dict[str, set[str]],
                    analyses: FunctionAnalyses, parameters: set[str], loaded: set[str],
-                   load_pointers: dict[str, str]) -> MemoryAccess:
+                   load_pointers: dict[str, str], bases: set[str] = frozenset()) -> MemoryAccess:
     if loop_id is None:
         return MemoryAccess("invariant", element_bytes)
     scev = analyses.value_scevs.get(pointer)
@@ -657,7 +660,7 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
         # Pointer arguments and globals have no SCEV line of their own: loop-invariant.
         return MemoryAccess("invariant" if pointer in parameters or not pointer else "unknown", element_bytes)
     ctx = ScevContext(set(parameters), analyses.value_scevs, analyses.phi_incoming,
-                      ancestors[loop_id] | {loop_id})
+                      ancestors[loop_id] | {loop_id}, low_bits_set=analyses.low_bits_set)
     try:
         address = to_polynomial(scev, ctx)
     except NotPolynomial:
@@ -680,9 +683,18 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
     # Within a cache line the stream is dense (unrolled copies fill the gaps); beyond, strided.
     pattern = "unit" if value is not None and abs(value) <= 64 else "strided"
     strides = tuple((loop, _stride(address, loop)) for loop in [loop_id, *_ancestors_innermost_first(loop_id, analyses)])
-    offset = address.constant_value() if not address.symbols else dict(address.terms).get((), 0)
-    return MemoryAccess(pattern, element_bytes, stride, loop_strides=strides,
-                        region=(address - offset).format())
+    stream, offset = _stream_and_offset(address, bases)
+    return MemoryAccess(pattern, element_bytes, stride, loop_strides=strides, region=stream.format(), offset=offset)
+
+
+def _stream_and_offset(address: Polynomial, bases: set[str]) -> tuple[Polynomial, Polynomial]:
+    """Split an address into what moves with the loops plus the array it starts at (``in``), and
+    a loop-invariant byte offset: ``in[(i+1)*n + j]`` and ``in[(i-1)*n + j]`` are one stream,
+    two rows apart."""
+    moving = Polynomial(tuple((m, c) for m, c in address.terms
+                              if any(symbol.startswith("@") for symbol, _ in m)
+                              or (c == 1 and len(m) == 1 and m[0][1] == 1 and m[0][0] in bases)))
+    return moving, address - moving
 
 
 def _ancestors_innermost_first(loop_id: str, analyses: FunctionAnalyses) -> list[str]:

@@ -22,6 +22,7 @@ _BTC = re.compile(r"^Loop %(?P<loop>.+?): backedge-taken count is (?P<expr>.+)$"
 _SYMBOLIC_MAX_BTC = re.compile(r"^Loop %(?P<loop>.+?): symbolic max backedge-taken count is (?P<expr>.+)$")
 _MAX_BTC = re.compile(r"^Loop %(?P<loop>.+?): constant max backedge-taken count is (?:i\d+ )?(?P<n>-?\d+)$")
 _VALUE = re.compile(r"^  (?P<name>%[-\w.$\"]+) = ")
+_OR_CONSTANT = re.compile(r"= or (?:disjoint )?i\d+ (?P<operand>%[-\w.$\"]+), (?P<constant>\d+)$")
 _VALUE_SCEV = re.compile(r"^  -->  (?P<expr>.+?)(?:\s+U: .*)?$")
 _BLOCK = re.compile(r"%(\"[^\"]+\"|[-\w.$]+)(<[^,]*>)*")
 
@@ -44,6 +45,9 @@ class FunctionAnalyses:
     loops: dict[str, LoopRecord] = field(default_factory=dict)
     value_scevs: dict[str, str] = field(default_factory=dict)  # "%name" → SCEV text
     phi_incoming: dict[str, list[str]] = field(default_factory=dict)  # "%phi" → incoming values
+    # "%x" → (operand, constant) for `%x = or %operand, constant`, which ScalarEvolution leaves
+    # opaque (a vectorised loop's end index: its trip count with the low bit set).
+    low_bits_set: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 def _strip_quotes(name: str) -> str:
@@ -92,6 +96,8 @@ def parse_opt_output(text: str) -> dict[str, FunctionAnalyses]:
                 phi = re.search(r"= phi [^\[]*(.*)$", raw)
                 if phi:
                     current.phi_incoming[pending_value] = re.findall(r"\[\s*([^,\]]+),", phi.group(1))
+                elif low := _OR_CONSTANT.search(raw):
+                    current.low_bits_set[pending_value] = (_strip_quotes(low["operand"][1:]), int(low["constant"]))
             elif pending_value and (m := _VALUE_SCEV.match(raw)):
                 current.value_scevs[pending_value] = m["expr"].split("\t")[0].strip()
                 pending_value = None
@@ -122,6 +128,7 @@ class ScevContext:
     phi_incoming: dict[str, list[str]]
     enclosing_loops: set[str]  # loops whose index symbols may appear (ancestors of the loop)
     assumptions: list[str] = field(default_factory=list)
+    low_bits_set: dict[str, tuple[str, int]] = field(default_factory=dict)
     _resolving: set[str] = field(default_factory=set)
 
 
@@ -209,6 +216,20 @@ class _Parser:
                 for value in values:
                     total = total + value
                 return total * Fraction(1, len(values))
+        if name in ctx.low_bits_set:
+            operand, constant = ctx.low_bits_set[name]
+            scev = ctx.value_scevs.get(operand)
+            if scev is not None and 0 < constant < 64:
+                ctx._resolving.add(name)
+                try:
+                    value = to_polynomial(scev, ctx)
+                finally:
+                    ctx._resolving.discard(name)
+                # Setting bits the operand has set half the time adds, on average, half of them.
+                note = f"%{name} = %{operand} | {constant} taken as %{operand} + {constant / 2:g} (its mean)"
+                if note not in ctx.assumptions:
+                    ctx.assumptions.append(note)
+                return value + Polynomial.constant(Fraction(constant, 2))
         raise NotPolynomial(f"depends on the run-time value %{name}")
 
     def _add_recurrence(self) -> Polynomial:
