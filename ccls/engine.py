@@ -120,16 +120,18 @@ def function_metrics(fn: CountedFunction, tables: Tables, settings: ReportSettin
     return _cost(fn, tables, settings, options)[3]
 
 
-def _scores_by_profile(metrics: list[Metrics], peers: Sequence[CohortPeer], tables: Tables,
+def _scores_by_profile(metrics: list[Metrics], archs: list[str], peers: Sequence[CohortPeer], tables: Tables,
                        settings: ReportSettings) -> dict[str, list[float]]:
-    """Each profile's score of each of `metrics` (peers only take part in cohort scoring)."""
+    """Each profile's score of each of `metrics` (peers only take part in cohort scoring). Absolute
+    scores use the reference ranges of each function's arch (GPU figures are per thread)."""
     cohort = metrics + [p.metrics for p in peers]
+    references = [tables.reference.for_arch(arch) for arch in archs]
 
     def scores_for(profile_name: str) -> list[float]:
         profile = tables.profiles[profile_name]
         if settings.scoring == "cohort" and len(cohort) > 1:
             return composite_scores(cohort, profile)[:len(metrics)]
-        return [absolute_score(m, profile, tables.reference) for m in metrics]
+        return [absolute_score(m, profile, reference) for m, reference in zip(metrics, references)]
     return {name: scores_for(name) for name in tables.profiles}
 
 
@@ -138,7 +140,8 @@ def rescore(reports: list[FunctionReport], tables: Tables, settings: ReportSetti
     """The same reports scored and graded as one cohort (with `peers`): what changes for
     functions whose counts did not when others in their cohort did."""
     _check_settings(tables, settings)
-    by_profile = _scores_by_profile([r.metrics for r in reports], peers, tables, settings)
+    by_profile = _scores_by_profile([r.metrics for r in reports], [r.counted.arch for r in reports], peers,
+                                    tables, settings)
     out = []
     for index, r in enumerate(reports):
         score = by_profile[settings.profile][index]
@@ -155,7 +158,7 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
     costed = [_cost(fn, tables, settings, options) for fn in functions]
     all_metrics = [c[3] for c in costed]
     inclusive = _inclusive_metrics(functions, all_metrics, options, peers)
-    by_profile = _scores_by_profile(all_metrics, peers, tables, settings)
+    by_profile = _scores_by_profile(all_metrics, [fn.arch for fn in functions], peers, tables, settings)
     reports = []
     for index, (fn, table, counts, metrics, breakdown, notes) in enumerate(costed):
         score = by_profile[settings.profile][index]

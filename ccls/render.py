@@ -7,6 +7,7 @@ from typing import Sequence
 
 from ccls.engine import FunctionReport, ReportSettings
 from ccls.model import AnalysisError
+from ccls.tables import GPU_THREAD_FAMILY, reference_family
 from ccls.taxonomy import split
 
 JSON_SCHEMA = "ccls.analysis/1"
@@ -31,16 +32,31 @@ def usd(value: float) -> str:
     return f"${value:.3g}" if value >= 0.01 else f"${value:.2e}"
 
 
+def per(r: FunctionReport) -> str:
+    """What one report's figures are for: "thread" for GPU code (PTX is costed per thread), else "call"."""
+    return "thread" if reference_family(r.counted.arch) == GPU_THREAD_FAMILY else "call"
+
+
 def hint_label(r: FunctionReport, template: str = DEFAULT_HINT_TEMPLATE) -> str:
+    """The template filled in. `{per}` is "/thread" for GPU code and "" otherwise; a GPU function's
+    label says "per thread" even when the template does not use `{per}` ("{cu} CU" → "{cu} CU/thread",
+    else " per thread" at the end), so per-thread figures never pass for whole-call ones."""
+    per_thread = per(r) == "thread"
     fields = {
         "grade": r.grade, "score": f"{r.score:.0f}", "rating": r.rating, "cu": si(r.metrics.cu),
         "energy": si(r.metrics.energy_joules, "J"), "co2": si(r.metrics.co2_kg * 1000, "g") + " CO2",
-        "usd": usd(r.metrics.usd), "big_o": r.big_o,
+        "usd": usd(r.metrics.usd), "big_o": r.big_o, "per": "/thread" if per_thread else "",
     }
     try:
-        return template.format(**fields)
+        label = template.format(**fields)
     except (KeyError, IndexError, ValueError):
-        return DEFAULT_HINT_TEMPLATE.format(**fields)
+        template = DEFAULT_HINT_TEMPLATE
+        label = template.format(**fields)
+    if per_thread and "{per}" not in template:
+        marked = (template.replace("{cu} CU", "{cu} CU{per}", 1) if "{cu} CU" in template
+                  else template + " per thread")
+        label = marked.format(**fields)
+    return label
 
 
 def _class_label(cls: str) -> str:
@@ -53,19 +69,22 @@ def hover_markdown(r: FunctionReport, settings: ReportSettings | None = None) ->
     fn = r.counted
     m = r.metrics
     profile = settings.profile if settings else "DEFAULT"
+    per_thread = per(r) == "thread"
     out = [f"### {fn.display_name} — {r.grade} ({r.score:.0f}/100, {r.rating})", ""]
-    out.append(f"**{si(m.cu)} CU** · **{si(m.energy_joules, 'J')}** · {si(m.co2_kg * 1000, 'g')} CO2e · "
+    out.append(("Per thread: " if per_thread else "")
+               + f"**{si(m.cu)} CU** · **{si(m.energy_joules, 'J')}** · {si(m.co2_kg * 1000, 'g')} CO2e · "
                f"{usd(m.usd)}" + (f" · {si(r.instructions)} instructions" if r.instructions is not None else ""))
     if r.inclusive_metrics is not None:
-        out += ["", f"Including analysed callees: {si(r.inclusive_metrics.cu)} CU · "
-                    f"{si(r.inclusive_metrics.energy_joules, 'J')}"
+        out += ["", f"Including analysed callees{' (per thread)' if per_thread else ''}: "
+                    f"{si(r.inclusive_metrics.cu)} CU · {si(r.inclusive_metrics.energy_joules, 'J')}"
                 + (f"; not included (unknown): {', '.join(r.unknown_callees)}" if r.unknown_callees else "")]
-    out += ["", f"Cost expression: `{r.cost_expression.format()}` CU — {r.big_o}", ""]
+    out += ["", f"Cost expression: `{r.cost_expression.format()}` CU{' per thread' if per_thread else ''} — {r.big_o}",
+            ""]
     out += ["| profile | score | grade |", "|---|---:|:---:|"]
     for name, (score, grade) in r.scores_by_profile.items():
         mark = " (active)" if name == profile else ""
         out.append(f"| {name}{mark} | {score:.0f} | {grade} |")
-    out += ["", "| class | executed | CU | energy |", "|---|---:|---:|---:|"]
+    out += ["", f"| class | executed{' per thread' if per_thread else ''} | CU | energy |", "|---|---:|---:|---:|"]
     for b in sorted(r.breakdown, key=lambda b: -b.cu)[:14]:
         cu = si(b.cu) if b.known else "unknown"
         out.append(f"| {_class_label(b.cls)} | {si(b.count)} | {cu} | {si(b.energy_joules, 'J') if b.known else 'unknown'} |")
@@ -95,7 +114,7 @@ def report_to_json(r: FunctionReport) -> dict:
         "static_counts": dict(sorted(fn.static_counts.items())),
         "counts": {k: round(v, 3) for k, v in sorted(r.counts.items())},
         "instructions": round(r.instructions, 3) if r.instructions is not None else None,
-        "metrics": r.metrics.as_dict(),
+        "metrics": r.metrics.as_dict(), "per": per(r),
         "inclusive_metrics": r.inclusive_metrics.as_dict() if r.inclusive_metrics else None,
         "unknown_callees": r.unknown_callees,
         "cost_expression": r.cost_expression.format(), "big_o": r.big_o,
@@ -107,6 +126,7 @@ def report_to_json(r: FunctionReport) -> dict:
         "findings": [{"kind": f.kind, "line": f.line, "message": f.message, "recommendation": f.recommendation,
                       "share_of_cu": f.share_of_cu} for f in r.findings],
         "assumptions": r.assumptions,
+        "compile_flags": list(fn.compile_flags),
     }
 
 
@@ -123,15 +143,18 @@ def analysis_json(reports: Sequence[FunctionReport], errors: Sequence[AnalysisEr
 
 def analysis_table(reports: Sequence[FunctionReport], errors: Sequence[AnalysisError], settings: ReportSettings,
                    arch: str) -> str:
-    headers = ["function", "location", "CU", "EU", "CO2", "$", "score", "grade", "Big-O", "top finding"]
+    # A "per" column (call / thread) appears when GPU functions, costed per thread, are listed.
+    with_per = any(per(r) == "thread" for r in reports)
+    headers = ["function", "location", *(["per"] if with_per else []), "CU", "EU", "CO2", "$", "score", "grade",
+               "Big-O", "top finding"]
     rows = []
     for r in reports:
         fn = r.counted
         top = r.findings[0] if r.findings else None
         rows.append([
-            fn.display_name, f"{fn.file}:{fn.line or '?'}", si(r.metrics.cu), si(r.metrics.energy_joules, "J"),
-            si(r.metrics.co2_kg * 1000, "g"), usd(r.metrics.usd), f"{r.score:.0f}", r.grade, r.big_o,
-            f"{top.kind} @{top.line}" if top else "",
+            fn.display_name, f"{fn.file}:{fn.line or '?'}", *([per(r)] if with_per else []), si(r.metrics.cu),
+            si(r.metrics.energy_joules, "J"), si(r.metrics.co2_kg * 1000, "g"), usd(r.metrics.usd),
+            f"{r.score:.0f}", r.grade, r.big_o, f"{top.kind} @{top.line}" if top else "",
         ])
     widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(headers)]
     lines = [f"profile {settings.profile} · region {settings.region} · arch {arch} · scoring {settings.scoring}", ""]

@@ -11,7 +11,7 @@ import hashlib
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -26,6 +26,8 @@ REGIONS_FILE, PROFILES_FILE, GRADES_FILE, REFERENCE_FILE = (
     "regions.json", "profiles.json", "grades.json", "reference_ranges.json")
 NON_COST_FILES = frozenset({REGIONS_FILE, PROFILES_FILE, GRADES_FILE, REFERENCE_FILE})
 PACKAGED_DIR = "_cost_tables"  # where the wheel ships cost_tables/ inside the ccls package
+DEFAULT_FAMILY, GPU_THREAD_FAMILY = "default", "gpu-thread"
+REFERENCE_FAMILIES = frozenset({GPU_THREAD_FAMILY})  # the families reference_ranges.json may add
 
 _SEMVER = re.compile(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -140,8 +142,17 @@ class GradeScale:
 
 @dataclass(frozen=True)
 class ReferenceRanges:
+    """Log-scale ranges for absolute scoring: `low`/`high` per metric are the default (CPU and
+    CPython, per call); `families` holds ranges for figures of another kind, keyed by
+    `reference_family(arch)` (GPU code: per thread)."""
+
     low: dict[str, float]
     high: dict[str, float]
+    families: dict[str, ReferenceRanges] = field(default_factory=dict)
+
+    def for_arch(self, arch: str) -> ReferenceRanges:
+        """The ranges for a function costed as `arch`: its family's, else the default."""
+        return self.families.get(reference_family(arch), self)
 
 
 @dataclass(frozen=True)
@@ -187,6 +198,12 @@ def load_tables(directory: str | None = None,
                   grades=_grades(GRADES_FILE, envelopes[GRADES_FILE]["data"]),
                   reference=_reference(REFERENCE_FILE, envelopes[REFERENCE_FILE]["data"]),
                   version=f"tables-{digest.hexdigest()[:12]}")
+
+
+def reference_family(arch: str) -> str:
+    """What a function's figures measure, from its arch: "gpu-thread" for PTX/CUDA device code
+    (nvptx tables cost one thread), else "default" (one call on a CPU core or in CPython)."""
+    return GPU_THREAD_FAMILY if arch.startswith("nvptx") else DEFAULT_FAMILY
 
 
 def validate_profile(name: str, weights: Any, origin: str = "customProfiles") -> Profile:
@@ -417,15 +434,32 @@ def _grades(name: str, data: dict) -> GradeScale:
 
 
 def _reference(name: str, data: dict) -> ReferenceRanges:
-    metrics = _object(name, data, "metrics", "data")
+    """data.metrics: the default ranges; data.families (optional): {family: {metrics: ...}}, each
+    family one of REFERENCE_FAMILIES (a file without it scores every function on the default)."""
+    low, high = _metric_ranges(name, data, "data")
+    families: dict[str, ReferenceRanges] = {}
+    if "families" in data:
+        for family, entry in _object(name, data, "families", "data").items():
+            where = f"data.families.{family}"
+            if family not in REFERENCE_FAMILIES:
+                raise TableError(name, f"{where}: unknown family {family!r}; known: {sorted(REFERENCE_FAMILIES)}")
+            if not isinstance(entry, dict):
+                raise TableError(name, f"{where} must be an object")
+            family_low, family_high = _metric_ranges(name, entry, where)
+            families[family] = ReferenceRanges(low=family_low, high=family_high)
+    return ReferenceRanges(low=low, high=high, families=families)
+
+
+def _metric_ranges(name: str, data: dict, path: str) -> tuple[dict[str, float], dict[str, float]]:
+    metrics = _object(name, data, "metrics", path)
     if set(metrics) != set(METRICS):
-        raise TableError(name, f"data.metrics must have exactly {list(METRICS)}, got {sorted(metrics)}")
+        raise TableError(name, f"{path}.metrics must have exactly {list(METRICS)}, got {sorted(metrics)}")
     low, high = {}, {}
     for m in METRICS:
-        where = f"data.metrics.{m}"
-        entry = _object(name, metrics, m, "data.metrics")
+        where = f"{path}.metrics.{m}"
+        entry = _object(name, metrics, m, f"{path}.metrics")
         low[m] = _number(name, entry, "low", where, positive=True)
         high[m] = _number(name, entry, "high", where, positive=True)
         if high[m] <= low[m]:
             raise TableError(name, f"{where}: high ({high[m]}) must exceed low ({low[m]})")
-    return ReferenceRanges(low=low, high=high)
+    return low, high

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ccls import taxonomy
-from ccls.tables import (METHODS, CacheModel, ClassCost, CostTable, TableError, default_table_dir,
-                         load_tables, validate_profile)
+from ccls.tables import (GPU_THREAD_FAMILY, METHODS, CacheModel, ClassCost, CostTable, TableError,
+                         default_table_dir, load_tables, reference_family, validate_profile)
 
 TABLE_DIR = default_table_dir()
 ALL_FILES = sorted(p.name for p in TABLE_DIR.glob("*.json"))
@@ -163,6 +163,48 @@ def test_regions_profiles_grades_and_ranges_hold_the_specified_values():
     assert {r for _, _, r in t.grades.bands} == {"Excellent", "Very Good", "Good", "Fair", "Poor"}
     assert set(t.reference.low) == {"CU", "EU", "CO2", "USD"}
     assert all(t.reference.low[m] < t.reference.high[m] for m in t.reference.low)
+
+
+def test_reference_ranges_have_a_per_thread_section_for_gpu_code():
+    reference = load_tables().reference
+    gpu = reference.families[GPU_THREAD_FAMILY]
+    assert set(gpu.low) == set(gpu.high) == {"CU", "EU", "CO2", "USD"}
+    assert all(gpu.low[m] < gpu.high[m] for m in gpu.low)
+    # a trivial GPU thread costs ~0.5 CU, far below a trivial CPU call (10 cycles)
+    assert gpu.low["CU"] < reference.low["CU"] and gpu.high["CU"] < reference.high["CU"]
+    for arch in ("nvptx-sm80", "nvptx-sm90"):
+        assert reference_family(arch) == GPU_THREAD_FAMILY and reference.for_arch(arch) is gpu
+    for arch in ("x86_64", "aarch64", "cpython-3.11"):
+        assert reference.for_arch(arch) is reference
+    entries = _doc("reference_ranges.json")["data"]["families"][GPU_THREAD_FAMILY]["metrics"]
+    assert all(e["method"] == "modelled" and e["source"].startswith("modelled:") for e in entries.values())
+
+
+def test_reference_ranges_without_families_still_load(tmp_path):
+    copy = _copy(tmp_path)
+    _edit(copy, "reference_ranges.json", lambda d: d["data"].pop("families"))
+    reference = load_tables(str(copy)).reference
+    assert reference.families == {} and reference.for_arch("nvptx-sm80") is reference
+
+
+def _gpu_ranges(doc: dict) -> dict:
+    return doc["data"]["families"][GPU_THREAD_FAMILY]
+
+
+@pytest.mark.parametrize("change, fragments", [
+    (lambda d: _gpu_ranges(d)["metrics"]["CU"].update(high=0.1), ("data.families.gpu-thread.metrics.CU", "exceed")),
+    (lambda d: _gpu_ranges(d)["metrics"].pop("USD"), ("data.families.gpu-thread.metrics", "exactly")),
+    (lambda d: _gpu_ranges(d)["metrics"]["EU"].update(low="2.5e-10"), ("data.families.gpu-thread.metrics.EU.low",)),
+    (lambda d: _gpu_ranges(d)["metrics"]["CO2"].update(low=0), ("metrics.CO2.low", "positive")),
+    (lambda d: _gpu_ranges(d).pop("metrics"), ("data.families.gpu-thread.metrics", "object")),
+    (lambda d: d["data"]["families"].update(gpu=d["data"]["families"].pop(GPU_THREAD_FAMILY)),
+     ("data.families.gpu", "unknown family")),
+    (lambda d: d["data"]["families"].update({GPU_THREAD_FAMILY: [1]}), ("data.families.gpu-thread",)),
+    (lambda d: d["data"].update(families=[]), ("data.families", "object")),
+    (lambda d: [e.pop("source") for e in _gpu_ranges(d)["metrics"].values()], ("data.families.gpu-thread.metrics",)),
+])
+def test_malformed_gpu_reference_ranges_are_rejected(tmp_path, change, fragments):
+    _rejects(tmp_path, "reference_ranges.json", change, *fragments)
 
 
 def test_version_is_stable_and_changes_when_a_file_changes(tmp_path):

@@ -1,6 +1,7 @@
 """Measure CPython bytecode costs on this machine and write cost_tables/cpython-<ver>.json.
 
-    python3 cost_tables/derive/cpython_bytecode.py     # ~1 minute; run on an otherwise idle machine
+    python3 cost_tables/derive/cpython_bytecode.py          # ~1 minute; run on an otherwise idle machine
+    python3 cost_tables/derive/cpython_bytecode.py --refit  # offline: fit the saved measurements again
 
 Method (all snippets are our own, run in this process):
 1. Each snippet is one statement repeated K times inside ``for _ in range(n):`` in a generated
@@ -13,10 +14,13 @@ Method (all snippets are our own, run in this process):
 4. Per-family cost in ns is the non-negative least-squares fit (scipy.optimize.nnls) of the
    per-statement times on the per-statement family counts, rows weighted by 1/time so every
    snippet counts by its relative error. ns -> cycles with this machine's reported clock.
-Raw times, counts and the fit residuals go to cpython-<ver>-measurements.json next to this script.
+Raw times, counts and the fit residuals go to cpython-<ver>-measurements.json next to this script;
+``--refit`` rebuilds the table from that file. The table is written through envelope.py, like the
+CPU and GPU tables: a rerun whose numbers are unchanged keeps the file's date.
 """
 from __future__ import annotations
 
+import argparse
 import datetime
 import dis
 import gc
@@ -32,6 +36,10 @@ from scipy.optimize import nnls
 HERE = Path(__file__).resolve().parent
 OUT_DIR = HERE.parent
 VERSION = f"{sys.version_info.major}.{sys.version_info.minor}"
+MEASUREMENTS = HERE / f"cpython-{VERSION}-measurements.json"
+
+sys.path.insert(0, str(HERE))
+from envelope import envelope, write_table  # noqa: E402
 
 FAMILIES = ("py.load", "py.store", "py.binary_add", "py.binary_mul", "py.binary_div", "py.binary_other",
             "py.compare", "py.call", "py.branch", "py.iter", "py.build", "py.subscr", "py.attr",
@@ -235,19 +243,15 @@ def fit(rows: list[dict]) -> tuple[dict[str, float], list[dict]]:
     return dict(zip(FAMILIES, (float(c) for c in coef))), resid
 
 
-def main() -> None:
-    model, clock_hz = cpu_info()
-    if not clock_hz:
-        raise SystemExit("no clock frequency in /proc/cpuinfo; cannot convert ns to cycles")
-    rows = measure()
-    ns, resid = fit(rows)
+def build(rows: list[dict], ns: dict[str, float], resid: list[dict], model: str, clock_hz: float,
+          python_version: str, measured_on: str) -> dict:
+    """The cost table for measured `rows` and their fit (`ns`, `resid`), as an envelope for write_table."""
     x86 = json.loads((OUT_DIR / "x86_64.json").read_text())["data"]["classes"]
     # Interpreter code retires ~2.5 instructions per cycle, about one in three a load (assumed):
     pj_per_cycle = 2.5 * (2 / 3 * x86["int_add"]["energy_pj"] + 1 / 3 * x86["load.L1"]["energy_pj"])
-    today = datetime.date.today().isoformat()
     mean_rel = float(np.mean([abs(r["fitted_ns"] - r["measured_ns"]) / r["measured_ns"] for r in resid]))
     src = (f"own microbenchmarks (cost_tables/derive/cpython_bytecode.py) on {model}, CPython "
-           f"{platform.python_version()}, {today}; NNLS fit over {len(rows)} snippets, mean relative "
+           f"{python_version}, {measured_on}; NNLS fit over {len(rows)} snippets, mean relative "
            f"residual {mean_rel:.0%}")
     classes = {}
     for f in FAMILIES:
@@ -268,42 +272,67 @@ def main() -> None:
                      "source": src, "method": "measured", "energy_source": classes["py.other"]["energy_source"],
                      "energy_method": "modelled", "notes": "unqualified py = py.other"}
     classes["other"] = {**classes["py"], "notes": "anything unclassified = py.other"}
-    table = {
-        "data": {
-            "arch": f"cpython-{VERSION}",
-            "core": f"CPython {platform.python_version()} bytecode on {model}",
-            "clock_hz": {"value": clock_hz, "source": f"/proc/cpuinfo 'cpu MHz' on the measuring machine "
-                         f"({model}); a KVM guest reports the nominal TSC rate, the core may boost higher, so "
-                         "cycles may be underestimated by up to ~30%", "method": "measured"},
-            "cache": {"l1d_bytes": 32 * 1024, "l2_bytes": 512 * 1024, "l3_bytes": 32 * 1024 * 1024,
-                      "line_bytes": 64, "source": "lscpu on the measuring machine (per-core L1d 32 KiB, "
-                      "L2 512 KiB, L3 32 MiB); not used for Python costs", "method": "measured"},
-            "vector": {"native_bits": 64, "widths": {"64": {"cu": 1.0, "energy": 1.0}},
-                       "source": "bytecode has no vector operations", "method": "modelled"},
-            "classes": dict(sorted(classes.items())),
-            "families": {f: "see family() in cost_tables/derive/cpython_bytecode.py" for f in FAMILIES},
-        },
-        "metadata": {
-            "version": "1.0.0",
-            "source": src,
-            "hardware": model,
-            "method": "measured (timing of own snippets + NNLS per opcode family); energy modelled",
-            "date": today,
-            "units": "cu: core cycles per executed bytecode instruction (ns x clock_hz); ns: nanoseconds; "
-                     "energy_pj: picojoules per executed bytecode instruction",
-            "notes": "Specialised (adaptive) instructions after warm-up; small ints, floats, lists, dicts. "
-                     "py.call is the call overhead only (callee body not included; PRECALL/PUSH_NULL/KW_NAMES "
-                     "count as py.other); costs of C functions called (len, dict ops) are inside their "
-                     "bytecode. Opcode -> family mapping: family() in the derive script. Regenerate with "
-                     "cost_tables/derive/cpython_bytecode.py.",
-        },
+    data = {
+        "arch": f"cpython-{_minor(python_version)}",
+        "core": f"CPython {python_version} bytecode on {model}",
+        "clock_hz": {"value": clock_hz, "source": f"/proc/cpuinfo 'cpu MHz' on the measuring machine "
+                     f"({model}); a KVM guest reports the nominal TSC rate, the core may boost higher, so "
+                     "cycles may be underestimated by up to ~30%", "method": "measured"},
+        "cache": {"l1d_bytes": 32 * 1024, "l2_bytes": 512 * 1024, "l3_bytes": 32 * 1024 * 1024,
+                  "line_bytes": 64, "source": "lscpu on the measuring machine (per-core L1d 32 KiB, "
+                  "L2 512 KiB, L3 32 MiB); not used for Python costs", "method": "measured"},
+        "vector": {"native_bits": 64, "widths": {"64": {"cu": 1.0, "energy": 1.0}},
+                   "source": "bytecode has no vector operations", "method": "modelled"},
+        "classes": dict(sorted(classes.items())),
+        "families": {f: "see family() in cost_tables/derive/cpython_bytecode.py" for f in FAMILIES},
     }
-    (OUT_DIR / f"cpython-{VERSION}.json").write_text(json.dumps(table, indent=1) + "\n")
-    (HERE / f"cpython-{VERSION}-measurements.json").write_text(json.dumps(
-        {"machine": model, "clock_hz": clock_hz, "python": platform.python_version(), "date": today,
-         "ns_per_family": ns, "snippets": rows, "fit": resid}, indent=1) + "\n")
+    return envelope(
+        data,
+        version="1.0.0",
+        source=src,
+        hardware=model,
+        method="measured (timing of own snippets + NNLS per opcode family); energy modelled",
+        units="cu: core cycles per executed bytecode instruction (ns x clock_hz); ns: nanoseconds; "
+              "energy_pj: picojoules per executed bytecode instruction",
+        notes="Specialised (adaptive) instructions after warm-up; small ints, floats, lists, dicts. "
+              "py.call is the call overhead only (callee body not included; PRECALL/PUSH_NULL/KW_NAMES "
+              "count as py.other); costs of C functions called (len, dict ops) are inside their "
+              "bytecode. Opcode -> family mapping: family() in the derive script. Regenerate with "
+              "cost_tables/derive/cpython_bytecode.py.",
+    )
+
+
+def _minor(python_version: str) -> str:
+    """3.11.7 -> 3.11: the interpreter line a table is named after."""
+    return ".".join(python_version.split(".")[:2])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--refit", action="store_true",
+                        help=f"fit the measurements saved in {MEASUREMENTS.name} again instead of measuring "
+                             "(offline; unchanged measurements rewrite the table byte for byte)")
+    args = parser.parse_args(argv)
+    if args.refit:
+        saved = json.loads(MEASUREMENTS.read_text())
+        model, clock_hz, python_version = saved["machine"], saved["clock_hz"], saved["python"]
+        measured_on, rows = saved["date"], saved["snippets"]
+    else:
+        model, clock_hz = cpu_info()
+        if not clock_hz:
+            raise SystemExit("no clock frequency in /proc/cpuinfo; cannot convert ns to cycles")
+        python_version, measured_on = platform.python_version(), datetime.date.today().isoformat()
+        rows = measure()
+    ns, resid = fit(rows)
+    table = build(rows, ns, resid, model, clock_hz, python_version, measured_on)
+    write_table(OUT_DIR / f"{table['data']['arch']}.json", table)
+    if not args.refit:
+        MEASUREMENTS.write_text(json.dumps(
+            {"machine": model, "clock_hz": clock_hz, "python": python_version, "date": measured_on,
+             "ns_per_family": ns, "snippets": rows, "fit": resid}, indent=1) + "\n")
     for f in FAMILIES:
-        print(f"{f:18s} {ns[f]:7.2f} ns  {classes[f]['cu']:7.2f} cycles")
+        print(f"{f:18s} {ns[f]:7.2f} ns  {ns[f] * 1e-9 * clock_hz:7.2f} cycles")
+    mean_rel = float(np.mean([abs(r["fitted_ns"] - r["measured_ns"]) / r["measured_ns"] for r in resid]))
     print(f"mean relative residual {mean_rel:.1%}")
 
 

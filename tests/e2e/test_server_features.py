@@ -14,6 +14,7 @@ from tests.e2e.conftest import (CLIENTS, hints, hover, open_doc, running_server,
 
 GRADE = r"[A-F][+-]?"
 LABEL = re.compile(rf"^{GRADE} · [\d.]+[kMGT]? CU · [\d.]+ [fpnµm]?J$")
+GPU_LABEL = re.compile(rf"^{GRADE} · [\d.]+[kMGT]? CU/thread · [\d.]+ [fpnµm]?J$")  # PTX is costed per thread
 
 # Non-ASCII before the signatures (in comments on the same line) makes UTF-8, UTF-16 and
 # code-point columns differ, so a wrong conversion puts the hint in the wrong place.
@@ -248,6 +249,10 @@ async def test_python_llvm_ir_and_ptx_documents(workspace, cache_dir):
         assert [h.position.line for h in ir_hints] == rows_of("horner.ll", "define ")
         ptx_hints = await hints(client, uris["saxpy.ptx"])
         assert [h.position.line for h in ptx_hints] == rows_of("saxpy.ptx", ".visible .entry")
-        assert all(LABEL.match(h.label) for h in ir_hints + ptx_hints)
+        assert all(LABEL.match(h.label) for h in ir_hints), [h.label for h in ir_hints]
+        assert all(GPU_LABEL.match(h.label) for h in ptx_hints), [h.label for h in ptx_hints]
         shown = await hover(client, uris["horner.ll"], rows_of("horner.ll", "define ")[0], 5)
         assert shown is not None and "horner" in shown.contents.value
+        assert "per thread" not in shown.contents.value.lower()
+        ptx_shown = await hover(client, uris["saxpy.ptx"], rows_of("saxpy.ptx", ".visible .entry")[0], 16)
+        assert ptx_shown is not None and "Per thread: **" in ptx_shown.contents.value
