@@ -7,6 +7,7 @@ import sys
 from typing import Sequence
 
 from ccls import __version__
+from ccls.targets import CPU_ARCHES
 
 EXIT_OK, EXIT_ANALYSIS_ERRORS, EXIT_USAGE = 0, 1, 2
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"}
@@ -23,7 +24,7 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("paths", nargs="+", metavar="PATH")
     analyze.add_argument("--profile", default="DEFAULT", help="RESEARCH, COMMERCIAL, MOBILE, HPC, DEFAULT")
     analyze.add_argument("--region", default="WORLD", help="carbon/price region id from cost_tables/regions.json")
-    analyze.add_argument("--arch", default="x86_64", help="CPU cost table: x86_64 or aarch64")
+    analyze.add_argument("--arch", default="x86_64", help=f"CPU cost table: {', '.join(CPU_ARCHES)}")
     analyze.add_argument("--gpu-arch", default="nvptx-sm80", help="GPU cost table: nvptx-sm80 or nvptx-sm90")
     analyze.add_argument("--format", choices=("table", "json"), default="table")
     analyze.add_argument("--scoring", choices=("cohort", "absolute"), default="cohort",
@@ -102,8 +103,8 @@ def run_analyze(args: argparse.Namespace) -> int:
         if value not in known:
             print(f"ccls: unknown {kind} {value!r}; choose one of: {', '.join(sorted(known))}", file=sys.stderr)
             return EXIT_USAGE
-    if args.arch not in tables.cost:
-        print(f"ccls: unknown arch {args.arch!r}; choose one of: x86_64, aarch64", file=sys.stderr)
+    if args.arch not in CPU_ARCHES or args.arch not in tables.cost:
+        print(f"ccls: unknown arch {args.arch!r}; choose one of: {', '.join(CPU_ARCHES)}", file=sys.stderr)
         return EXIT_USAGE
     options = AnalysisOptions(
         arch=args.arch, gpu_arch=args.gpu_arch, parameter_values=_parameters(args.param),

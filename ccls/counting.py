@@ -15,6 +15,7 @@ from typing import Callable, NamedTuple, Protocol
 from ccls.model import (BasicBlock, CountedFunction, FindingSite, FunctionIR, Instruction, Loop,
                         LoopSummary, MemoryAccess)
 from ccls.polynomial import Polynomial
+from ccls.tables import DividerModel
 from ccls.taxonomy import DIVISION_CLASSES, split, with_vector
 
 LINE_BYTES_DEFAULT = 64
@@ -31,6 +32,7 @@ class CacheGeometry(Protocol):
     l3_bytes: int | None
     line_bytes: int
     reorder_buffer: int | None
+    divider: DividerModel | None
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class _Geometry:
     l3_bytes: int | None = 32 * 1024 * 1024
     line_bytes: int = LINE_BYTES_DEFAULT
     reorder_buffer: int | None = None
+    divider: DividerModel | None = None
 
 
 def block_executions(block: BasicBlock, loops: dict[str, Loop]) -> Polynomial:
@@ -69,7 +72,8 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
     machine = Polynomial() if any(b.machine_instructions is not None for b in fn.blocks) else None
     trips = _mean_trips(fn, executions, values)
     notes: set[str] = set()
-    cycles = _machine_cycles(fn, executions, _entry_overlap(fn, executions, values, cache.reorder_buffer, notes))
+    cycles = _machine_cycles(fn, executions, _entry_overlap(fn, executions, values, cache.reorder_buffer, notes),
+                             cache.divider, notes)
 
     working_sets = _working_sets(fn, executions, values, cache, trips)
     footprints = _loop_footprints(fn, cache, trips)
@@ -113,23 +117,42 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
     )
 
 
-def _machine_cycles(fn: FunctionIR, executions: dict[str, Polynomial],
-                    overlap: dict[str, float]) -> Polynomial | None:
+def _machine_cycles(fn: FunctionIR, executions: dict[str, Polynomial], overlap: dict[str, float],
+                    divider: DividerModel | None = None, notes: set[str] | None = None) -> Polynomial | None:
     """Σ executions × llvm-mca cycles per block; None unless every block with machine code has
     a figure (a partial sum would understate the function). A block in a loop whose entries
-    overlap k-fold (`overlap`) costs max(its throughput bound, its cycles / k)."""
+    overlap k-fold (`overlap`) costs max(its throughput bound, its cycles / k). With a measured
+    `divider`, each divide's excess over llvm-mca's charge is taken off (see _divider_corrected)."""
     total = Polynomial()
     for block in fn.blocks:
         if not block.machine_instructions:
             continue
         if block.machine_cycles is None:
             return None
-        per = block.machine_cycles
+        per, throughput = block.machine_cycles, block.machine_throughput
+        if divider is not None and any(block.machine_divides):
+            per, throughput = _divider_corrected(per, throughput, block.machine_divides, divider)
+            if notes is not None:
+                notes.add("integer divides costed at the table's measured divider throughput instead of "
+                          "llvm-mca's scheduling model")
         k = max((overlap.get(loop, 1.0) for loop in _enclosing(block.loop, fn.loops)), default=1.0)
-        if k > 1 and block.machine_throughput is not None:
-            per = max(block.machine_throughput, per / k)
+        if k > 1 and throughput is not None:
+            per = max(throughput, per / k)
         total = total + executions[block.name] * Fraction(round(per, 4)).limit_denominator(10_000)
     return total if any(b.machine_instructions for b in fn.blocks) else None
+
+
+def _divider_corrected(cycles: float, throughput: float | None, counts: tuple[int, int],
+                       divider: DividerModel) -> tuple[float, float | None]:
+    """llvm-mca's block figures with each divide charged its measured cycles instead of the
+    model's: less the difference, never below the divides' own measured time, and scaled down
+    in proportion where llvm-mca charged less than the divides' full model cost."""
+    excess = sum(n * (mca - real) for n, mca, real in zip(counts, divider.mca_cycles, divider.cycles))
+    floor = sum(n * real for n, real in zip(counts, divider.cycles))
+
+    def corrected(value: float) -> float:
+        return max(value - excess, floor, value * floor / (floor + excess) if excess > 0 else value)
+    return corrected(cycles), corrected(throughput) if throughput is not None else None
 
 
 def _enclosing(loop_id: str | None, loops: dict[str, Loop]) -> list[str]:
@@ -186,10 +209,11 @@ def _touched_bytes(access: MemoryAccess, line_bytes: int) -> int:
 def _working_sets(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float],
                   cache: CacheGeometry, trips: dict[str, float]) -> dict[str | None, float]:
     """Bytes touched by each outermost loop nest per entry. Each access counts the lesser of
-    what its executions bring in and the span its address can cover (reuse inside the nest);
-    accesses to the same array by unrolled copies still add up, so this leans high."""
+    what its executions bring in and the span its address can cover (reuse inside the nest).
+    Accesses to one array region (unrolled copies a[i], a[i+2]) share its span: together they
+    touch the sum of what each brings in, at most the widest span."""
     sizes: dict[str | None, float] = defaultdict(float)
-    regions: dict[tuple[str | None, str], float] = {}  # the same array region counts once
+    regions: dict[tuple[str | None, str], tuple[float, float]] = {}  # (bytes brought in, span)
     for block in fn.blocks:
         if block.loop is None:
             continue
@@ -198,15 +222,16 @@ def _working_sets(fn: FunctionIR, executions: dict[str, Polynomial], values: dic
         for instr in block.instructions:
             if instr.access is None:
                 continue
-            reach = min(times * _touched_bytes(instr.access, cache.line_bytes),
-                        _span(instr.access, trips, values, cache.line_bytes))
+            brought = times * _touched_bytes(instr.access, cache.line_bytes)
+            span = _span(instr.access, trips, values, cache.line_bytes)
             if not instr.access.region:
-                sizes[outer] += reach
+                sizes[outer] += min(brought, span)
                 continue
             key = (outer, instr.access.region)
-            regions[key] = max(regions.get(key, 0.0), reach)
-    for (outer, _), reach in regions.items():
-        sizes[outer] += reach
+            total, widest = regions.get(key, (0.0, 0.0))
+            regions[key] = (total + brought, max(widest, span))
+    for (outer, _), (brought, span) in regions.items():
+        sizes[outer] += min(brought, span)
     return dict(sizes)
 
 
@@ -235,9 +260,14 @@ def _span(access: MemoryAccess, trips: dict[str, float], values: dict[str, float
 
 
 def _miss_fraction(access: MemoryAccess, line_bytes: int) -> Fraction:
-    """Share of executions that bring in a new cache line."""
+    """Share of executions that bring in a new cache line: |stride| / line for a stream that
+    moves by a known amount (an unrolled copy of a[i] moves by the unroll factor × the
+    element; its sibling copies find those lines as group reuse), else element / line."""
     if access.pattern == "invariant":
         return Fraction(0)
+    stride = access.stride_bytes.constant_value() if access.stride_bytes is not None else None
+    if access.pattern in ("unit", "strided") and stride:
+        return min(Fraction(1), Fraction(abs(int(stride)), line_bytes))
     if access.pattern in ("unit", "unknown"):
         return min(Fraction(1), Fraction(access.element_bytes, line_bytes))
     return Fraction(1)
@@ -302,7 +332,12 @@ def _reuse(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, 
                     break
             forward = next((v for _, v in strides if v), 0.0) >= 0
             behind = (max(o for _, o in group) - offset) if forward else (offset - min(o for _, o in group))
-            if behind > 0:
+            step = abs(next((v for _, v in strides if v), 0.0))
+            # The leader only ever touched lines a whole number of its steps ahead (a[i+2] of a
+            # stencil); copies of a wide stride at other offsets (a[16i], a[16i+16]) touch lines
+            # of their own.
+            gap = behind % step if step else 0.0
+            if behind > 0 and min(gap, step - gap) < cache.line_bytes:
                 # The outermost loop that moves the stream by no more than the gap: the gap is
                 # that many of its iterations, each touching its footprint.
                 moving = [(loop, abs(v)) for loop, v in strides if v and abs(v) <= behind]

@@ -17,6 +17,7 @@ from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
 from ccls.scoring import absolute_score, composite_scores, grade_for
 from ccls.tables import CostTable, Tables
+from ccls.targets import CPU_TARGETS
 
 
 @dataclass
@@ -71,7 +72,7 @@ def count_source(source: SourceFile, options: AnalysisOptions, tables: Tables | 
 def table_for(counted: CountedFunction, tables: Tables, options: AnalysisOptions) -> tuple[CostTable, list[str]]:
     """The cost table for a function: its own arch (GPU, CPython) or the chosen CPU."""
     arch = counted.arch
-    if arch in ("x86_64", "aarch64") and options.arch in tables.cost:
+    if arch in CPU_TARGETS and options.arch in tables.cost:
         arch = options.arch
     if arch in tables.cost:
         return tables.cost[arch], []

@@ -10,6 +10,7 @@ from concurrent.futures import Future
 import llvmlite.binding as llvm
 
 from ccls.options import AnalysisOptions
+from ccls.targets import CPU_TARGETS
 
 _init_lock = threading.Lock()
 _initialised = False
@@ -39,13 +40,15 @@ def verbose_assembly(ir_text: str, triple: str | None = None, cpu: str = "") -> 
         return machine.emit_assembly(module)
 
 
-# The core each CPU cost table describes: llvm-mca simulates the same core, so cycles and
+# llvm-mca simulates the core each CPU cost table describes (ccls.targets), so cycles and
 # per-class costs come from one scheduling model.
-MCA_CPU = {"x86_64": ("x86_64", "znver4"), "aarch64": ("aarch64", "neoverse-v2")}
 MCA_ITERATIONS = 100
 _REGION = re.compile(r"^\[(\d+)\] Code Region - b(\d+)\s*$")
 _TOTAL_CYCLES = re.compile(r"^Total Cycles:\s+(\d+)")
 _THROUGHPUT = re.compile(r"^Block RThroughput:\s+([\d.]+)")
+# Integer divides by operand width: x86 div/idiv with an l or q suffix, AArch64 sdiv/udiv on w or x.
+_DIVIDE_32 = re.compile(r"^\s*(?:i?divl\b|[su]div\s+w)")
+_DIVIDE_64 = re.compile(r"^\s*(?:i?divq\b|[su]div\s+x)")
 
 
 class BlockTiming(NamedTuple):
@@ -53,6 +56,11 @@ class BlockTiming(NamedTuple):
 
     cycles: float  # simulated: dependencies carried from one repetition to the next bind
     throughput: float  # resource bound only ("Block RThroughput"): what independent repetitions reach
+
+
+def divides(code: tuple[str, ...]) -> tuple[int, int]:
+    """The integer divide instructions in a machine block: (32-bit, 64-bit operands)."""
+    return (sum(1 for line in code if _DIVIDE_32.match(line)), sum(1 for line in code if _DIVIDE_64.match(line)))
 
 
 def mca_input(blocks: list[tuple[str, ...]]) -> str:
@@ -88,7 +96,7 @@ def block_cycles(blocks: list[tuple[str, ...]], arch: str, timeout_s: float, mem
     `warm`: use (and later replace) a started llvm-mca from toolchain.SPARES."""
     from ccls import toolchain
 
-    target = MCA_CPU.get(arch)
+    target = CPU_TARGETS.get(arch)
     mca = toolchain.find_tool("llvm-mca")
     if target is None or mca is None or not blocks:
         return [None] * len(blocks)

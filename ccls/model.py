@@ -74,6 +74,7 @@ class BasicBlock:
     machine_code: tuple[str, ...] = ()  # those instructions' assembly text, for llvm-mca
     machine_cycles: float | None = None  # llvm-mca: core cycles per execution of this block
     machine_throughput: float | None = None  # llvm-mca: the same, resources only (no dependencies)
+    machine_divides: tuple[int, int] = (0, 0)  # integer divide instructions (32-bit, 64-bit) in that code
 
 
 @dataclass

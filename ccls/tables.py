@@ -60,6 +60,17 @@ class CacheModel:
     l3_bytes: int | None
     line_bytes: int
     reorder_buffer: int | None = None
+    divider: DividerModel | None = None
+
+
+@dataclass(frozen=True)
+class DividerModel:
+    """Measured integer-divide throughput next to what llvm-mca's scheduling model charges, in
+    core cycles per divide (32-bit, 64-bit operands): the difference corrects llvm-mca's block
+    cycles where its divider model is known to be off."""
+
+    mca_cycles: tuple[float, float]
+    cycles: tuple[float, float]
 
 
 @dataclass(frozen=True)
@@ -343,7 +354,8 @@ def _cost_table(name: str, doc: dict) -> CostTable:
                              l2_bytes=_int(name, cache, "l2_bytes", "data.cache"), l3_bytes=l3,
                              line_bytes=_int(name, cache, "line_bytes", "data.cache"),
                              reorder_buffer=_int(name, data["window"], "reorder_buffer", "data.window")
-                             if isinstance(data.get("window"), dict) else None)
+                             if isinstance(data.get("window"), dict) else None,
+                             divider=_divider(name, data["divider"]) if "divider" in data else None)
     vector = _object(name, data, "vector", "data")
     native = _int(name, vector, "native_bits", "data.vector")
     multipliers: dict[int, tuple[float, float]] = {}
@@ -431,6 +443,15 @@ def _grades(name: str, data: dict) -> GradeScale:
     if len({g for _, g, _ in out}) != len(out):
         raise TableError(name, "grades must be unique")
     return GradeScale(bands=tuple(out))
+
+
+def _divider(name: str, divider: Any) -> DividerModel:
+    """data.divider: {i32: {mca_cycles, cycles}, i64: {...}, source, method}."""
+    if not isinstance(divider, dict):
+        raise TableError(name, "data.divider must be an object")
+    pairs = [(_number(name, _object(name, divider, w, "data.divider"), "mca_cycles", f"data.divider.{w}", positive=True),
+              _number(name, divider[w], "cycles", f"data.divider.{w}", positive=True)) for w in ("i32", "i64")]
+    return DividerModel(mca_cycles=(pairs[0][0], pairs[1][0]), cycles=(pairs[0][1], pairs[1][1]))
 
 
 def _reference(name: str, data: dict) -> ReferenceRanges:

@@ -191,6 +191,42 @@ def test_a_stencils_trailing_rows_hit_what_the_leading_row_brought_in():
     assert any("leading access of the same stream" in a for a in notes)
 
 
+def test_unrolled_copies_of_a_stream_bring_each_line_in_once():
+    code = "long sum(const long *a, long n) { long s = 0; for (long i = 0; i < n; i++) s += a[i]; return s; }\n"
+    tiers, notes = _tiers(code, "sum", {"n": 8e6})  # 64 MB: beyond every cache, read once as a stream
+    lines = 8e6 * 8 / 64
+    far = sum(v for k, v in tiers.items() if k.startswith("load.") and k != "load.L1")
+    assert far == pytest.approx(lines, rel=0.01)
+    assert any("working set of 61 MiB" in a for a in notes)  # the unrolled copies share one span
+
+
+def test_copies_of_a_wide_stride_touch_lines_of_their_own():
+    # Unrolled, a[16i] and a[16(i+1)] are one stream at offsets 128 bytes apart: no line is shared.
+    code = "double s16(const double *a, long n) { double s = 0; for (long i = 0; i < n; i += 16) s += a[i];" \
+           " return s; }\n"
+    tiers, notes = _tiers(code, "s16", {"n": 16e6})
+    far = sum(v for k, v in tiers.items() if k.startswith("load.") and k != "load.L1")
+    assert far == pytest.approx(16e6 / 16, rel=0.01)
+    assert not any("leading access of the same stream" in a for a in notes)
+
+
+def test_measured_divider_replaces_llvm_mcas_in_block_cycles():
+    from ccls.tables import load_tables
+    code = "long dm(const long *a, const long *d, long n) { long s = 0;\n" \
+           " for (long i = 0; i < n; i++) s += a[i] / d[i] + a[i] % d[i]; return s; }\n"
+    tables = load_tables()
+    result = analyze_with_clang(SourceFile("/tmp/ccls-test/d.c", code), AnalysisOptions(arch="x86_64-zen3"), "c", [])
+    [fn] = result.functions
+    assert any(b.machine_divides[0] for b in fn.blocks)  # the 32-bit half of the bypass: divl
+    at = {"n": 1e6}.__getitem__
+    measured = count_function(fn, tables.cost["x86_64-zen3"].cache, at)
+    model_only = count_function(fn, dataclasses.replace(tables.cost["x86_64-zen3"].cache, divider=None), at)
+    per_iteration = measured.machine_cycles.evaluate({"n": 1e6}) / 1e6
+    assert per_iteration < 0.7 * model_only.machine_cycles.evaluate({"n": 1e6}) / 1e6
+    assert per_iteration >= tables.cost["x86_64-zen3"].cache.divider.cycles[0]  # one divl per iteration
+    assert any("measured divider throughput" in a for a in measured.assumptions)
+
+
 def test_unknown_trip_count_uses_the_default_and_says_so():
     counted, _ = analyse("long w(const int *a, int k) { long i = 0; while (a[i] != k) i++; return i; }",
                          default_trip_count=37)

@@ -1,5 +1,5 @@
 """Reading verbose assembly and llvm-mca reports (pure text in, nothing run)."""
-from ccls.machine_code import BlockTiming, parse_mca_cycles
+from ccls.machine_code import BlockTiming, divides, parse_mca_cycles
 from ccls.readers.llvm_ir import DIVIDE_BYPASS_SLOW, _machine_code
 
 # Shaped like LLVM 19's x86 output for `s += a[i] / d[i]` unrolled twice: the bypass's blocks
@@ -74,3 +74,9 @@ Iterations:        100
 Total Cycles:      250
 """
     assert parse_mca_cycles(report, 3) == [BlockTiming(40.03, 2.0), None, None]
+
+
+def test_integer_divides_are_counted_by_operand_width():
+    x86 = ("\tcqto", "\tidivq\t%r9", "\txorl\t%edx, %edx", "\tdivl\t%r9d", "\tdivsd\t%xmm1, %xmm0")
+    assert divides(x86) == (1, 1)  # divsd is the FP divider, not counted
+    assert divides(("\tsdiv\tw0, w1, w2", "\tudiv\tx0, x1, x2", "\tfdiv\td0, d1, d2")) == (1, 1)

@@ -90,6 +90,31 @@ def test_cpu_cores_state_their_out_of_order_window_and_others_do_not():
     assert tables.cost["nvptx-sm80"].cache.reorder_buffer is None
 
 
+def test_the_host_table_is_measured_and_corrects_llvm_mcas_divider():
+    tables = load_tables()
+    host = tables.cost["x86_64-zen3"]
+    data = _doc("x86_64-zen3.json")["data"]
+    assert data["clock_hz"]["method"] == data["cache"]["method"] == data["divider"]["method"] == "measured"
+    for cls in ("load.DRAM.chase", "load.stream", "store.stream", "int_div.i32"):
+        assert data["classes"][cls]["method"] == "measured"
+    divider = host.cache.divider
+    assert divider.mca_cycles == (data["divider"]["i32"]["mca_cycles"], data["divider"]["i64"]["mca_cycles"])
+    assert "llvm-mca's model says 13" in data["classes"]["int_div.i32"]["notes"]
+    assert all(0 < real < mca for real, mca in zip(divider.cycles, divider.mca_cycles))
+    assert host.lookup("int_div").cu == divider.cycles[0]
+    assert tables.cost["x86_64"].cache.divider is None  # literature tables keep llvm-mca's divider
+
+
+@pytest.mark.parametrize("change, fragments", [
+    (lambda d: d["data"]["divider"]["i32"].pop("cycles"), ("data.divider.i32", "cycles")),
+    (lambda d: d["data"]["divider"].pop("i64"), ("data.divider", "i64")),
+    (lambda d: d["data"]["divider"]["i64"].update(cycles=-1), ("data.divider.i64",)),
+    (lambda d: d["data"].update(divider=[1]), ("data.divider",)),
+])
+def test_malformed_divider_is_rejected(tmp_path, change, fragments):
+    _rejects(tmp_path, "x86_64-zen3.json", change, *fragments)
+
+
 @pytest.mark.parametrize("name", CPU_TABLES)
 def test_cpu_costs_are_ordered_as_hardware_is(name):
     c = load_tables().cost[name[:-5]]

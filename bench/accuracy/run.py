@@ -77,10 +77,33 @@ def ccls_available() -> tuple[bool, str]:
     return result.returncode == 0, (lines[-1] if lines else f"exit {result.returncode}")
 
 
-def ccls_analyze(kernel: Kernel) -> dict:
+HOST_MEASUREMENTS = REPO / "cost_tables" / "derive" / "host-measurements"
+
+
+def host_arch() -> tuple[str, float | None, str]:
+    """The CPU table measured on this very machine (same CPU model, family and model as recorded
+    by cost_tables/derive/measure_host.py), its measured clock in GHz, and why; else x86_64."""
+    here: dict[str, str] = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            here.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    for path in sorted(HOST_MEASUREMENTS.glob("*.json")):
+        record = json.loads(path.read_text())
+        cpu = record["cpu"]
+        if all(cpu.get(k) == here.get(k) for k in ("model name", "cpu family", "model")):
+            return (record["arch"], record["derived"]["clock_hz"] / 1e9,
+                    f"measured on this CPU ({cpu['model name']}, family {cpu['cpu family']} model {cpu['model']}) "
+                    f"on {record['date']}")
+    return "x86_64", None, "no table was measured on this CPU: the default x86_64 (Zen 4, literature) table"
+
+
+def ccls_analyze(kernel: Kernel, arch: str) -> dict:
     """The JSON document of `ccls analyze` for one kernel file at the kernel's sizes."""
     argv = [sys.executable, "-m", "ccls", "analyze", str(HERE / "kernels" / kernel.file), "--format", "json",
-            "--arch", "x86_64"]
+            "--arch", arch]
     for name, value in kernel.params.items():
         argv += ["--param", f"{name}={value}"]
     result = _run(argv, CCLS_TIMEOUT_S, cwd=REPO)
@@ -271,12 +294,13 @@ def render(rows: list[dict], summary: dict, env: dict, flags: list[str], flags_s
     out = [f"ccls accuracy benchmark — {env['date']}",
            f"CPU: {env['cpu_model']} ({env['cpu_count']} CPUs) · {env['clang']} · {env['valgrind']}",
            f"kernel flags: {' '.join(flags)} ({flags_source})",
+           f"ccls --arch {env.get('arch', 'x86_64')}: {env.get('arch_reason', '')}",
            f"NOTE: {env['note']}; load average {env.get('load_before', '?')} before timing, "
            f"{env.get('load_after', '?')} after.", ""]
     targets = {"instructions": "targets: ccls ρ ≥ 0.98, median |err| ≤ 15%, ahead of every baseline",
                "time": "target: ccls ρ ≥ 0.95, ahead of every baseline"}
     titles = {"instructions": "Executed instructions vs callgrind Ir (kernel self cost)",
-              "time": "Predicted cost vs measured time (median thread CPU time of the repeats, as nominal "
+              "time": "Predicted cost vs measured time (median thread CPU time of the repeats, as "
                       f"cycles = ns × {env.get('clock_ghz') or 1:.3g} GHz)"}
     if not summary["kernels"]:
         out += ["No ccls predictions (--no-ccls, or ccls failed on every kernel): measurements only.", ""]
@@ -325,6 +349,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated kernel names")
     parser.add_argument("--no-ccls", action="store_true", help="measure only (ccls not needed)")
     parser.add_argument("--json", default=str(HERE / "results" / "latest.json"), help="where to write results")
+    parser.add_argument("--arch", default="auto",
+                        help="ccls --arch; auto (default): the table measured on this machine if there is one")
     args = parser.parse_args(argv)
     if args.repeats < 7:
         parser.error("--repeats must be at least 7")
@@ -339,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
 
+    arch, table_ghz, arch_reason = host_arch() if args.arch == "auto" else (args.arch, None, "chosen with --arch")
     try:
         docs: dict[str, dict] = {}
         flags, flags_source = DEFAULT_KERNEL_FLAGS, "ccls default: -O2, line tables; no compile database"
@@ -350,12 +377,16 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             for kernel in kernels:
                 print(f"ccls analyze {kernel.file} …", file=sys.stderr)
-                docs[kernel.name] = ccls_analyze(kernel)
+                docs[kernel.name] = ccls_analyze(kernel, arch)
             reported = next((f for f in map(reported_flags, docs.values()) if f), None)
             if reported:
                 flags, flags_source = codegen_flags(reported), "as reported in ccls's JSON"
         driver = build(flags)
         env = environment()
+        env.update(arch=arch, arch_reason=arch_reason)
+        if table_ghz:
+            # The measured clock (boost included) turns time into the core cycles ccls predicts.
+            env.update(clock_ghz=table_ghz, clock_source="measured with the table (measure_host.py)")
         callgrind: dict[str, tuple[int, dict[str, int], float]] = {}
         for kernel in kernels:
             print(f"callgrind {kernel.name} …", file=sys.stderr)

@@ -15,6 +15,7 @@ from ccls.model import AnalysisError, FunctionIR
 from ccls.options import AnalysisOptions
 from ccls.readers.llvm_ir import ModuleText, parse_module, read_functions
 from ccls.readers.scev import parse_opt_output
+from ccls.targets import CPU_TARGETS
 
 _LANGUAGE_FLAG = {"c": "c", "cpp": "c++", "cuda": "cuda"}
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>fatal error|error): (?P<msg>.*)$", re.M)
@@ -25,7 +26,6 @@ _OPT_PIPELINE = {"-O1": "default<O1>", "-O2": "default<O2>", "-O3": "default<O3>
 # the optimiser neither drops nor merges them (clang -O2 would).
 _LOCAL_LINKAGE = re.compile(r"^define (?:linkonce_odr|linkonce|weak_odr|internal|private|available_externally) ", re.M)
 STDIN_NAME = "<stdin>"  # clang's name for the main file it reads from stdin (diagnostics, debug info)
-_TARGETS = {"x86_64": "x86_64-unknown-linux-gnu", "aarch64": "aarch64-unknown-linux-gnu"}
 
 
 class CompileFailed(Exception):
@@ -85,8 +85,8 @@ def _compile(source: SourceFile, options: AnalysisOptions, language: str, extra_
     if flags.dropped:
         assumptions.append("unsafe flags ignored: " + " ".join(flags.dropped))
     source_dir = os.path.dirname(os.path.abspath(source.path))
-    target = _TARGETS.get(options.arch)
-    head = [clang, f"--target={target}"] if target else [clang]
+    target = CPU_TARGETS.get(options.arch)
+    head = [clang, f"--target={target[0]}"] if target else [clang]
     common = [*flags.flags, *extra_flags, options.optimization,
               "-gline-tables-only", "-fno-discard-value-names", "-femit-all-decls", "-fno-crash-diagnostics",
               "-Qunused-arguments", "-Wno-unknown-warning-option", "-Xclang", "-disable-llvm-passes",
@@ -198,12 +198,15 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
 def _attach_block_cycles(functions: list[FunctionIR], timings: dict[tuple[str, ...], Any]) -> None:
     """llvm-mca's cycles per machine block; the assembly text is dropped afterwards, it is only
     needed for this."""
+    from ccls.machine_code import divides
+
     for fn in functions:
         for block in fn.blocks:
             if block.machine_code:
                 timing = timings.get(block.machine_code)
                 if timing is not None:
                     block.machine_cycles, block.machine_throughput = timing.cycles, timing.throughput
+                block.machine_divides = divides(block.machine_code)
                 block.machine_code = ()
 
 

@@ -15,10 +15,11 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
 from ccls.options import DEFAULT_QUERY_DRIVER, AnalysisOptions
+from ccls.targets import CPU_ARCHES
 
 BUILTIN_PROFILES = ("DEFAULT", "RESEARCH", "COMMERCIAL", "MOBILE", "HPC")
 SEVERITIES = ("error", "warning", "information", "hint", "off")
-ARCHES = ("x86_64", "aarch64")
+ARCHES = CPU_ARCHES
 SCORINGS = ("absolute", "cohort")
 PROJECT_FILE = "ccls-cost.toml"
 DEFAULT_HINT_FORMAT = "{grade} · {cu} CU · {energy}"

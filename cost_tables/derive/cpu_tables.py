@@ -1,4 +1,4 @@
-"""Regenerate cost_tables/x86_64.json and cost_tables/aarch64.json.
+"""Regenerate cost_tables/x86_64.json, aarch64.json and x86_64-zen3.json.
 
     python3 cost_tables/derive/cpu_tables.py          # needs llvm-mca-19 on PATH
 
@@ -9,10 +9,14 @@ independent work overlaps, so the steady-state issue cost is what a count of exe
 instructions adds up to. Latency is kept beside it (``latency_cycles``). Memory tiers below L1
 come from published latencies/bandwidths (literature; "approximate" where the number was not
 checked against a source read while writing this script). Energies come from energy_model.py.
+x86_64-zen3 describes the machine the accuracy benchmark runs on: its clock, divider, cache and
+DRAM latencies, memory-level parallelism and bandwidth are measured there (measure_host.py writes
+host-measurements/x86_64-zen3.json; this script only reads it).
 The raw llvm-mca output is written next to this script (llvm-mca/<cpu>.txt) for audit.
 """
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -180,6 +184,59 @@ CORES = {
 }
 
 
+def host_core(arch: str, base: dict, mcpu: str, hardware: str) -> dict:
+    """A core described by measurements of the machine itself (measure_host.py), on top of
+    `base`'s probes and literature figures for what cannot be measured from user space."""
+    record = json.loads((HERE / "host-measurements" / f"{arch}.json").read_text())
+    d, cpu = record["derived"], record["cpu"]
+    where = (f"measured on {cpu.get('model name', '?')} (family {cpu.get('cpu family')}, model "
+             f"{cpu.get('model')}{', virtualised' if cpu.get('virtualised') else ''}) on {record['date']} with "
+             f"{record['method']}; raw figures in host-measurements/{arch}.json")
+    caches = cpu["caches"]
+    l1, l2 = (_bytes(caches["L1"]), _bytes(caches["L2"]))
+    return {
+        **base, "mcpu": mcpu, "hardware": hardware, "measured": True,
+        "clock_hz": d["clock_hz"], "clock_source": f"{where}: a chain of dependent 1-cycle adds "
+                                                    "(the clock the core actually runs at, boost included)",
+        "cache": {"l1d_bytes": l1, "l2_bytes": l2, "l3_bytes": d["effective_l3_bytes"]},
+        "cache_source": f"L1d and L2 per core from /sys/devices/system/cpu (L3 reported {caches.get('L3')}); "
+                        f"l3_bytes is the effective share: {where}: the largest pointer-chase footprint still "
+                        "served at L3 latency (beyond it latency approaches DRAM's: other cores and guests "
+                        "share the L3)",
+        "cache_method": "measured",
+        "lat": d["latency_cycles"], "dram_ns": d["dram_ns"],
+        "stream_gb_s": d["stream_read_gb_s"],
+        # A copy moves a read line and a written one: the written line's share is the copy's time
+        # per line pair less a read line's.
+        "store_stream_gb_s": round(1 / (2 / d["stream_copy_gb_s"] - 1 / d["stream_read_gb_s"]), 2),
+        "store_stream_source": f"{where}: single-core copy of 512 MiB (time per line pair less a read line's)",
+        "lat_source": f"{where}: pointer chase, one node per 64-byte line, 16 KiB (L1), 256 KiB (L2), "
+                      "median of the L3 sweep (L3)",
+        "dram_source": f"{where}: pointer chase over 64 MiB (page walks included, as in a real chase)",
+        "stream_source": f"{where}: single-core sequential read of 512 MiB",
+        "memory_method": "measured",
+        "mlp": d["memory_level_parallelism"],
+        "mlp_source": f"{where}: DRAM chase latency / time per independent random load (s += a[idx[i]]) "
+                      "over 64 MiB",
+        "divider": {"cycles": d["divide_cycles"],
+                    "source": f"{where}: independent div r32 / div r64 with 20-30-bit quotients"},
+        "window_source": "AMD Zen 3: 256-entry reorder buffer (AMD Zen 3 disclosures, 2020; approximate: "
+                         "as published, not re-read while writing this table)",
+        "reorder_buffer": 256,
+        "mispredict_source": "AMD Zen 3 branch misprediction penalty ~13 cycles (approximate, as for Zen 4)",
+        "vector_probes": {family: (scalar, {w: asm for w, asm in by_width.items() if w <= 256})
+                          for family, (scalar, by_width) in base["vector_probes"].items()},
+        "native_bits": 256,
+        "native_note": "Zen 3 has 256-bit AVX2 datapaths and no AVX-512",
+    }
+
+
+def _bytes(size: str) -> int:
+    """'32K' / '512K' / '32768K' / '32M' (sysfs cache sizes) -> bytes."""
+    units = {"K": 1024, "M": 1024 * 1024}
+    return int(size[:-1]) * units[size[-1]] if size[-1] in units else int(size)
+
+
 # Effective misses in flight per core for independent misses. Zen 4 tracks 24 L1D misses and
 # Neoverse V2 similar numbers; prefetch, TLB walks and queueing keep the effective figure lower.
 MEMORY_LEVEL_PARALLELISM = 10
@@ -287,18 +344,19 @@ def build(arch: str, core: dict) -> dict:
     # overlaps with others: out-of-order cores keep several in flight, so each costs about
     # latency / MLP, or the line's transfer time if that is longer. A dependent miss (p = p->next)
     # cannot overlap: it costs the whole latency (".chase").
-    mlp = MEMORY_LEVEL_PARALLELISM
+    mlp = core.get("mlp", MEMORY_LEVEL_PARALLELISM)
     mlp_note = (f"modelled: independent miss, CU = max(load-to-use latency / {mlp} misses in flight, "
-                f"64 B / that level's bandwidth); {MLP_SOURCE}")
+                f"64 B / that level's bandwidth); {core.get('mlp_source', MLP_SOURCE)}")
     lat_note = "dependent miss (pointer chase): CU = load-to-use latency, not hidden by out-of-order execution"
-    l2_bw = 64.0 if arch == "x86_64" else 95.1e9 / clock  # bytes per cycle
-    l3_bw = 32.0 if arch == "x86_64" else 78.0e9 / clock
+    memory_method = core.get("memory_method", "literature")
+    l2_bw = 64.0 if arch.startswith("x86_64") else 95.1e9 / clock  # bytes per cycle
+    l3_bw = 32.0 if arch.startswith("x86_64") else 78.0e9 / clock
     levels = (("L2", lat["L2"], overhead + l1 + l2, core["lat_source"], LINE / l2_bw),
               ("L3", lat["L3"], overhead + l1 + l2 + l3, core["lat_source"], LINE / l3_bw),
               ("DRAM", dram_cycles, overhead + l1 + l2 + l3 + em.DRAM_RANDOM_PJ, core["dram_source"], stream_cycles))
     for level, latency, energy, source, transfer in levels:
         classes[f"load.{level}"] = mem(max(latency / mlp, transfer), latency, energy, source, "modelled", mlp_note)
-        classes[f"load.{level}.chase"] = mem(latency, latency, energy, source, "literature",
+        classes[f"load.{level}.chase"] = mem(latency, latency, energy, source, memory_method,
                                              lat_note + (f"; {core['dram_ns']} ns x {clock / 1e9} GHz"
                                                          if level == "DRAM" else ""))
     classes["branch.mispredict"] = {
@@ -309,7 +367,7 @@ def build(arch: str, core: dict) -> dict:
         "notes": "one misprediction (charged in addition to the branch): the refill penalty in cycles; "
                  "energy modelled as the per-instruction overhead of ~2 squashed instructions per penalty cycle"}
     classes["load.stream"] = mem(stream_cycles, dram_cycles, overhead + l1 + l2 + em.DRAM_STREAM_LINE_PJ,
-                                 core["stream_source"], "literature",
+                                 core["stream_source"], memory_method,
                                  "one load execution that brings in a new 64-byte line of a prefetched "
                                  "sequential stream (ccls.counting charges one such execution per line, "
                                  "the others as load.L1); bandwidth-bound: 64 B / single-core bandwidth")
@@ -320,15 +378,21 @@ def build(arch: str, core: dict) -> dict:
                               store_note)
     classes["store.L3"] = mem(2 * LINE / l3_bw, lat["L3"], overhead + l1 + l2 + l3, core["lat_source"],
                               "modelled", store_note)
-    classes["store.DRAM"] = mem(max(2 * stream_cycles, dram_cycles / 10), dram_cycles,
+    classes["store.DRAM"] = mem(max(2 * stream_cycles, dram_cycles / mlp), dram_cycles,
                                 overhead + l1 + l2 + l3 + em.DRAM_RANDOM_PJ + em.DRAM_STREAM_LINE_PJ,
                                 core["dram_source"], "modelled",
-                                store_note + "; random store misses are limited by ~10 outstanding "
-                                             "misses, so at least latency/10")
-    classes["store.stream"] = mem(2 * stream_cycles, dram_cycles,
-                                  overhead + l1 + l2 + 2 * em.DRAM_STREAM_LINE_PJ, core["stream_source"],
-                                  "modelled", "one store execution that starts a new 64-byte line of a "
-                                  "sequential stream: write-allocate read + write-back at stream bandwidth")
+                                store_note + f"; random store misses are limited by ~{mlp} outstanding "
+                                             f"misses, so at least latency/{mlp}")
+    if "store_stream_gb_s" in core:
+        classes["store.stream"] = mem(LINE / (core["store_stream_gb_s"] * 1e9) * clock, dram_cycles,
+                                      overhead + l1 + l2 + 2 * em.DRAM_STREAM_LINE_PJ, core["store_stream_source"],
+                                      "measured", "one store execution that starts a new 64-byte line of a "
+                                      "sequential stream: its share of a measured copy")
+    else:
+        classes["store.stream"] = mem(2 * stream_cycles, dram_cycles,
+                                      overhead + l1 + l2 + 2 * em.DRAM_STREAM_LINE_PJ, core["stream_source"],
+                                      "modelled", "one store execution that starts a new 64-byte line of a "
+                                      "sequential stream: write-allocate read + write-back at stream bandwidth")
     classes["atomic"] = {"cu": core["atomic_cu"], "latency_cycles": core["atomic_cu"],
                          "energy_pj": round(2 * overhead + l1 + em.INT_ADD_PJ[64], 3),
                          "source": core["atomic_source"], "method": "literature",
@@ -372,6 +436,18 @@ def build(arch: str, core: dict) -> dict:
         for k, w in enumerate(widths):
             ratios[w].append(vrows[i + 1 + k][1] / packed_128)
         i += 1 + len(widths)
+    divider = None
+    if "divider" in core:
+        # llvm-mca's divider model vs the measured one: classes take the measured cycles, and
+        # ccls.counting corrects llvm-mca's block cycles by the difference.
+        measured = core["divider"]["cycles"]
+        divider = {width: {"mca_cycles": classes[f"int_div.{width}"]["cu"], "cycles": measured[width]}
+                   for width in ("i32", "i64")}
+        divider.update(source=core["divider"]["source"], method="measured",
+                       notes="mca_cycles: llvm-mca's reciprocal throughput for the same divide on this core")
+        for name, width in (("int_div", "i32"), ("int_div.i32", "i32"), ("int_div.i64", "i64")):
+            classes[name].update(cu=measured[width], source=core["divider"]["source"], method="measured",
+                                 notes=f"llvm-mca's model says {classes[name]['cu']} cycles; measured instead")
     vector = {
         "native_bits": core["native_bits"],
         "widths": {str(w): {"cu": round(sum(r) / len(r), 3), "energy": round(em.vector_energy_multiplier(w), 4)}
@@ -385,10 +461,12 @@ def build(arch: str, core: dict) -> dict:
     data = {
         "arch": arch,
         "core": core["hardware"],
-        "clock_hz": {"value": clock, "source": core["clock_source"], "method": "literature"},
-        "cache": {**core["cache"], "line_bytes": LINE, "source": core["cache_source"], "method": "literature"},
+        "clock_hz": {"value": clock, "source": core["clock_source"], "method": memory_method},
+        "cache": {**core["cache"], "line_bytes": LINE, "source": core["cache_source"],
+                  "method": core.get("cache_method", "literature")},
         "window": {"reorder_buffer": core["reorder_buffer"], "source": core["window_source"],
                    "method": "literature"},
+        **({"divider": divider} if divider else {}),
         "vector": vector,
         "classes": dict(sorted(classes.items())),
     }
@@ -397,8 +475,10 @@ def build(arch: str, core: dict) -> dict:
         version="1.2.0",
         source=f"{mca_src}; {em.HOROWITZ}; memory: see per-class sources",
         hardware=core["hardware"],
-        method="llvm-sched-model (ALU/FP CU), literature (memory tiers, clock, caches), modelled (energy, "
-               "calls, stores below L1)",
+        method=("llvm-sched-model (ALU/FP CU), measured on this machine (clock, divider, memory tiers, "
+                "effective L3), modelled (energy, calls, stores below L1)" if core.get("measured") else
+                "llvm-sched-model (ALU/FP CU), literature (memory tiers, clock, caches), modelled (energy, "
+                "calls, stores below L1)"),
         units="cu: core cycles per executed instruction (reciprocal throughput); latency_cycles: cycles; "
               "energy_pj: picojoules per executed instruction; "
               "clock_hz: Hz; cache sizes: bytes; reorder_buffer: instructions in flight",
@@ -413,7 +493,10 @@ def build(arch: str, core: dict) -> dict:
 def main() -> None:
     if shutil.which(MCA) is None:
         raise SystemExit(f"{MCA} not found on PATH")
-    for arch, core in CORES.items():
+    cores = {**CORES, "x86_64-zen3": host_core(
+        "x86_64-zen3", CORES["x86_64"], "znver3",
+        "the accuracy benchmark's machine: AMD EPYC 'Milan' (Zen 3, LLVM -mcpu=znver3), a 2-vCPU KVM guest")}
+    for arch, core in cores.items():
         write_table(OUT_DIR / f"{arch}.json", build(arch, core))
 
 

@@ -1,0 +1,180 @@
+/* Microbenchmarks of the machine this runs on, for cost_tables/derive/measure_host.py.
+   Our own code (no user input). Prints one JSON object: each figure is the median of several
+   timed repeats, in nanoseconds per operation (and GB/s for the streams).
+
+     clang-19 -O2 host_probe.c -o host_probe && ./host_probe */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define REPEATS 7
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, n, sizeof *v, by_value);
+  return v[n / 2];
+}
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next_random(void) {  /* xorshift64 */
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+static volatile uint64_t sink;
+
+/* Core clock: a chain of dependent 1-cycle adds retires one add per cycle. */
+static double clock_ghz(void) {
+  double ghz[REPEATS];
+  for (int r = 0; r < REPEATS; r++) {
+    uint64_t x = 1, n = 100000000;
+    double t0 = now();
+    for (uint64_t i = 0; i < n; i++)
+      __asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                       "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r"(x));
+    ghz[r] = 8.0 * n / (now() - t0) / 1e9;
+    sink = x;
+  }
+  return median(ghz, REPEATS);
+}
+
+/* Independent 32-bit and 64-bit divides (quotients of 20-30 bits, as in typical code). */
+static double divide_ns(int wide) {
+  double ns[REPEATS];
+  uint64_t numerators[8] = {1000000007u, 999999937u, 987654321u, 123456789u,
+                            876543211u, 555555555u, 444444443u, 333333331u};
+  for (int r = 0; r < REPEATS; r++) {
+    uint64_t n = 20000000, s = 0;
+    double t0 = now();
+    for (uint64_t i = 0; i < n; i++) {
+      uint64_t d = (i & 511) + 3;
+      if (wide) {
+        uint64_t q, rem;
+        __asm__ volatile("divq %4" : "=a"(q), "=d"(rem) : "a"(numerators[i & 7] << 20), "d"(0ull), "r"(d));
+        s += q + rem;
+      } else {
+        uint32_t q, rem;
+        __asm__ volatile("divl %4" : "=a"(q), "=d"(rem) : "a"((uint32_t)numerators[i & 7]), "d"(0u),
+                         "r"((uint32_t)d));
+        s += q + rem;
+      }
+    }
+    ns[r] = (now() - t0) / n * 1e9;
+    sink = s;
+  }
+  return median(ns, REPEATS);
+}
+
+/* Load-to-use latency: a pointer chase through one random cycle over `bytes`, one node per
+   64-byte line, so every step waits for the previous one. */
+static double chase_ns(size_t bytes) {
+  size_t lines = bytes / 64, stride = 64 / sizeof(uint64_t);
+  uint64_t *buf = aligned_alloc(64, lines * 64);
+  size_t *order = malloc(lines * sizeof *order);
+  for (size_t i = 0; i < lines; i++) order[i] = i;
+  for (size_t i = lines - 1; i > 0; i--) {
+    size_t j = next_random() % (i + 1), t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+  for (size_t i = 0; i < lines; i++) buf[order[i] * stride] = order[(i + 1) % lines] * stride;
+  size_t steps = 2000000;
+  double ns[REPEATS];
+  uint64_t p = 0;
+  if (bytes <= (64u << 20))
+    for (size_t i = 0; i < lines; i++) p = buf[p];  /* warm up: one lap (a DRAM-sized buffer stays cold) */
+  for (int r = 0; r < REPEATS; r++) {
+    double t0 = now();
+    for (size_t i = 0; i < steps; i++) p = buf[p];
+    ns[r] = (now() - t0) / steps * 1e9;
+  }
+  sink = p;
+  free(order);
+  free(buf);
+  return median(ns, REPEATS);
+}
+
+/* Independent random loads (s += a[idx[i]]) over `bytes`: the misses overlap, so latency /
+   this time is the memory-level parallelism the core achieves. */
+static double gather_ns(size_t bytes) {
+  size_t count = bytes / sizeof(double), n = 20000000;
+  double *a = aligned_alloc(64, count * sizeof(double));
+  uint32_t *idx = malloc(n * sizeof *idx);
+  for (size_t i = 0; i < count; i++) a[i] = (double)(i & 1023);
+  for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)(next_random() % count);
+  double ns[REPEATS], s = 0;
+  for (int r = 0; r < REPEATS; r++) {
+    double t0 = now();
+    for (size_t i = 0; i < n; i++) s += a[idx[i]];
+    ns[r] = (now() - t0) / n * 1e9;
+  }
+  sink = (uint64_t)s;
+  free(idx);
+  free(a);
+  return median(ns, REPEATS);
+}
+
+/* Sequential bandwidth over `bytes`: a read-only sum and a copy (read + write), in GB/s of
+   bytes the program asked for. Repeated passes: a buffer that fits a cache is served by it. */
+static void stream_gb_s(size_t bytes, double *read_gb_s, double *copy_gb_s) {
+  size_t n = bytes / sizeof(uint64_t);
+  uint64_t *a = aligned_alloc(64, bytes), *b = aligned_alloc(64, bytes);
+  memset(a, 1, bytes);
+  memset(b, 2, bytes);
+  size_t passes = (256ull << 20) / bytes < 1 ? 1 : (256ull << 20) / bytes;
+  double read[REPEATS], copy[REPEATS];
+  uint64_t s = 0;
+  for (int r = 0; r < REPEATS; r++) {
+    double t0 = now();
+    for (size_t k = 0; k < passes; k++)
+      for (size_t i = 0; i < n; i++) s += a[i];
+    read[r] = (double)bytes * passes / (now() - t0) / 1e9;
+    t0 = now();
+    for (size_t k = 0; k < passes; k++) {
+      for (size_t i = 0; i < n; i++) b[i] = a[i] + k;
+      __asm__ volatile("" ::: "memory");
+    }
+    copy[r] = 2.0 * bytes * passes / (now() - t0) / 1e9;
+  }
+  sink = s + b[n / 2];
+  free(a);
+  free(b);
+  *read_gb_s = median(read, REPEATS);
+  *copy_gb_s = median(copy, REPEATS);
+}
+
+int main(void) {
+  printf("{\n \"clock_ghz\": %.4f,\n", clock_ghz());
+  printf(" \"divl_ns\": %.4f,\n \"divq_ns\": %.4f,\n", divide_ns(0), divide_ns(1));
+  printf(" \"chase_ns\": {");
+  /* L1, L2, a sweep through the L3 (where its latency gives way to DRAM's), DRAM (64 MiB: beyond any
+     L3, small enough that page walks mostly hit the caches, as in typical code) */
+  size_t chase_sizes[] = {16 << 10, 256 << 10, 1 << 20, 2 << 20, 4 << 20, 6 << 20, 8 << 20, 12 << 20,
+                          16 << 20, 24 << 20, 64 << 20};
+  for (int i = 0; i < 11; i++) printf("%s\"%zu\": %.3f", i ? ", " : "", chase_sizes[i], chase_ns(chase_sizes[i]));
+  printf("},\n \"gather_ns\": {\"%d\": %.3f},\n", 64 << 20, gather_ns(64u << 20));
+  printf(" \"stream\": {");
+  size_t stream_sizes[] = {2 << 20, 8 << 20, 32 << 20, 512 << 20};
+  for (int i = 0; i < 4; i++) {
+    double read, copy;
+    stream_gb_s(stream_sizes[i], &read, &copy);
+    printf("%s\"%zu\": {\"read_gb_s\": %.2f, \"copy_gb_s\": %.2f}", i ? ", " : "", stream_sizes[i], read, copy);
+  }
+  printf("}\n}\n");
+  return 0;
+}
