@@ -118,7 +118,7 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
 
 
 def _machine_cycles(fn: FunctionIR, executions: dict[str, Polynomial], overlap: dict[str, float],
-                    divider: DividerModel | None = None, notes: set[str] | None = None) -> Polynomial | None:
+                    divider: DividerModel | None, notes: set[str]) -> Polynomial | None:
     """Σ executions × llvm-mca cycles per block; None unless every block with machine code has
     a figure (a partial sum would understate the function). A block in a loop whose entries
     overlap k-fold (`overlap`) costs max(its throughput bound, its cycles / k). With a measured
@@ -132,9 +132,8 @@ def _machine_cycles(fn: FunctionIR, executions: dict[str, Polynomial], overlap: 
         per, throughput = block.machine_cycles, block.machine_throughput
         if divider is not None and any(block.machine_divides):
             per, throughput = _divider_corrected(per, throughput, block.machine_divides, divider)
-            if notes is not None:
-                notes.add("integer divides costed at the table's measured divider throughput instead of "
-                          "llvm-mca's scheduling model")
+            notes.add("integer divides costed at the table's measured divider throughput instead of "
+                      "llvm-mca's scheduling model")
         k = max((overlap.get(loop, 1.0) for loop in _enclosing(block.loop, fn.loops)), default=1.0)
         if k > 1 and throughput is not None:
             per = max(throughput, per / k)

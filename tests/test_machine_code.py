@@ -80,3 +80,14 @@ def test_integer_divides_are_counted_by_operand_width():
     x86 = ("\tcqto", "\tidivq\t%r9", "\txorl\t%edx, %edx", "\tdivl\t%r9d", "\tdivsd\t%xmm1, %xmm0")
     assert divides(x86) == (1, 1)  # divsd is the FP divider, not counted
     assert divides(("\tsdiv\tw0, w1, w2", "\tudiv\tx0, x1, x2", "\tfdiv\td0, d1, d2")) == (1, 1)
+
+
+def test_divider_correction_takes_the_model_excess_off_but_keeps_the_divides_own_time():
+    from ccls.counting import _divider_corrected
+    from ccls.tables import DividerModel
+    divider = DividerModel(mca_cycles=(13.0, 17.0), cycles=(6.5, 7.0))
+    # divider-bound: two divl at 13 each + 1 cycle of other work -> two at 6.5 + 1
+    assert _divider_corrected(27.0, 26.0, (2, 0), divider) == (14.0, 13.0)
+    # bound by something longer (a 100-cycle chain): only the excess comes off, never below the divides
+    assert _divider_corrected(100.0, None, (0, 1), divider) == (90.0, None)
+    assert _divider_corrected(8.0, None, (1, 0), divider)[0] == 6.5
