@@ -34,6 +34,7 @@ class ClassBreakdown:
     cu: float  # count x CU_k
     energy_joules: float  # count x EU_k
     known: bool  # False: the table has no cost for this class; it contributed 0
+    rate: float = 0.0  # CU per execution, as costed (cu_rates): per-line costs and shares use it
 
 
 def cost_counts(counts: Mapping[str, float], table: CostTable, region: Region,
@@ -51,7 +52,7 @@ def cost_counts(counts: Mapping[str, float], table: CostTable, region: Region,
         if cost is None:
             rows.append(ClassBreakdown(cls, n, 0.0, 0.0, False))
         else:
-            rows.append(ClassBreakdown(cls, n, n * rates[cls], n * cost.energy_joules, True))
+            rows.append(ClassBreakdown(cls, n, n * rates[cls], n * cost.energy_joules, True, rates[cls]))
     rows.sort(key=lambda r: (-r.cu, -r.energy_joules, r.cls))
     cu = math.fsum(r.cu for r in rows)
     energy_joules = math.fsum(r.energy_joules for r in rows)

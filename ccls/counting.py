@@ -72,8 +72,8 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
     machine = Polynomial() if any(b.machine_instructions is not None for b in fn.blocks) else None
     trips = _mean_trips(fn, executions, values)
     notes: set[str] = set()
-    cycles = _machine_cycles(fn, executions, _entry_overlap(fn, executions, values, cache.reorder_buffer, notes),
-                             cache.divider, notes)
+    cycles = _machine_cycles(fn, executions, _entry_overlap(fn, executions, values, cache.reorder_buffer),
+                             cache.reorder_buffer, cache.divider, notes)
 
     working_sets = _working_sets(fn, executions, values, cache, trips)
     footprints = _loop_footprints(fn, cache, trips)
@@ -117,13 +117,15 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
     )
 
 
-def _machine_cycles(fn: FunctionIR, executions: dict[str, Polynomial], overlap: dict[str, float],
-                    divider: DividerModel | None, notes: set[str]) -> Polynomial | None:
+def _machine_cycles(fn: FunctionIR, executions: dict[str, Polynomial], overlap: dict[str, tuple[float, float]],
+                    window: int | None, divider: DividerModel | None, notes: set[str]) -> Polynomial | None:
     """Σ executions × llvm-mca cycles per block; None unless every block with machine code has
     a figure (a partial sum would understate the function). A block in a loop whose entries
-    overlap k-fold (`overlap`) costs max(its throughput bound, its cycles / k). With a measured
-    `divider`, each divide's excess over llvm-mca's charge is taken off (see _divider_corrected)."""
-    total = Polynomial()
+    overlap k-fold (`overlap`: loop -> (k, instructions per entry)) costs max(its throughput
+    bound, its cycles / k). With a measured `divider`, each divide's excess over llvm-mca's
+    charge is taken off (see _divider_corrected). Notes name only corrections applied to a total
+    that is returned."""
+    total, applied = Polynomial(), set()
     for block in fn.blocks:
         if not block.machine_instructions:
             continue
@@ -132,26 +134,29 @@ def _machine_cycles(fn: FunctionIR, executions: dict[str, Polynomial], overlap: 
         per, throughput = block.machine_cycles, block.machine_throughput
         if divider is not None and any(block.machine_divides):
             per, throughput = _divider_corrected(per, throughput, block.machine_divides, divider)
-            notes.add("integer divides costed at the table's measured divider throughput instead of "
-                      "llvm-mca's scheduling model")
-        k = max((overlap.get(loop, 1.0) for loop in _enclosing(block.loop, fn.loops)), default=1.0)
-        if k > 1 and throughput is not None:
+            applied.add("integer divides costed at the table's measured divider throughput instead of "
+                        "llvm-mca's scheduling model")
+        loop = max(_enclosing(block.loop, fn.loops), key=lambda l: overlap.get(l, (1.0, 0.0))[0], default=None)
+        if loop in overlap and throughput is not None:
+            k, per_entry = overlap[loop]
             per = max(throughput, per / k)
+            applied.add(f"loop %{loop}: each entry starts afresh and runs ~{per_entry:.0f} instructions, so "
+                        f"~{k:.1f} entries overlap in the core's {window}-entry out-of-order "
+                        f"window (its blocks cost max(throughput, cycles / {k:.1f}))")
         total = total + executions[block.name] * Fraction(round(per, 4)).limit_denominator(10_000)
-    return total if any(b.machine_instructions for b in fn.blocks) else None
+    if not any(b.machine_instructions for b in fn.blocks):
+        return None
+    notes.update(applied)
+    return total
 
 
 def _divider_corrected(cycles: float, throughput: float | None, counts: tuple[int, int],
                        divider: DividerModel) -> tuple[float, float | None]:
     """llvm-mca's block figures with each divide charged its measured cycles instead of the
-    model's: less the difference, never below the divides' own measured time, and scaled down
-    in proportion where llvm-mca charged less than the divides' full model cost."""
+    model's: less the difference, never below the divides' own measured time."""
     excess = sum(n * (mca - real) for n, mca, real in zip(counts, divider.mca_cycles, divider.cycles))
     floor = sum(n * real for n, real in zip(counts, divider.cycles))
-
-    def corrected(value: float) -> float:
-        return max(value - excess, floor, value * floor / (floor + excess) if excess > 0 else value)
-    return corrected(cycles), corrected(throughput) if throughput is not None else None
+    return max(cycles - excess, floor), max(throughput - excess, floor) if throughput is not None else None
 
 
 def _enclosing(loop_id: str | None, loops: dict[str, Loop]) -> list[str]:
@@ -163,8 +168,9 @@ def _enclosing(loop_id: str | None, loops: dict[str, Loop]) -> list[str]:
 
 
 def _entry_overlap(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float],
-                   window: int | None, notes: set[str]) -> dict[str, float]:
-    """How many entries of each loop an out-of-order core holds at once: the window
+                   window: int | None) -> dict[str, tuple[float, float]]:
+    """How many entries of each loop an out-of-order core holds at once (and the machine
+    instructions one entry executes): the window
     (reorder-buffer entries) over the machine instructions one entry executes, for loops whose
     entries start afresh (`Loop.independent_entries`, e.g. Horner's rule per point). Their
     dependency chains then overlap instead of running one after another, as llvm-mca's
@@ -183,10 +189,7 @@ def _entry_overlap(fn: FunctionIR, executions: dict[str, Polynomial], values: di
         entries = executions[loop.parent].evaluate(values)
         per_entry = per_loop.get(loop.id, 0.0) / entries if entries > 0 else 0.0
         if per_entry > 0 and window / per_entry > 1:
-            overlap[loop.id] = window / per_entry
-            notes.add(f"loop %{loop.id}: each entry starts afresh and runs ~{per_entry:.0f} instructions, so "
-                      f"~{overlap[loop.id]:.1f} entries overlap in the core's {window}-entry out-of-order "
-                      f"window (its blocks cost max(throughput, cycles / {overlap[loop.id]:.1f}))")
+            overlap[loop.id] = (window / per_entry, per_entry)
     return overlap
 
 
@@ -252,9 +255,10 @@ def _span(access: MemoryAccess, trips: dict[str, float], values: dict[str, float
         return float("inf")
     span = float(line_bytes)
     for loop, stride in access.loop_strides:
-        if stride.symbols - set(values):
+        step = _number(stride, values)
+        if step is None:
             return float("inf")  # moves with an outer index we cannot evaluate here
-        span += abs(stride.evaluate(values)) * trips.get(loop, 0.0)
+        span += abs(step) * trips.get(loop, 0.0)
     return span
 
 
@@ -318,6 +322,7 @@ def _reuse(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, 
                 members[access.region].append((instr, access.offset.evaluate(values)))
     out: dict[int, _Reuse] = {}
     for group in members.values():
+        first, last = min(o for _, o in group), max(o for _, o in group)
         for instr, offset in group:
             strides = [(loop, _number(stride, values)) for loop, stride in instr.access.loop_strides]
             if any(v is None for _, v in strides):
@@ -329,9 +334,9 @@ def _reuse(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, 
                                   Fraction(1, max(1, round(trips[loop]))),
                                   f"data reread by every iteration of loop %{loop}"))
                     break
-            forward = next((v for _, v in strides if v), 0.0) >= 0
-            behind = (max(o for _, o in group) - offset) if forward else (offset - min(o for _, o in group))
-            step = abs(next((v for _, v in strides if v), 0.0))
+            lead = next((v for _, v in strides if v), 0.0)  # how the stream moves, innermost first
+            behind = last - offset if lead >= 0 else offset - first
+            step = abs(lead)
             # The leader only ever touched lines a whole number of its steps ahead (a[i+2] of a
             # stencil); copies of a wide stride at other offsets (a[16i], a[16i+16]) touch lines
             # of their own.
@@ -357,13 +362,11 @@ def _number(poly: Polynomial, values: dict[str, float]) -> float | None:
 
 
 def _near(footprint: float, cache: CacheGeometry) -> str | None:
+    """The nearest cache that holds `footprint` bytes; None beyond the last."""
     if footprint <= cache.l1_bytes:
         return "L1"
-    if footprint <= cache.l2_bytes:
-        return "L2"
-    if cache.l3_bytes and footprint <= cache.l3_bytes:
-        return "L3"
-    return None
+    tier = _tier_for(footprint, cache)
+    return None if tier == "DRAM" else tier
 
 
 def _iteration_footprints(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float],

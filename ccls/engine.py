@@ -96,7 +96,7 @@ class CohortPeer:
     metrics: Metrics
 
 
-def _check_settings(tables: Tables, settings: ReportSettings) -> None:
+def check_settings(tables: Tables, settings: ReportSettings) -> None:
     if settings.profile not in tables.profiles:
         raise KeyError(f"unknown profile {settings.profile!r}; known: {', '.join(sorted(tables.profiles))}")
     if settings.region not in tables.regions:
@@ -117,7 +117,7 @@ def _cost(fn: CountedFunction, tables: Tables, settings: ReportSettings, options
 def function_metrics(fn: CountedFunction, tables: Tables, settings: ReportSettings,
                      options: AnalysisOptions) -> Metrics:
     """A function's metrics alone (what a `CohortPeer` carries)."""
-    _check_settings(tables, settings)
+    check_settings(tables, settings)
     return _cost(fn, tables, settings, options)[3]
 
 
@@ -140,7 +140,7 @@ def rescore(reports: list[FunctionReport], tables: Tables, settings: ReportSetti
             peers: Sequence[CohortPeer] = ()) -> list[FunctionReport]:
     """The same reports scored and graded as one cohort (with `peers`): what changes for
     functions whose counts did not when others in their cohort did."""
-    _check_settings(tables, settings)
+    check_settings(tables, settings)
     by_profile = _scores_by_profile([r.metrics for r in reports], [r.counted.arch for r in reports], peers,
                                     tables, settings)
     out = []
@@ -155,7 +155,7 @@ def rescore(reports: list[FunctionReport], tables: Tables, settings: ReportSetti
 def report(functions: list[CountedFunction], tables: Tables, settings: ReportSettings,
            options: AnalysisOptions, peers: Sequence[CohortPeer] = ()) -> list[FunctionReport]:
     """Cost, score and grade `functions` as one cohort (together with `peers`, if any)."""
-    _check_settings(tables, settings)
+    check_settings(tables, settings)
     costed = [_cost(fn, tables, settings, options) for fn in functions]
     all_metrics = [c[3] for c in costed]
     inclusive = _inclusive_metrics(functions, all_metrics, options, peers)
@@ -165,7 +165,7 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
         score = by_profile[settings.profile][index]
         grade, rating = grade_for(score, tables.grades)
         expression = cu_expression(fn.counts, table, fn.machine_cycles)
-        rates = _cu_rates(breakdown)
+        rates = {b.cls: b.rate for b in breakdown}
         reports.append(FunctionReport(
             counted=fn, counts=counts,
             instructions=_evaluate(fn.machine_instructions, options) if fn.machine_instructions is not None else None,
@@ -220,12 +220,6 @@ def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics],
         unknown = sorted(c or "(indirect call)" for c in fn.calls if index.get(c) is None)
         out.append((total(i, frozenset({i})), unknown))
     return out
-
-
-def _cu_rates(breakdown: list[ClassBreakdown]) -> dict[str, float]:
-    """CU per execution of each class, as the totals were costed (llvm-mca scaling included),
-    so per-line costs and finding shares add up to the function's CU."""
-    return {b.cls: b.cu / b.count for b in breakdown if b.count}
 
 
 def _class_cu(classes: dict[str, Polynomial], rates: dict[str, float], options: AnalysisOptions) -> float:

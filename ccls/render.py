@@ -47,16 +47,15 @@ def hint_label(r: FunctionReport, template: str = DEFAULT_HINT_TEMPLATE) -> str:
         "energy": si(r.metrics.energy_joules, "J"), "co2": si(r.metrics.co2_kg * 1000, "g") + " CO2",
         "usd": usd(r.metrics.usd), "big_o": r.big_o, "per": "/thread" if per_thread else "",
     }
+
+    def marked(t: str) -> str:
+        if not per_thread or "{per}" in t:
+            return t
+        return t.replace("{cu} CU", "{cu} CU{per}", 1) if "{cu} CU" in t else t + " per thread"
     try:
-        label = template.format(**fields)
+        return marked(template).format(**fields)
     except (KeyError, IndexError, ValueError):
-        template = DEFAULT_HINT_TEMPLATE
-        label = template.format(**fields)
-    if per_thread and "{per}" not in template:
-        marked = (template.replace("{cu} CU", "{cu} CU{per}", 1) if "{cu} CU" in template
-                  else template + " per thread")
-        label = marked.format(**fields)
-    return label
+        return marked(DEFAULT_HINT_TEMPLATE).format(**fields)
 
 
 def _class_label(cls: str) -> str:

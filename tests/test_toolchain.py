@@ -208,8 +208,10 @@ def test_spare_pool_hands_out_the_process_started_ahead():
     assert spare.waiting()
     second = pool.start(["cat"], memory_mb=256)
     assert second is spare and second.finish("b", timeout_s=10).stdout == "b"
+    pool.replenish()
+    waiting_cat = pool._spares[(("cat",), None, 256)]
     other = pool.start(["cat", "-"], memory_mb=256)  # another command line: not the spare
-    assert other is not spare
+    assert other is not waiting_cat and waiting_cat.waiting()
     other.cancel()
     pool.replenish()
     waiting = list(pool._spares.values())

@@ -80,24 +80,32 @@ def ccls_available() -> tuple[bool, str]:
 HOST_MEASUREMENTS = REPO / "cost_tables" / "derive" / "host-measurements"
 
 
-def host_arch() -> tuple[str, float | None, str]:
-    """The CPU table measured on this very machine (same CPU model, family and model as recorded
-    by cost_tables/derive/measure_host.py), its measured clock in GHz, and why; else x86_64."""
+def host_record() -> dict | None:
+    """What cost_tables/derive/measure_host.py recorded on this very CPU (same model name,
+    family and model), if anything."""
     here: dict[str, str] = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             key, _, value = line.partition(":")
             here.setdefault(key.strip(), value.strip())
     except OSError:
-        pass
+        return None
     for path in sorted(HOST_MEASUREMENTS.glob("*.json")):
         record = json.loads(path.read_text())
-        cpu = record["cpu"]
-        if all(cpu.get(k) == here.get(k) for k in ("model name", "cpu family", "model")):
-            return (record["arch"], record["derived"]["clock_hz"] / 1e9,
-                    f"measured on this CPU ({cpu['model name']}, family {cpu['cpu family']} model {cpu['model']}) "
-                    f"on {record['date']}")
-    return "x86_64", None, "no table was measured on this CPU: the default x86_64 (Zen 4, literature) table"
+        if all(record["cpu"].get(k) == here.get(k) for k in ("model name", "cpu family", "model")):
+            return record
+    return None
+
+
+def choose_arch(requested: str, record: dict | None) -> tuple[str, str]:
+    """The --arch for ccls and why: `auto` takes the table measured on this CPU, else x86_64."""
+    if requested != "auto":
+        return requested, "chosen with --arch"
+    if record is None:
+        return "x86_64", "no table was measured on this CPU: the default x86_64 (Zen 4, literature) table"
+    cpu = record["cpu"]
+    return record["arch"], (f"measured on this CPU ({cpu['model name']}, family {cpu['cpu family']} "
+                            f"model {cpu['model']}) on {record['date']}")
 
 
 def ccls_analyze(kernel: Kernel, arch: str) -> dict:
@@ -365,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
 
-    arch, table_ghz, arch_reason = host_arch() if args.arch == "auto" else (args.arch, None, "chosen with --arch")
+    record = host_record()
+    arch, arch_reason = choose_arch(args.arch, record)
     try:
         docs: dict[str, dict] = {}
         flags, flags_source = DEFAULT_KERNEL_FLAGS, "ccls default: -O2, line tables; no compile database"
@@ -384,9 +393,10 @@ def main(argv: list[str] | None = None) -> int:
         driver = build(flags)
         env = environment()
         env.update(arch=arch, arch_reason=arch_reason)
-        if table_ghz:
-            # The measured clock (boost included) turns time into the core cycles ccls predicts.
-            env.update(clock_ghz=table_ghz, clock_source="measured with the table (measure_host.py)")
+        if record is not None:
+            # The clock measured on this CPU (boost included) turns time into core cycles, whatever
+            # table ccls is asked to use.
+            env.update(clock_ghz=record["derived"]["clock_hz"] / 1e9, clock_source="measured (measure_host.py)")
         callgrind: dict[str, tuple[int, dict[str, int], float]] = {}
         for kernel in kernels:
             print(f"callgrind {kernel.name} …", file=sys.stderr)

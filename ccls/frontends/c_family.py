@@ -211,7 +211,7 @@ def _attach_block_cycles(functions: list[FunctionIR], timings: dict[tuple[str, .
 
 
 def _opt_error(stderr: str, path: str) -> AnalysisError:
-    stderr = stderr.replace("<stdin>", os.path.basename(path))
+    stderr = stderr.replace(STDIN_NAME, os.path.basename(path))
     m = re.search(r":(\d+):(\d+): error: (.*)", stderr)
     return AnalysisError(path, int(m.group(1)) if m else None, stderr.strip()[:2000] or "opt failed")
 

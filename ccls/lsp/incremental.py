@@ -104,7 +104,7 @@ class Snapshot:
     text: str
     data: bytes
     functions: tuple | None  # SourceFunction per function; None: whole-file mode (PTX, IR)
-    graph: dict[int, set[int]] | None = None  # reduce.callees of the functions, when known
+    graph: dict[int, set[int]] | None = None  # reduce.callees of the functions (None in whole-file mode)
 
 
 class DocumentModel:
@@ -294,14 +294,12 @@ class Analyzer:
         with self._lock:
             self._header_digests.pop(path, None)
 
-    def unit_keys(self, snapshot: Snapshot, options: AnalysisOptions,
-                  graph: dict[int, set[int]] | None = None) -> list[str]:
+    def unit_keys(self, snapshot: Snapshot, options: AnalysisOptions) -> list[str]:
         """One cache key per function (whole-file mode: one key for the file)."""
         context = self.context_key(snapshot, options)
         if snapshot.functions is None:
             return [cache_key("file/1", context, text_digest(snapshot.data))]
-        functions = snapshot.functions
-        graph = reduce.callees(snapshot.data, functions) if graph is None else graph
+        functions, graph = snapshot.functions, snapshot.graph
         keys = []
         for i, fn in enumerate(functions):
             deps = tuple(sorted(functions[j].text_hash for j in reduce.closure(graph, [i]) if j != i))
@@ -326,11 +324,7 @@ class Analyzer:
         `previous` (the document's last outcome) whose key and first line are unchanged are
         taken over as they are."""
         started = time.monotonic()
-        if snapshot.functions is None:
-            keys = self.unit_keys(snapshot, options)
-        else:
-            graph = snapshot.graph if snapshot.graph is not None else reduce.callees(snapshot.data, snapshot.functions)
-            keys = self.unit_keys(snapshot, options, graph)
+        keys = self.unit_keys(snapshot, options)
         if remember:
             options = dataclasses.replace(options, preamble_dir=self.preamble_dir, warm_tools=True)
         if snapshot.functions is None:
@@ -338,7 +332,7 @@ class Analyzer:
         else:
             reusable = {unit.identity: unit for unit in previous.units} \
                 if previous is not None and previous.snapshot.path == snapshot.path else {}
-            outcome = self._analyse_functions(snapshot, options, keys, graph, cancelled, remember, reusable)
+            outcome = self._analyse_functions(snapshot, options, keys, snapshot.graph, cancelled, remember, reusable)
         outcome.duration_s = time.monotonic() - started
         return outcome
 

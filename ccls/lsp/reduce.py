@@ -13,10 +13,12 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import replace
-from typing import Iterable, Protocol, Sequence
+from typing import TYPE_CHECKING, Iterable, Protocol, Sequence
 
-from ccls.engine import FunctionReport
 from ccls.model import CountedFunction, FindingSite, LoopSummary
+
+if TYPE_CHECKING:  # annotations only: the server imports this module before any engine is needed
+    from ccls.engine import FunctionReport
 
 
 class FunctionSpan(Protocol):

@@ -233,14 +233,15 @@ class Session:
         return count_source(source, options, self.tables)
 
     def _report_settings(self, settings: Settings) -> Any:
-        """The settings' profile/region, or DEFAULT/WORLD (said once) when the tables lack them."""
-        from ccls.engine import ReportSettings
-        tables = self.tables
-        if settings.profile in tables.profiles and settings.region in tables.regions:
-            return ReportSettings(settings.profile, settings.region, settings.scoring)
-        unknown = settings.profile if settings.profile not in tables.profiles else settings.region
-        self._call_soon(self.show, f"unknown profile or region {unknown!r}; using DEFAULT/WORLD")
-        return ReportSettings(scoring=settings.scoring)
+        """The settings' profile/region, or DEFAULT/WORLD (with a message) when the tables lack them."""
+        from ccls.engine import ReportSettings, check_settings
+        chosen = ReportSettings(settings.profile, settings.region, settings.scoring)
+        try:
+            check_settings(self.tables, chosen)
+            return chosen
+        except KeyError as unknown:
+            self._call_soon(self.show, f"{unknown.args[0]}; using DEFAULT/WORLD")
+            return ReportSettings(scoring=settings.scoring)
 
     def _unit_reports(self, uri: str, outcome: Outcome, settings: Settings,
                       cohort: list[tuple[str, list]] | None) -> dict[str, tuple]:

@@ -19,7 +19,6 @@ from ccls.targets import CPU_ARCHES
 
 BUILTIN_PROFILES = ("DEFAULT", "RESEARCH", "COMMERCIAL", "MOBILE", "HPC")
 SEVERITIES = ("error", "warning", "information", "hint", "off")
-ARCHES = CPU_ARCHES
 SCORINGS = ("absolute", "cohort")
 PROJECT_FILE = "ccls-cost.toml"
 DEFAULT_HINT_FORMAT = "{grade} · {cu} CU · {energy}"
@@ -201,7 +200,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "profile": ("profile", _string),
     "customProfiles": ("custom_profiles", _custom_profiles),
     "region": ("region", _string),
-    "arch": ("arch", _enum(ARCHES)),
+    "arch": ("arch", _enum(CPU_ARCHES)),
     "scoring": ("scoring", _enum(SCORINGS)),
     "hints.enabled": ("hints_enabled", _bool),
     "hints.format": ("hints_format", _hint_format),

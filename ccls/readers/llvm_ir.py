@@ -369,12 +369,6 @@ def read_functions(parsed: ParsedModule, file: str, language: str, arch: str,
             for d in parsed.functions]
 
 
-def read_module(module: ModuleText, file: str, language: str, arch: str,
-                default_trip_count: int, main_file: str | None = None) -> list[FunctionIR]:
-    """All defined functions of the module as FunctionIR (see parse_module for `main_file`)."""
-    return read_functions(parse_module(module, main_file), file, language, arch, default_trip_count)
-
-
 def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, default_trip_count: int,
                    dilocation_lines: dict[str, int], subprogram: tuple[str, int | None],
                    machine: dict[str, list[str]] | None, assumptions: list[str],

@@ -203,7 +203,6 @@ def host_core(arch: str, base: dict, mcpu: str, hardware: str) -> dict:
                         f"l3_bytes is the effective share: {where}: the largest pointer-chase footprint still "
                         "served at L3 latency (beyond it latency approaches DRAM's: other cores and guests "
                         "share the L3)",
-        "cache_method": "measured",
         "lat": d["latency_cycles"], "dram_ns": d["dram_ns"],
         "stream_gb_s": d["stream_read_gb_s"],
         # A copy moves a read line and a written one: the written line's share is the copy's time
@@ -214,7 +213,6 @@ def host_core(arch: str, base: dict, mcpu: str, hardware: str) -> dict:
                       "median of the L3 sweep (L3)",
         "dram_source": f"{where}: pointer chase over 64 MiB (page walks included, as in a real chase)",
         "stream_source": f"{where}: single-core sequential read of 512 MiB",
-        "memory_method": "measured",
         "mlp": d["memory_level_parallelism"],
         "mlp_source": f"{where}: DRAM chase latency / time per independent random load (s += a[idx[i]]) "
                       "over 64 MiB",
@@ -348,7 +346,8 @@ def build(arch: str, core: dict) -> dict:
     mlp_note = (f"modelled: independent miss, CU = max(load-to-use latency / {mlp} misses in flight, "
                 f"64 B / that level's bandwidth); {core.get('mlp_source', MLP_SOURCE)}")
     lat_note = "dependent miss (pointer chase): CU = load-to-use latency, not hidden by out-of-order execution"
-    memory_method = core.get("memory_method", "literature")
+    # a core measured on the machine itself (host_core) vs one from published figures
+    memory_method = "measured" if core.get("measured") else "literature"
     l2_bw = 64.0 if arch.startswith("x86_64") else 95.1e9 / clock  # bytes per cycle
     l3_bw = 32.0 if arch.startswith("x86_64") else 78.0e9 / clock
     levels = (("L2", lat["L2"], overhead + l1 + l2, core["lat_source"], LINE / l2_bw),
@@ -463,7 +462,7 @@ def build(arch: str, core: dict) -> dict:
         "core": core["hardware"],
         "clock_hz": {"value": clock, "source": core["clock_source"], "method": memory_method},
         "cache": {**core["cache"], "line_bytes": LINE, "source": core["cache_source"],
-                  "method": core.get("cache_method", "literature")},
+                  "method": memory_method},
         "window": {"reorder_buffer": core["reorder_buffer"], "source": core["window_source"],
                    "method": "literature"},
         **({"divider": divider} if divider else {}),

@@ -1,7 +1,7 @@
 """Measure this machine's core clock, integer divider, cache and DRAM latencies, memory-level
 parallelism and stream bandwidth, for a CPU cost table that describes the machine itself.
 
-    python3 cost_tables/derive/measure_host.py x86_64-zen3   # ~30 s; run on an otherwise idle machine
+    python3 cost_tables/derive/measure_host.py x86_64-zen3   # ~1 min; run on an otherwise idle machine
     python3 cost_tables/derive/cpu_tables.py                  # then rebuild the tables from the file
 
 Compiles our own microbenchmarks (host_probe.c, nothing of a user's) with clang-19 -O2, runs them,
@@ -27,7 +27,8 @@ OUT = HERE / "host-measurements"
 
 def cpu_identity() -> dict:
     info: dict[str, str] = {}
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
+    cpuinfo = Path("/proc/cpuinfo").read_text()
+    for line in cpuinfo.splitlines():
         key, _, value = line.partition(":")
         key = key.strip()
         if key in ("model name", "cpu family", "model", "stepping") and key not in info:
@@ -37,7 +38,7 @@ def cpu_identity() -> dict:
         level, kind = (index / "level").read_text().strip(), (index / "type").read_text().strip()
         if kind in ("Data", "Unified"):
             caches[f"L{level}"] = (index / "size").read_text().strip()
-    hypervisor = "hypervisor" in Path("/proc/cpuinfo").read_text()
+    hypervisor = "hypervisor" in cpuinfo
     return {**info, "caches": caches, "virtualised": hypervisor, "kernel": platform.release()}
 
 
