@@ -10,18 +10,24 @@ There, the compute part of CU is llvm-mca's simulated cycles of each machine blo
 executions (all loads hitting L1), and what L1 hits cannot cost is added on top: the extra
 cycles of loads/stores estimated to miss (tier cost − L1 cost) and branch mispredictions. The
 per-class rows are scaled so that they still sum to CU.
+
+In a loop that streams from memory the core computes while prefetched lines arrive, so the loop
+costs max(compute, transfer), not their sum (the ECM model's finding for AMD Zen: in-core work
+and data transfers overlap; Hofmann et al., 2020). `hidden_by_overlap` picks, per loop, the
+smaller side at the evaluation point; it is taken off CU, and off the rows it belongs to (the
+stream rows' stalls, or the compute part of every row).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping
+from typing import Callable, Mapping, Sequence
 
-from ccls.model import Metrics
+from ccls.model import Metrics, StreamOverlap
 from ccls.polynomial import Polynomial
 from ccls.tables import CostTable, Region
-from ccls.taxonomy import split, with_vector
+from ccls.taxonomy import STREAM_TIER, split, with_vector
 
 JOULES_PER_KWH = 3.6e6
 SECONDS_PER_HOUR = 3600.0
@@ -37,12 +43,40 @@ class ClassBreakdown:
     rate: float = 0.0  # CU per execution, as costed (cu_rates): per-line costs and shares use it
 
 
+@dataclass(frozen=True)
+class Hidden:
+    """Cycles one loop's overlap hides: its stream stalls (the loop is compute-bound) or its
+    compute (it is transfer-bound)."""
+
+    cycles: Polynomial
+    stream: bool
+
+
+def hidden_by_overlap(overlaps: Sequence[StreamOverlap], table: CostTable,
+                      evaluate: Callable[[Polynomial], float]) -> list[Hidden]:
+    """Per streaming loop, the smaller of its compute cycles and its streams' stall cycles,
+    compared at the evaluation point (`evaluate`), as a polynomial: the cost expression stays
+    one polynomial, true at that point and wherever the same side stays the larger."""
+    out = []
+    for overlap in overlaps:
+        transfer = Polynomial()
+        for cls, count in overlap.streams.items():
+            stall = stall_cu(cls, table)
+            if stall:
+                transfer = transfer + count * Fraction(repr(stall))
+        compute_bound = evaluate(overlap.cycles) >= evaluate(transfer)
+        out.append(Hidden(transfer if compute_bound else overlap.cycles, compute_bound))
+    return out
+
+
 def cost_counts(counts: Mapping[str, float], table: CostTable, region: Region,
-                machine_cycles: float | None = None) -> tuple[Metrics, list[ClassBreakdown]]:
+                machine_cycles: float | None = None, hidden: Sequence[tuple[float, bool]] = ()
+                ) -> tuple[Metrics, list[ClassBreakdown]]:
     """Raw totals of one function and its per-class breakdown (largest CU first).
     Classes the table cannot cost are listed with known=False and add nothing. With
-    `machine_cycles` (llvm-mca), CU = those cycles + stall cycles (see the module docstring)."""
-    rates = cu_rates(counts, table, machine_cycles)
+    `machine_cycles` (llvm-mca), CU = those cycles + stall cycles − what overlap hides
+    (`hidden`: evaluated `Hidden` cycles, stream or not; see the module docstring)."""
+    rates = cu_rates(counts, table, machine_cycles, hidden)
     rows: list[ClassBreakdown] = []
     for cls, count in counts.items():
         n = float(count)
@@ -80,25 +114,35 @@ def stall_cu(cls: str, table: CostTable) -> float:
     return 0.0
 
 
-def cu_rates(counts: Mapping[str, float], table: CostTable, machine_cycles: float | None = None) -> dict[str, float]:
+def cu_rates(counts: Mapping[str, float], table: CostTable, machine_cycles: float | None = None,
+             hidden: Sequence[tuple[float, bool]] = ()) -> dict[str, float]:
     """CU per execution of each class: the table's CU; or, with llvm-mca's cycles, each class's
-    compute part (CU − stall) scaled so that the compute parts sum to those cycles, plus its stall.
-    Classes the table cannot cost get 0. Totals, per-line costs and finding shares all use these."""
+    compute part (CU − stall) scaled so that the compute parts sum to those cycles less the
+    compute that overlap hides, plus its stall (a stream class's stall less its share of the
+    stalls overlap hides). Classes the table cannot cost get 0. Totals, per-line costs and
+    finding shares all use these."""
     table_cu = {cls: (cost.cu if (cost := table.lookup(cls)) is not None else 0.0) for cls in counts}
     if machine_cycles is None:
         return table_cu
     stalls = {cls: stall_cu(cls, table) for cls in counts}
     compute = math.fsum(float(n) * (table_cu[cls] - stalls[cls]) for cls, n in counts.items())
-    scale = machine_cycles / compute if compute > 0 else 0.0
-    return {cls: (table_cu[cls] - stalls[cls]) * scale + stalls[cls] for cls in counts}
+    hidden_compute = math.fsum(cycles for cycles, stream in hidden if not stream)
+    scale = max(0.0, machine_cycles - hidden_compute) / compute if compute > 0 else 0.0
+    streamed = math.fsum(float(n) * stalls[cls] for cls, n in counts.items() if split(cls)[1] == STREAM_TIER)
+    hidden_stream = math.fsum(cycles for cycles, stream in hidden if stream)
+    kept = max(0.0, 1.0 - hidden_stream / streamed) if streamed > 0 else 1.0
+    return {cls: (table_cu[cls] - stalls[cls]) * scale + stalls[cls] * (kept if split(cls)[1] == STREAM_TIER else 1.0)
+            for cls in counts}
 
 
 def cu_expression(counts: Mapping[str, Polynomial], table: CostTable,
-                  machine_cycles: Polynomial | None = None) -> Polynomial:
+                  machine_cycles: Polynomial | None = None, hidden: Sequence[Hidden] = ()) -> Polynomial:
     """Σ count_k x CU_k as a polynomial in the function's symbols (unknown classes add 0), or,
-    with llvm-mca's cycles, those cycles + Σ count_k x stall_k.
+    with llvm-mca's cycles, those cycles + Σ count_k x stall_k − what overlap hides.
     CU values enter as their shortest decimal (0.33 -> 33/100), not their binary float."""
     total = machine_cycles if machine_cycles is not None else Polynomial()
+    for h in hidden:
+        total = total - h.cycles
     for cls, count in counts.items():
         cost = table.lookup(cls)
         per = (stall_cu(cls, table) if machine_cycles is not None else cost.cu) if cost is not None else 0.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
-from ccls.costing import ClassBreakdown, cost_counts, cu_expression
+from ccls.costing import ClassBreakdown, cost_counts, cu_expression, hidden_by_overlap
 from ccls.counting import count_function
 from ccls.frontends import FrontendResult, SourceFile, frontend_for
 from ccls.model import AnalysisError, CountedFunction, Finding, Metrics
@@ -107,11 +107,13 @@ def _cost(fn: CountedFunction, tables: Tables, settings: ReportSettings, options
     table, notes = table_for(fn, tables, options)
     counts = {cls: _evaluate(poly, options) for cls, poly in fn.counts.items()}
     cycles = _evaluate(fn.machine_cycles, options) if fn.machine_cycles is not None else None
-    metrics, breakdown = cost_counts(counts, table, tables.regions[settings.region], cycles)
+    hidden = hidden_by_overlap(fn.overlaps, table, lambda poly: _evaluate(poly, options)) if cycles is not None else []
+    metrics, breakdown = cost_counts(counts, table, tables.regions[settings.region], cycles,
+                                     [(_evaluate(h.cycles, options), h.stream) for h in hidden])
     unknown = [b.cls for b in breakdown if not b.known and b.count]
     if unknown:
         notes = notes + [f"no cost in table {table.arch} for: {', '.join(sorted(unknown))} (counted as 0)"]
-    return fn, table, counts, metrics, breakdown, notes
+    return fn, table, counts, metrics, breakdown, notes, hidden
 
 
 def function_metrics(fn: CountedFunction, tables: Tables, settings: ReportSettings,
@@ -161,10 +163,10 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
     inclusive = _inclusive_metrics(functions, all_metrics, options, peers)
     by_profile = _scores_by_profile(all_metrics, [fn.arch for fn in functions], peers, tables, settings)
     reports = []
-    for index, (fn, table, counts, metrics, breakdown, notes) in enumerate(costed):
+    for index, (fn, table, counts, metrics, breakdown, notes, hidden) in enumerate(costed):
         score = by_profile[settings.profile][index]
         grade, rating = grade_for(score, tables.grades)
-        expression = cu_expression(fn.counts, table, fn.machine_cycles)
+        expression = cu_expression(fn.counts, table, fn.machine_cycles, hidden)
         rates = {b.cls: b.rate for b in breakdown}
         reports.append(FunctionReport(
             counted=fn, counts=counts,

@@ -158,6 +158,17 @@ class FindingSite:
     recommendation: str
 
 
+@dataclass(frozen=True)
+class StreamOverlap:
+    """One loop's own blocks: their core cycles (llvm-mca, all loads L1 hits) and their
+    accesses to lines streamed from memory. The core computes while prefetched lines arrive,
+    so costing counts the larger of the two, not their sum."""
+
+    loop: str
+    cycles: Polynomial
+    streams: dict[str, Polynomial]  # executed count per stream-tier class
+
+
 @dataclass
 class CountedFunction:
     """Everything the expensive stage (compile → read → count) learns about one function.
@@ -183,3 +194,4 @@ class CountedFunction:
     ir_text: str = ""
     machine_cycles: Polynomial | None = None  # llvm-mca's core cycles for those (CPU; all loads L1 hits)
     compile_flags: tuple[str, ...] = ()
+    overlaps: list[StreamOverlap] = field(default_factory=list)  # loops whose streams overlap compute

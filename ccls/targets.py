@@ -6,7 +6,8 @@ from __future__ import annotations
 CPU_TARGETS: dict[str, tuple[str, str]] = {
     "x86_64": ("x86_64-unknown-linux-gnu", "znver4"),
     "aarch64": ("aarch64-unknown-linux-gnu", "neoverse-v2"),
-    # the machine the accuracy benchmark measures on (cost_tables/derive/measure_host.py)
+    # machines the accuracy benchmark has measured on (cost_tables/derive/measure_host.py)
     "x86_64-zen3": ("x86_64-unknown-linux-gnu", "znver3"),
+    "x86_64-zen4": ("x86_64-unknown-linux-gnu", "znver4"),
 }
 CPU_ARCHES = tuple(CPU_TARGETS)

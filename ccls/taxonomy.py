@@ -2,7 +2,8 @@
 
 A class key is ``base[.qualifier][@vWIDTH]``:
 - ``base`` is one of BASE_CLASSES below;
-- ``.qualifier`` refines it: memory tier after tier estimation (``load.L1`` … ``load.DRAM``),
+- ``.qualifier`` refines it: memory tier after tier estimation (``load.L1`` … ``load.DRAM``,
+  ``load.stream``),
   PTX precision (``fp_fma.f16``) or state space (``load.global``), a CPython opcode family
   (``py.binary_op``);
 - ``@vWIDTH`` marks a vector operation of WIDTH bits (``fp_mul@v256``).
@@ -46,6 +47,8 @@ BASE_CLASSES: dict[str, str] = {
 }
 
 DIVISION_CLASSES = ("int_div", "fp_div")
+# The memory tier of lines the hardware prefetcher streams in at bandwidth (``load.stream``).
+STREAM_TIER = "stream"
 
 
 def split(cls: str) -> tuple[str, str | None, int | None]:

@@ -90,10 +90,11 @@ def test_cpu_cores_state_their_out_of_order_window_and_others_do_not():
     assert tables.cost["nvptx-sm80"].cache.reorder_buffer is None
 
 
-def test_the_host_table_is_measured_and_corrects_llvm_mcas_divider():
+@pytest.mark.parametrize("arch", ["x86_64-zen3", "x86_64-zen4"])
+def test_the_host_tables_are_measured_and_correct_llvm_mcas_divider(arch):
     tables = load_tables()
-    host = tables.cost["x86_64-zen3"]
-    data = _doc("x86_64-zen3.json")["data"]
+    host = tables.cost[arch]
+    data = _doc(f"{arch}.json")["data"]
     assert data["clock_hz"]["method"] == data["cache"]["method"] == data["divider"]["method"] == "measured"
     for cls in ("load.DRAM.chase", "load.stream", "store.stream", "int_div.i32"):
         assert data["classes"][cls]["method"] == "measured"
@@ -102,7 +103,15 @@ def test_the_host_table_is_measured_and_corrects_llvm_mcas_divider():
     assert "llvm-mca's model says 13" in data["classes"]["int_div.i32"]["notes"]
     assert all(0 < real < mca for real, mca in zip(divider.cycles, divider.mca_cycles))
     assert host.lookup("int_div").cu == divider.cycles[0]
-    assert tables.cost["x86_64"].cache.divider is None  # literature tables keep llvm-mca's divider
+
+
+def test_the_literature_zen4_table_takes_the_divider_measured_on_a_zen4():
+    tables = load_tables()
+    literature, data = tables.cost["x86_64"], _doc("x86_64.json")["data"]
+    assert literature.cache.divider == tables.cost["x86_64-zen4"].cache.divider
+    assert data["divider"]["method"] == data["classes"]["int_div.i64"]["method"] == "measured"
+    assert data["cache"]["method"] == "literature"  # the rest stays as published
+    assert tables.cost["aarch64"].cache.divider is None  # no Neoverse measured: llvm-mca's model
 
 
 @pytest.mark.parametrize("change, fragments", [

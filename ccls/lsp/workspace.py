@@ -22,7 +22,7 @@ from ccls.engine import CohortPeer, function_metrics
 from ccls.lsp.incremental import DocumentModel, all_counted, language_for
 from ccls.lsp.scheduler import BACKGROUND
 from ccls.lsp.settings import PROJECT_FILE
-from ccls.model import CountedFunction
+from ccls.model import CountedFunction, StreamOverlap
 from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
 
@@ -322,6 +322,7 @@ class CohortMember:
     counts: tuple[tuple[str, float], ...]
     machine_instructions: float | None
     machine_cycles: float | None
+    overlaps: tuple[tuple[str, float, tuple[tuple[str, float], ...]], ...] = ()  # (loop, cycles, streams)
 
     @classmethod
     def of(cls, cf: CountedFunction, options: AnalysisOptions) -> "CohortMember":
@@ -330,7 +331,9 @@ class CohortMember:
         return cls(cf.name, cf.display_name, cf.file, cf.line, cf.language, cf.arch,
                    tuple((k, value(p)) for k, p in cf.counts.items()),
                    value(cf.machine_instructions) if cf.machine_instructions is not None else None,
-                   value(cf.machine_cycles) if cf.machine_cycles is not None else None)
+                   value(cf.machine_cycles) if cf.machine_cycles is not None else None,
+                   tuple((o.loop, value(o.cycles), tuple((k, value(p)) for k, p in o.streams.items()))
+                         for o in cf.overlaps))
 
     def counted(self) -> CountedFunction:
         return CountedFunction(
@@ -340,7 +343,9 @@ class CohortMember:
             machine_instructions=Polynomial.constant(self.machine_instructions)
             if self.machine_instructions is not None else None,
             loops=[], line_counts={}, calls={}, sites=[], assumptions=[],
-            machine_cycles=Polynomial.constant(self.machine_cycles) if self.machine_cycles is not None else None)
+            machine_cycles=Polynomial.constant(self.machine_cycles) if self.machine_cycles is not None else None,
+            overlaps=[StreamOverlap(loop, Polynomial.constant(cycles), {k: Polynomial.constant(v) for k, v in streams})
+                      for loop, cycles, streams in self.overlaps])
 
 
 def release_freed_memory() -> None:

@@ -1,4 +1,4 @@
-"""Regenerate cost_tables/x86_64.json, aarch64.json and x86_64-zen3.json.
+"""Regenerate cost_tables/x86_64.json, aarch64.json, x86_64-zen3.json and x86_64-zen4.json.
 
     python3 cost_tables/derive/cpu_tables.py          # needs llvm-mca-19 on PATH
 
@@ -9,9 +9,10 @@ independent work overlaps, so the steady-state issue cost is what a count of exe
 instructions adds up to. Latency is kept beside it (``latency_cycles``). Memory tiers below L1
 come from published latencies/bandwidths (literature; "approximate" where the number was not
 checked against a source read while writing this script). Energies come from energy_model.py.
-x86_64-zen3 describes the machine the accuracy benchmark runs on: its clock, divider, cache and
-DRAM latencies, memory-level parallelism and bandwidth are measured there (measure_host.py writes
-host-measurements/x86_64-zen3.json; this script only reads it).
+x86_64-zen3 and x86_64-zen4 describe the machines the accuracy benchmark has run on: their clock,
+divider, cache and DRAM latencies, memory-level parallelism and bandwidth are measured there
+(measure_host.py writes host-measurements/<arch>.json; this script only reads them). The
+literature x86_64 (Zen 4) table takes its divider from the Zen 4 measurement.
 The raw llvm-mca output is written next to this script (llvm-mca/<cpu>.txt) for audit.
 """
 from __future__ import annotations
@@ -184,14 +185,28 @@ CORES = {
 }
 
 
-def host_core(arch: str, base: dict, mcpu: str, hardware: str) -> dict:
-    """A core described by measurements of the machine itself (measure_host.py), on top of
-    `base`'s probes and literature figures for what cannot be measured from user space."""
+def _host_record(arch: str) -> tuple[dict, str]:
+    """measure_host.py's record for `arch` and the provenance sentence its figures carry."""
     record = json.loads((HERE / "host-measurements" / f"{arch}.json").read_text())
-    d, cpu = record["derived"], record["cpu"]
+    cpu = record["cpu"]
     where = (f"measured on {cpu.get('model name', '?')} (family {cpu.get('cpu family')}, model "
              f"{cpu.get('model')}{', virtualised' if cpu.get('virtualised') else ''}) on {record['date']} with "
              f"{record['method']}; raw figures in host-measurements/{arch}.json")
+    return record, where
+
+
+def measured_divider(arch: str) -> dict:
+    record, where = _host_record(arch)
+    return {"cycles": record["derived"]["divide_cycles"],
+            "source": f"{where}: independent div r32 / div r64 with 20-30-bit quotients"}
+
+
+def host_core(arch: str, base: dict, mcpu: str, hardware: str, core_figures: dict | None = None) -> dict:
+    """A core described by measurements of the machine itself (measure_host.py), on top of
+    `base`'s probes and literature figures for what cannot be measured from user space
+    (`core_figures` replaces those where the measured core is not `base`'s)."""
+    record, where = _host_record(arch)
+    d, cpu = record["derived"], record["cpu"]
     caches = cpu["caches"]
     l1, l2 = (_bytes(caches["L1"]), _bytes(caches["L2"]))
     return {
@@ -216,17 +231,21 @@ def host_core(arch: str, base: dict, mcpu: str, hardware: str) -> dict:
         "mlp": d["memory_level_parallelism"],
         "mlp_source": f"{where}: DRAM chase latency / time per independent random load (s += a[idx[i]]) "
                       "over 64 MiB",
-        "divider": {"cycles": d["divide_cycles"],
-                    "source": f"{where}: independent div r32 / div r64 with 20-30-bit quotients"},
-        "window_source": "AMD Zen 3: 256-entry reorder buffer (AMD Zen 3 disclosures, 2020; approximate: "
-                         "as published, not re-read while writing this table)",
-        "reorder_buffer": 256,
-        "mispredict_source": "AMD Zen 3 branch misprediction penalty ~13 cycles (approximate, as for Zen 4)",
-        "vector_probes": {family: (scalar, {w: asm for w, asm in by_width.items() if w <= 256})
-                          for family, (scalar, by_width) in base["vector_probes"].items()},
-        "native_bits": 256,
-        "native_note": "Zen 3 has 256-bit AVX2 datapaths and no AVX-512",
+        "divider": measured_divider(arch),
+        **(core_figures or {}),
     }
+
+
+ZEN3_FIGURES = {
+    "window_source": "AMD Zen 3: 256-entry reorder buffer (AMD Zen 3 disclosures, 2020; approximate: "
+                     "as published, not re-read while writing this table)",
+    "reorder_buffer": 256,
+    "mispredict_source": "AMD Zen 3 branch misprediction penalty ~13 cycles (approximate, as for Zen 4)",
+    "vector_probes": {family: (scalar, {w: asm for w, asm in by_width.items() if w <= 256})
+                      for family, (scalar, by_width) in CORES["x86_64"]["vector_probes"].items()},
+    "native_bits": 256,
+    "native_note": "Zen 3 has 256-bit AVX2 datapaths and no AVX-512",
+}
 
 
 def _bytes(size: str) -> int:
@@ -445,8 +464,10 @@ def build(arch: str, core: dict) -> dict:
         divider.update(source=core["divider"]["source"], method="measured",
                        notes="mca_cycles: llvm-mca's reciprocal throughput for the same divide on this core")
         for name, width in (("int_div", "i32"), ("int_div.i32", "i32"), ("int_div.i64", "i64")):
+            before = classes[name].get("notes")
             classes[name].update(cu=measured[width], source=core["divider"]["source"], method="measured",
-                                 notes=f"llvm-mca's model says {classes[name]['cu']} cycles; measured instead")
+                                 notes=(f"{before}; " if before else "")
+                                 + f"llvm-mca's model says {classes[name]['cu']} cycles; measured instead")
     vector = {
         "native_bits": core["native_bits"],
         "widths": {str(w): {"cu": round(sum(r) / len(r), 3), "energy": round(em.vector_energy_multiplier(w), 4)}
@@ -471,13 +492,14 @@ def build(arch: str, core: dict) -> dict:
     }
     return envelope(
         data,
-        version="1.2.0",
+        version="1.3.0",
         source=f"{mca_src}; {em.HOROWITZ}; memory: see per-class sources",
         hardware=core["hardware"],
         method=("llvm-sched-model (ALU/FP CU), measured on this machine (clock, divider, memory tiers, "
                 "effective L3), modelled (energy, calls, stores below L1)" if core.get("measured") else
-                "llvm-sched-model (ALU/FP CU), literature (memory tiers, clock, caches), modelled (energy, "
-                "calls, stores below L1)"),
+                "llvm-sched-model (ALU/FP CU), literature (memory tiers, clock, caches), "
+                + ("measured on a machine with this core (integer divider), " if divider else "")
+                + "modelled (energy, calls, stores below L1)"),
         units="cu: core cycles per executed instruction (reciprocal throughput); latency_cycles: cycles; "
               "energy_pj: picojoules per executed instruction; "
               "clock_hz: Hz; cache sizes: bytes; reorder_buffer: instructions in flight",
@@ -492,9 +514,16 @@ def build(arch: str, core: dict) -> dict:
 def main() -> None:
     if shutil.which(MCA) is None:
         raise SystemExit(f"{MCA} not found on PATH")
-    cores = {**CORES, "x86_64-zen3": host_core(
-        "x86_64-zen3", CORES["x86_64"], "znver3",
-        "the accuracy benchmark's machine: AMD EPYC 'Milan' (Zen 3, LLVM -mcpu=znver3), a 2-vCPU KVM guest")}
+    # The literature Zen 4 core takes its divider from a Zen 4 measured here: LLVM 19's znver4
+    # model charges twice what the divider takes.
+    cores = {**CORES, "x86_64": {**CORES["x86_64"], "divider": measured_divider("x86_64-zen4")},
+             "x86_64-zen3": host_core(
+                 "x86_64-zen3", CORES["x86_64"], "znver3",
+                 "an accuracy-benchmark machine: AMD EPYC 'Milan' (Zen 3, LLVM -mcpu=znver3), a 2-vCPU KVM guest",
+                 ZEN3_FIGURES),
+             "x86_64-zen4": host_core(
+                 "x86_64-zen4", CORES["x86_64"], "znver4",
+                 "an accuracy-benchmark machine: AMD EPYC 'Genoa' (Zen 4, LLVM -mcpu=znver4), a 2-vCPU KVM guest")}
     for arch, core in cores.items():
         write_table(OUT_DIR / f"{arch}.json", build(arch, core))
 
