@@ -7,9 +7,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
-from ccls.costing import ClassBreakdown, cost_counts, cu_expression, hidden_by_overlap
+from ccls.costing import ClassBreakdown, Hidden, cost_counts, cu_expression, hidden_by_overlap
 from ccls.counting import count_function
 from ccls.frontends import FrontendResult, SourceFile, frontend_for
 from ccls.model import AnalysisError, CountedFunction, Finding, Metrics
@@ -103,7 +103,17 @@ def check_settings(tables: Tables, settings: ReportSettings) -> None:
         raise KeyError(f"unknown region {settings.region!r}; known: {', '.join(sorted(tables.regions))}")
 
 
-def _cost(fn: CountedFunction, tables: Tables, settings: ReportSettings, options: AnalysisOptions) -> tuple:
+class _Costed(NamedTuple):
+    fn: CountedFunction
+    table: CostTable
+    counts: dict[str, float]
+    metrics: Metrics
+    breakdown: list[ClassBreakdown]
+    notes: list[str]
+    hidden: list[Hidden]  # what each streaming loop's overlap hides
+
+
+def _cost(fn: CountedFunction, tables: Tables, settings: ReportSettings, options: AnalysisOptions) -> _Costed:
     table, notes = table_for(fn, tables, options)
     counts = {cls: _evaluate(poly, options) for cls, poly in fn.counts.items()}
     cycles = _evaluate(fn.machine_cycles, options) if fn.machine_cycles is not None else None
@@ -113,14 +123,14 @@ def _cost(fn: CountedFunction, tables: Tables, settings: ReportSettings, options
     unknown = [b.cls for b in breakdown if not b.known and b.count]
     if unknown:
         notes = notes + [f"no cost in table {table.arch} for: {', '.join(sorted(unknown))} (counted as 0)"]
-    return fn, table, counts, metrics, breakdown, notes, hidden
+    return _Costed(fn, table, counts, metrics, breakdown, notes, hidden)
 
 
 def function_metrics(fn: CountedFunction, tables: Tables, settings: ReportSettings,
                      options: AnalysisOptions) -> Metrics:
     """A function's metrics alone (what a `CohortPeer` carries)."""
     check_settings(tables, settings)
-    return _cost(fn, tables, settings, options)[3]
+    return _cost(fn, tables, settings, options).metrics
 
 
 def _scores_by_profile(metrics: list[Metrics], archs: list[str], peers: Sequence[CohortPeer], tables: Tables,
@@ -145,13 +155,17 @@ def rescore(reports: list[FunctionReport], tables: Tables, settings: ReportSetti
     check_settings(tables, settings)
     by_profile = _scores_by_profile([r.metrics for r in reports], [r.counted.arch for r in reports], peers,
                                     tables, settings)
-    out = []
-    for index, r in enumerate(reports):
-        score = by_profile[settings.profile][index]
-        grade, rating = grade_for(score, tables.grades)
-        out.append(replace(r, score=score, grade=grade, rating=rating, scores_by_profile={
-            name: (s[index], grade_for(s[index], tables.grades)[0]) for name, s in by_profile.items()}))
-    return out
+    return [replace(r, **_graded(by_profile, index, settings, tables)) for index, r in enumerate(reports)]
+
+
+def _graded(by_profile: dict[str, list[float]], index: int, settings: ReportSettings, tables: Tables) -> dict:
+    """The score fields of one report: its score, grade and rating under the chosen profile,
+    and (score, grade) under every profile."""
+    score = by_profile[settings.profile][index]
+    grade, rating = grade_for(score, tables.grades)
+    return {"score": score, "grade": grade, "rating": rating,
+            "scores_by_profile": {name: (s[index], grade_for(s[index], tables.grades)[0])
+                                  for name, s in by_profile.items()}}
 
 
 def report(functions: list[CountedFunction], tables: Tables, settings: ReportSettings,
@@ -159,21 +173,18 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
     """Cost, score and grade `functions` as one cohort (together with `peers`, if any)."""
     check_settings(tables, settings)
     costed = [_cost(fn, tables, settings, options) for fn in functions]
-    all_metrics = [c[3] for c in costed]
+    all_metrics = [c.metrics for c in costed]
     inclusive = _inclusive_metrics(functions, all_metrics, options, peers)
     by_profile = _scores_by_profile(all_metrics, [fn.arch for fn in functions], peers, tables, settings)
     reports = []
     for index, (fn, table, counts, metrics, breakdown, notes, hidden) in enumerate(costed):
-        score = by_profile[settings.profile][index]
-        grade, rating = grade_for(score, tables.grades)
         expression = cu_expression(fn.counts, table, fn.machine_cycles, hidden)
         rates = {b.cls: b.rate for b in breakdown}
         reports.append(FunctionReport(
             counted=fn, counts=counts,
             instructions=_evaluate(fn.machine_instructions, options) if fn.machine_instructions is not None else None,
             metrics=metrics, breakdown=breakdown, cost_expression=expression, big_o=expression.big_o(),
-            score=score, grade=grade, rating=rating,
-            scores_by_profile={name: (s[index], grade_for(s[index], tables.grades)[0]) for name, s in by_profile.items()},
+            **_graded(by_profile, index, settings, tables),
             findings=_findings(fn, rates, metrics, options),
             assumptions=fn.assumptions + notes,
             hottest_lines=_hottest_lines(fn, rates, options),

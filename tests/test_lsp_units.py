@@ -34,6 +34,15 @@ def test_defaults_are_the_documented_ones():
     assert settings.analysis_options().compile_timeout_s == 30.0
 
 
+def test_the_vscode_arch_choices_are_the_servers():
+    import json
+    from pathlib import Path
+
+    from ccls.targets import CPU_ARCHES
+    manifest = json.loads((Path(__file__).parents[1] / "vscode-client" / "package.json").read_text())
+    assert manifest["contributes"]["configuration"]["properties"]["ccls.arch"]["enum"] == list(CPU_ARCHES)
+
+
 def test_nested_and_dotted_keys_are_equivalent():
     nested, _ = parse_settings({"hints": {"enabled": False}, "compile": {"extraFlags": ["-DX=1"]}})
     dotted, _ = parse_settings({"hints.enabled": False, "compile.extraFlags": ["-DX=1"]})
@@ -357,6 +366,42 @@ def test_a_burst_of_changes_coalesces_into_few_analyses():
     runs, current, last = asyncio.run(scenario())
     assert 1 <= len(runs) <= 20
     assert runs[-1] == last and current[-1] is True
+
+
+def test_a_burst_of_edits_is_parsed_ahead_once_per_pause():
+    from lsprotocol import types
+
+    from ccls.lsp.session import PARSE_AHEAD_S, Session
+
+    class Model:
+        def __init__(self):
+            self.parses, self.version = 0, 0
+
+        def apply_change(self, *args):
+            pass
+
+        def call_graph(self):
+            self.parses += 1
+
+    class Scheduler:
+        def schedule(self, uri):
+            pass
+
+    async def scenario():
+        session = Session(server=None)
+        session.scheduler, model = Scheduler(), Model()
+        session.docs["file:///a.c"] = model
+        for version in range(1, 30):  # keystrokes, each handled before the next (callbacks run)
+            session.change("file:///a.c", version, [types.TextDocumentContentChangeWholeDocument(text="x")])
+            await asyncio.sleep(0)
+        await asyncio.sleep(PARSE_AHEAD_S * 5)
+        during_burst = model.parses
+        session.change("file:///a.c", 30, [types.TextDocumentContentChangeWholeDocument(text="y")])
+        await asyncio.sleep(PARSE_AHEAD_S * 5)
+        return during_burst, model.parses
+
+    during_burst, after_pause = asyncio.run(scenario())
+    assert during_burst == 1 and after_pause == 2
 
 
 def test_an_edit_after_a_pause_waits_only_the_minimum():

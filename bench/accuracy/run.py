@@ -283,18 +283,17 @@ def table(headers: list[str], rows: list[list[str]], text_columns: int = 1) -> s
 def summarize(rows: list[dict]) -> dict:
     """Agreement of each model with Ir and with time; time is compared as nominal cycles."""
     usable = [r for r in rows if r.get("ccls") and r["ir"] and r["cycles"]]
-    ir = [r["ir"] for r in usable]
-    t = [r["cycles"] for r in usable]
-    # Wall-clock time is the second view: it includes time the shared VM gave to other jobs.
-    t_wall = [r["cycles_wall"] for r in usable]
-    summary: dict = {"kernels": len(usable), "instructions": {}, "time": {}, "time_wall": {}}
-    summary["instructions"]["ccls"] = asdict(agreement([r["ccls"]["instructions"] for r in usable], ir))
-    summary["time"]["ccls CU"] = asdict(agreement([r["ccls"]["CU"] for r in usable], t))
-    summary["time_wall"]["ccls CU"] = asdict(agreement([r["ccls"]["CU"] for r in usable], t_wall))
-    for label in BASELINES:
-        summary["instructions"][label] = asdict(agreement([r["baselines"][label] for r in usable], ir))
-        summary["time"][label] = asdict(agreement([r["baselines"][label] for r in usable], t))
-        summary["time_wall"][label] = asdict(agreement([r["baselines"][label] for r in usable], t_wall))
+    # Time (median thread CPU time) is the target's view. Two more: wall-clock time includes time
+    # the shared VM gave to other jobs; the fastest repeat is the one they disturbed least.
+    measured = {"instructions": "ir", "time": "cycles", "time_wall": "cycles_wall", "time_fastest": "cycles_fastest"}
+    summary: dict = {"kernels": len(usable)}
+    for view, key in measured.items():
+        truth = [r[key] for r in usable]
+        ccls = [r["ccls"]["instructions"] for r in usable] if view == "instructions" else \
+            [r["ccls"]["CU"] for r in usable]
+        summary[view] = {"ccls" if view == "instructions" else "ccls CU": asdict(agreement(ccls, truth))}
+        for label in BASELINES:
+            summary[view][label] = asdict(agreement([r["baselines"][label] for r in usable], truth))
     return summary
 
 
@@ -322,8 +321,10 @@ def render(rows: list[dict], summary: dict, env: dict, flags: list[str], flags_s
         out.append(table(["model", "Spearman ρ", "Kendall τ", "median |err|", "median |err| @best scale",
                           scale_name], body))
         if metric == "time":
-            out.append("against median wall-clock time instead: " + ", ".join(
-                f"{model} ρ {_fmt(a['spearman_rho'])}" for model, a in summary["time_wall"].items()))
+            for view, what in (("time_wall", "median wall-clock time"),
+                               ("time_fastest", "the fastest repeat (thread CPU time)")):
+                out.append(f"against {what} instead: " + ", ".join(
+                    f"{model} ρ {_fmt(a['spearman_rho'])}" for model, a in summary[view].items()))
         out.append("")
     out.append("B1/B2/B3 price ccls's executed IR counts (no machine lowering); their raw |err| compares a "
                "unitless score with Ir, so the @best-scale column is the fair one for them.")
@@ -419,10 +420,11 @@ def main(argv: list[str] | None = None) -> int:
             ir, callees, callgrind_s = callgrind[kernel.name]
             cpu_ns = statistics.median(cpu for _, cpu in samples[kernel.name])
             wall_ns = statistics.median(wall for wall, _ in samples[kernel.name])
+            fastest_ns = min(cpu for _, cpu in samples[kernel.name])
             row = {"kernel": kernel.name, "file": kernel.file, "shape": kernel.shape, "params": kernel.params,
                    "inputs": kernel.inputs, "actual_trip": kernel.actual_trip, "ir": ir, "callees": callees,
                    "time_ms": cpu_ns / 1e6, "wall_ms": wall_ns / 1e6, "cycles": cpu_ns * ghz,
-                   "cycles_wall": wall_ns * ghz,
+                   "cycles_wall": wall_ns * ghz, "cycles_fastest": fastest_ns * ghz,
                    "time_samples_ns": [{"wall": w, "cpu": c} for w, c in samples[kernel.name]],
                    "callgrind_s": callgrind_s, "baselines": {}}
             if kernel.name in docs:

@@ -97,14 +97,18 @@ def test_render_with_a_synthetic_ccls_row():
         counts = {"int_add": 100.0 * (i + 1), "load.L1": 50.0 * (i + 1)}
         rows.append({"kernel": kernel.name, "shape": kernel.shape, "actual_trip": "", "callees": {},
                      "ir": 160 * (i + 1), "time_ms": 0.1 * (i + 1), "cycles": 2.5e5 * (i + 1), "cycles_wall": 3e5 * (i + 1),
+                     "cycles_fastest": 2e5 * (4 - i),
                      "ccls": {"instructions": 150.0 * (i + 1), "CU": 300.0 * (i + 1), "assumptions": ["a"]},
                      "baselines": {label: fn(counts) for label, fn in run.BASELINES.items()}})
     summary = run.summarize(rows)
     assert summary["kernels"] == 4
     assert summary["instructions"]["ccls"]["median_abs_rel_err"] == pytest.approx(10 / 160)
+    assert summary["time"]["ccls CU"]["spearman_rho"] == pytest.approx(1.0)
+    assert summary["time_fastest"]["ccls CU"]["spearman_rho"] == pytest.approx(-1.0)  # each view its own truth
     env = {"date": "d", "cpu_model": "cpu", "cpu_count": 2, "clang": "clang", "valgrind": "vg", "note": "shared VM"}
     text = run.render(rows, summary, env, ["-O2"], "test")
     assert "shared VM" in text and "B3 gas-like" in text and "-6.2%" in text
+    assert "against the fastest repeat (thread CPU time) instead: ccls CU ρ -1" in text
 
 
 def test_generated_driver_mentions_every_kernel():

@@ -25,6 +25,9 @@ from ccls.lsp.settings import Settings, merge, parse_settings, read_project_file
 from ccls.model import AnalysisError
 
 log = logging.getLogger(__name__)
+# Re-parse once typing pauses this long: well inside the shortest debounce (50 ms), and not once
+# per keystroke (a large file's re-parse and call graph take tens of ms on the event loop).
+PARSE_AHEAD_S = 0.02
 
 
 @dataclass
@@ -72,6 +75,7 @@ class Session:
         self._shown: set[str] = set()
         self._report_memo: dict[str, tuple[Any, dict]] = {}
         self._memo_lock = threading.Lock()
+        self._parse_ahead: dict[str, asyncio.TimerHandle] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -330,12 +334,23 @@ class Session:
                 model.apply_change(None, None, change.text, self.encoding)
         model.version = version
         self.scheduler.schedule(uri)
-        # Re-parse (incrementally, a few ms) while the debounce runs rather than after it; edits
-        # that arrive before this runs are parsed together.
-        asyncio.get_running_loop().call_soon(model.call_graph)
+        # Re-parse (incrementally) while the debounce runs rather than after it, once per pause.
+        pending = self._parse_ahead.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        self._parse_ahead[uri] = asyncio.get_running_loop().call_later(PARSE_AHEAD_S, self._parse_now, uri)
+
+    def _parse_now(self, uri: str) -> None:
+        self._parse_ahead.pop(uri, None)
+        model = self.docs.get(uri)
+        if model is not None:
+            model.call_graph()
 
     def close(self, uri: str) -> None:
         self.scheduler.close(uri)
+        pending = self._parse_ahead.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
         self.results.pop(uri, None)
         with self._memo_lock:
             self._report_memo.pop(uri, None)
