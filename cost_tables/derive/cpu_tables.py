@@ -134,6 +134,8 @@ CORES = {
         "l1_pj": em.SRAM_32KB_PJ, "l2_pj": em.SRAM_1MB_PJ,
         # load-to-use latencies in core cycles, DRAM in ns, single-core stream bandwidth in GB/s
         "lat": {"L1": 4, "L2": 14, "L3": 50}, "dram_ns": 100.0, "stream_gb_s": 40.0,
+        "fill_bytes_per_cycle": {"L2": 64.0, "L3": 32.0},
+        "fill_source": f"{ZEN4_SOG}: L2 to L1 64 B/cycle, L3 to L2 32 B/cycle (approximate)",
         "mispredict_cycles": 13.0,
         "mispredict_source": f"{ZEN4_SOG}: branch misprediction penalty ~11-18 cycles, typically ~13 (approximate)",
         "lat_source": f"{ZEN4_SOG}; {C_AND_C_ZEN4}: L1 4, L2 14, L3 ~50 cycles (approximate: values as "
@@ -164,6 +166,9 @@ CORES = {
         # Horowitz SRAM energy grows ~x1.4 per 2x capacity between his 8 KB, 32 KB and 1 MB points.
         "l1_pj": em.SRAM_32KB_PJ * 1.4, "l2_pj": em.SRAM_1MB_PJ * 1.4,
         "lat": {"L1": 4, "L2": 11, "L3": 84}, "dram_ns": 110.0, "stream_gb_s": 37.0,
+        "fill_bytes_per_cycle": {"L2": 95.1e9 / 2.8e9, "L3": 78.0e9 / 2.8e9},
+        "fill_source": f"{ARM_LEARN}: single-core bandwidth from L2 95.1 GB/s, from the system-level cache "
+                       "78.0 GB/s, at 2.8 GHz",
         "mispredict_cycles": 11.0,
         "mispredict_source": "Arm Neoverse V2 Software Optimization Guide: branch misprediction penalty "
                              "~11 cycles or more (approximate)",
@@ -241,6 +246,9 @@ ZEN3_FIGURES = {
                      "as published, not re-read while writing this table)",
     "reorder_buffer": 256,
     "mispredict_source": "AMD Zen 3 branch misprediction penalty ~13 cycles (approximate, as for Zen 4)",
+    "fill_bytes_per_cycle": {"L2": 32.0, "L3": 32.0},
+    "fill_source": "AMD Zen 3: L2 to L1 and L3 to L2 32 B/cycle each (approximate: AMD Zen 3 disclosures "
+                   "as commonly cited, not re-read while writing this table)",
     "vector_probes": {family: (scalar, {w: asm for w, asm in by_width.items() if w <= 256})
                       for family, (scalar, by_width) in CORES["x86_64"]["vector_probes"].items()},
     "native_bits": 256,
@@ -363,12 +371,12 @@ def build(arch: str, core: dict) -> dict:
     # cannot overlap: it costs the whole latency (".chase").
     mlp = core.get("mlp", MEMORY_LEVEL_PARALLELISM)
     mlp_note = (f"modelled: independent miss, CU = max(load-to-use latency / {mlp} misses in flight, "
-                f"64 B / that level's bandwidth); {core.get('mlp_source', MLP_SOURCE)}")
+                f"64 B / that level's bandwidth); {core.get('mlp_source', MLP_SOURCE)}; bandwidth: "
+                f"{core['fill_source']}")
     lat_note = "dependent miss (pointer chase): CU = load-to-use latency, not hidden by out-of-order execution"
     # a core measured on the machine itself (host_core) vs one from published figures
     memory_method = "measured" if core.get("measured") else "literature"
-    l2_bw = 64.0 if arch.startswith("x86_64") else 95.1e9 / clock  # bytes per cycle
-    l3_bw = 32.0 if arch.startswith("x86_64") else 78.0e9 / clock
+    l2_bw, l3_bw = core["fill_bytes_per_cycle"]["L2"], core["fill_bytes_per_cycle"]["L3"]
     levels = (("L2", lat["L2"], overhead + l1 + l2, core["lat_source"], LINE / l2_bw),
               ("L3", lat["L3"], overhead + l1 + l2 + l3, core["lat_source"], LINE / l3_bw),
               ("DRAM", dram_cycles, overhead + l1 + l2 + l3 + em.DRAM_RANDOM_PJ, core["dram_source"], stream_cycles))
