@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, NamedTuple, Protocol
+from typing import Callable, Collection, NamedTuple, Protocol
 
 from ccls.model import (BasicBlock, CountedFunction, FindingSite, FunctionIR, Instruction, Loop,
                         LoopSummary, MemoryAccess, StreamOverlap)
@@ -70,15 +70,16 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
     line_counts: dict[int, dict[str, Polynomial]] = defaultdict(lambda: defaultdict(Polynomial))
     calls: dict[str, Polynomial] = defaultdict(Polynomial)
     machine = Polynomial() if any(b.machine_instructions is not None for b in fn.blocks) else None
-    trips = _mean_trips(fn, executions, values)
+    runs = {name: poly.evaluate(values) for name, poly in executions.items()}  # at the evaluation point
+    trips = _mean_trips(fn, runs)
     notes: set[str] = set()
-    cycles, loop_cycles = _machine_cycles(fn, executions, _entry_overlap(fn, executions, values, cache.reorder_buffer),
+    cycles, loop_cycles = _machine_cycles(fn, executions, _entry_overlap(fn, runs, cache.reorder_buffer),
                                           cache.reorder_buffer, cache.divider, notes)
     streams: dict[str, dict[str, Polynomial]] = defaultdict(lambda: defaultdict(Polynomial))
 
-    working_sets = _working_sets(fn, executions, values, cache, trips)
+    working_sets = _working_sets(fn, runs, values, cache, trips)
     footprints = _loop_footprints(fn, cache, trips)
-    reuse = _reuse(fn, executions, values, cache, trips)
+    reuse = _reuse(fn, runs, values, cache, trips)
 
     def tiers(instr: Instruction, loop_id: str | None, notes: set[str]) -> list[tuple[str, Fraction]]:
         # A small, hot array (a histogram's buckets) stays in L1 whatever streams past it.
@@ -183,8 +184,7 @@ def _enclosing(loop_id: str | None, loops: dict[str, Loop]) -> list[str]:
     return out
 
 
-def _entry_overlap(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float],
-                   window: int | None) -> dict[str, tuple[float, float]]:
+def _entry_overlap(fn: FunctionIR, runs: dict[str, float], window: int | None) -> dict[str, tuple[float, float]]:
     """How many entries of each loop an out-of-order core holds at once (and the machine
     instructions one entry executes): the window
     (reorder-buffer entries) over the machine instructions one entry executes, for loops whose
@@ -197,12 +197,12 @@ def _entry_overlap(fn: FunctionIR, executions: dict[str, Polynomial], values: di
     for block in fn.blocks:
         if block.machine_instructions:
             for loop in _enclosing(block.loop, fn.loops):
-                per_loop[loop] += block.machine_instructions * executions[block.name].evaluate(values)
+                per_loop[loop] += block.machine_instructions * runs[block.name]
     overlap = {}
     for loop in fn.loops.values():
-        if not loop.independent_entries or loop.parent not in executions:
+        if not loop.independent_entries or loop.parent not in runs:
             continue
-        entries = executions[loop.parent].evaluate(values)
+        entries = runs[loop.parent]
         per_entry = per_loop.get(loop.id, 0.0) / entries if entries > 0 else 0.0
         if per_entry > 0 and window / per_entry > 1:
             overlap[loop.id] = (window / per_entry, per_entry)
@@ -224,7 +224,7 @@ def _touched_bytes(access: MemoryAccess, line_bytes: int) -> int:
     return line_bytes
 
 
-def _working_sets(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float],
+def _working_sets(fn: FunctionIR, runs: dict[str, float], values: dict[str, float],
                   cache: CacheGeometry, trips: dict[str, float]) -> dict[str | None, float]:
     """Bytes touched by each outermost loop nest per entry. Each access counts the lesser of
     what its executions bring in and the span its address can cover (reuse inside the nest).
@@ -236,7 +236,7 @@ def _working_sets(fn: FunctionIR, executions: dict[str, Polynomial], values: dic
         if block.loop is None:
             continue
         outer = _outermost(block.loop, fn.loops)
-        times = executions[block.name].evaluate(values)
+        times = runs[block.name]
         for instr in block.instructions:
             if instr.access is None:
                 continue
@@ -253,24 +253,27 @@ def _working_sets(fn: FunctionIR, executions: dict[str, Polynomial], values: dic
     return dict(sizes)
 
 
-def _mean_trips(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float]) -> dict[str, float]:
+def _mean_trips(fn: FunctionIR, runs: dict[str, float]) -> dict[str, float]:
     """Average iterations of each loop per entry: header executions / its parent's."""
     out = {}
     for loop in fn.loops.values():
-        runs = executions[loop.id].evaluate(values) if loop.id in executions else 0.0
-        entries = executions[loop.parent].evaluate(values) if loop.parent in executions else 1.0
-        out[loop.id] = runs / entries if entries > 0 else 0.0
+        entries = runs.get(loop.parent, 1.0) if loop.parent is not None else 1.0
+        out[loop.id] = runs.get(loop.id, 0.0) / entries if entries > 0 else 0.0
     return out
 
 
-def _span(access: MemoryAccess, trips: dict[str, float], values: dict[str, float], line_bytes: int) -> float:
-    """Bytes an access's address can range over: Σ |stride per loop| × that loop's iterations."""
+def _span(access: MemoryAccess, trips: dict[str, float], values: dict[str, float], line_bytes: int,
+          loops: Collection[str] | None = None) -> float:
+    """Bytes an access's address can range over: Σ |stride per loop| × that loop's iterations
+    (over `loops` only, if given)."""
     if access.span_bytes is not None:
         return float(access.span_bytes)
     if not access.loop_strides:
         return float("inf")
     span = float(line_bytes)
     for loop, stride in access.loop_strides:
+        if loops is not None and loop not in loops:
+            continue
         step = _number(stride, values)
         if step is None:
             return float("inf")  # moves with an outer index we cannot evaluate here
@@ -319,7 +322,7 @@ class _Reuse(NamedTuple):
     why: str
 
 
-def _reuse(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float],
+def _reuse(fn: FunctionIR, runs: dict[str, float], values: dict[str, float],
            cache: CacheGeometry, trips: dict[str, float]) -> dict[int, _Reuse]:
     """Accesses whose lines come back from a near cache (by id of the instruction):
     - temporal: the address does not move with an enclosing loop (B[k][j] in an i-k-j matrix
@@ -328,7 +331,7 @@ def _reuse(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, 
     - group: accesses of one stream at different offsets (a stencil's rows in[i-1], in[i+1]):
       the trailing ones read what the leading one brought in, as long as what is touched in
       between fits."""
-    per_iteration = _iteration_footprints(fn, executions, values, cache, trips)
+    per_iteration = _iteration_footprints(fn, runs, values, cache, trips)
     members: dict[str, list[tuple[Instruction, float]]] = defaultdict(list)
     for block in fn.blocks:
         for instr in block.instructions:
@@ -385,44 +388,32 @@ def _near(footprint: float, cache: CacheGeometry) -> str | None:
     return None if tier == "DRAM" else tier
 
 
-def _iteration_footprints(fn: FunctionIR, executions: dict[str, Polynomial], values: dict[str, float],
+def _iteration_footprints(fn: FunctionIR, runs: dict[str, float], values: dict[str, float],
                           cache: CacheGeometry, trips: dict[str, float]) -> dict[str, float]:
     """Bytes one iteration of each loop touches, inner loops included (each stream once)."""
     reach: dict[tuple[str, str], float] = {}
     for block in fn.blocks:
         if block.loop is None:
             continue
-        times = executions[block.name].evaluate(values)
+        times = runs[block.name]
+        enclosing = _enclosing(block.loop, fn.loops)
         for instr in block.instructions:
             access = instr.access
             if access is None:
                 continue
-            strides = dict(access.loop_strides)
-            for loop in _enclosing(block.loop, fn.loops):
-                header = executions[loop].evaluate(values) if loop in executions else 0.0
+            for depth, loop in enumerate(enclosing):
+                header = runs.get(loop, 0.0)
                 per_iteration = times / header * _touched_bytes(access, cache.line_bytes) if header else 0.0
-                inner = [l for l in _enclosing(block.loop, fn.loops) if l != loop and _inside_loop(l, loop, fn.loops)]
-                moves = [_number(strides[l], values) for l in inner if l in strides]
-                span = float("inf") if None in moves else float(cache.line_bytes) + sum(
-                    abs(move) * trips.get(l, 0.0) for l, move in zip((l for l in inner if l in strides), moves))
-                # A stream's extent is its span (unrolled copies share it); others, what they touch.
-                bytes_ = span if access.loop_strides and access.pattern in ("unit", "strided") else per_iteration
+                # A stream's extent is its span over the loops inside (unrolled copies share it);
+                # others, what they touch.
+                bytes_ = _span(access, trips, values, cache.line_bytes, enclosing[:depth]) \
+                    if access.loop_strides and access.pattern in ("unit", "strided") else per_iteration
                 key = (loop, access.region or f"#{id(instr)}")
                 reach[key] = max(reach.get(key, 0.0), bytes_)
     out: dict[str, float] = defaultdict(float)
     for (loop, _), value in reach.items():
         out[loop] += value
     return dict(out)
-
-
-def _inside_loop(loop: str, outer: str, loops: dict[str, Loop]) -> bool:
-    """Whether `loop` is nested (at any depth) inside `outer`."""
-    parent = loops[loop].parent
-    while parent is not None:
-        if parent == outer:
-            return True
-        parent = loops[parent].parent
-    return False
 
 
 def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: CacheGeometry,
