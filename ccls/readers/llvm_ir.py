@@ -7,9 +7,11 @@ instruction counts. Parsing uses llvmlite; nothing here touches files or process
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import os
 import re
+from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -239,21 +241,29 @@ def _bypass_slow_paths(blocks: list[_MachineBlock]) -> set[int]:
 
 
 def _owners(blocks: list[_MachineBlock], slow: set[int]) -> list[str]:
+    """The IR block each machine block counts with: its own name; else the nearest named block
+    of its loop (the one before it, else the one after); else the named block before it."""
+    named_by_loop: dict = defaultdict(list)  # loop -> indices of named blocks, ascending
+    for j, b in enumerate(blocks):
+        if b.ir_name:
+            named_by_loop[b.loop].append(j)
     owners = []
+    last_named = None
     for i, block in enumerate(blocks):
+        if block.ir_name:
+            last_named = block.ir_name
         if i in slow:
             owners.append(DIVIDE_BYPASS_SLOW)
             continue
         if block.ir_name:
             owners.append(block.ir_name)
             continue
-        same_loop = [j for j, b in enumerate(blocks) if b.ir_name and b.loop == block.loop]
-        before = [j for j in same_loop if j < i]
-        after = [j for j in same_loop if j > i]
-        if before or after:
-            owners.append(blocks[before[-1] if before else after[0]].ir_name)
+        same_loop = named_by_loop.get(block.loop, [])
+        if same_loop:
+            at = bisect.bisect_left(same_loop, i)
+            owners.append(blocks[same_loop[at - 1] if at > 0 else same_loop[0]].ir_name)
         else:  # no named block in its loop: the one before it in the layout, as codegen left it
-            owners.append(next(b.ir_name for b in reversed(blocks[:i]) if b.ir_name))
+            owners.append(last_named)
     return owners
 
 
@@ -433,12 +443,13 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
                                                   data_dependent))
         blocks.append(block)
     loops = {}
+    defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}  # value -> its block
     for header, record in analyses.loops.items():
         trip = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
                  or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count, assumptions))
         header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
         loops[header] = Loop(header, record.parent, record.depth, trip, header_line,
-                             _independent_entries(record, analyses, body, definitions))
+                             _independent_entries(record, analyses, body, definitions, defined_in))
     name, line = subprogram
     return FunctionIR(
         name=fn.name, display_name=name or fn.name, file=file,
@@ -546,7 +557,8 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
 _PHI_INCOMING = re.compile(r"\[\s*%?([-\w.$]+),\s*%([-\w.$]+)\s*\]")
 
 
-def _independent_entries(record, analyses: FunctionAnalyses, body: list, definitions: dict) -> bool:
+def _independent_entries(record, analyses: FunctionAnalyses, body: list, definitions: dict,
+                         defined_in: dict[str, str]) -> bool:
     """Whether no value this loop carries starts from what an enclosing loop carried out of the
     loop's previous entry (``p = c[0]`` per point: independent; ``h`` hashed on across rows:
     not). Top-level loops say no: their entries are calls, which this function cannot see."""
@@ -554,7 +566,6 @@ def _independent_entries(record, analyses: FunctionAnalyses, body: list, definit
         return False
     inside = set(record.blocks)
     outer = set(analyses.loops[record.parent].blocks)
-    defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}
     headers = {r.header: r for r in analyses.loops.values() if r.header != record.header}
 
     def reaches_inside(name: str, seen: set[str]) -> bool:
