@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from ccls.polynomial import LOG2_PREFIX
 
 DEFAULT_QUERY_DRIVER = ("/usr/bin/clang*", "/usr/bin/gcc*", "/usr/bin/g++*", "/usr/bin/cc", "/usr/bin/c++",
                         "/usr/local/cuda*/bin/nvcc", "/usr/local/bin/nvcc", "/usr/bin/nvcc")
+
+_SPEED_ONLY = {"speed_only": True}  # fields that change how fast an analysis runs, never its counts
 
 
 @dataclass(frozen=True)
@@ -21,15 +23,20 @@ class AnalysisOptions:
     default_trip_count: int = 100  # used, and reported, when a trip count is unknown
     parameter_values: tuple[tuple[str, float], ...] = ()  # numeric values for symbolic parameters
     default_parameter_value: float = 1000.0  # for parameters not given above (reported)
-    compile_timeout_s: float = 30.0
-    compile_memory_mb: int = 4096
+    # Limits: a compile that hits them fails with a message; one that succeeds counts the same.
+    compile_timeout_s: float = field(default=30.0, metadata=_SPEED_ONLY)
+    compile_memory_mb: int = field(default=4096, metadata=_SPEED_ONLY)
     machine_code: bool = True  # lower CPU IR to machine code to estimate retired instructions
     # Where C/C++ front ends may keep precompiled preambles (the language server's cache
     # directory); None: compile every buffer whole. Changes how fast, never what is counted.
-    preamble_dir: str | None = None
+    preamble_dir: str | None = field(default=None, metadata=_SPEED_ONLY)
     # Keep a started clang, opt and llvm-mca waiting for the next compile (toolchain.SPARES):
     # the language server's open documents. Changes how fast, never what is counted.
-    warm_tools: bool = False
+    warm_tools: bool = field(default=False, metadata=_SPEED_ONLY)
+
+    def counting_fields(self) -> dict:
+        """The options counts depend on (a count cache key includes these, and only these)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if not f.metadata.get("speed_only")}
 
     def parameter_value(self, name: str) -> float:
         if name.startswith(LOG2_PREFIX) and name.endswith(")"):  # a halving loop's trip count

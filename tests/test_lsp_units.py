@@ -483,3 +483,13 @@ def test_peers_score_and_call_like_the_functions_they_stand_for(tmp_path):
     rescored = rescore(absolute, tables, cohort)
     assert [(r.score, r.grade) for r in rescored] == \
         [(r.score, r.grade) for r in report(callers + others, tables, cohort, options)]
+
+
+def test_only_options_that_change_counts_key_the_count_cache():
+    from ccls.options import AnalysisOptions
+    base = AnalysisOptions().counting_fields()
+    faster = AnalysisOptions(warm_tools=True, preamble_dir="/tmp/p", compile_timeout_s=5, compile_memory_mb=512)
+    assert faster.counting_fields() == base
+    for changed in (AnalysisOptions(default_trip_count=7), AnalysisOptions(arch="aarch64"),
+                    AnalysisOptions(parameter_values=(("n", 5.0),)), AnalysisOptions(machine_code=False)):
+        assert changed.counting_fields() != base

@@ -232,8 +232,7 @@ class Analyzer:
         """Everything a function's counts depend on besides its own text and its callees."""
         from ccls import compile_db, toolchain
 
-        counting_options = {k: v for k, v in dataclasses.asdict(options).items()
-                            if k not in ("compile_timeout_s", "compile_memory_mb", "preamble_dir", "warm_tools")}
+        counting_options = options.counting_fields()
         tool = _COMPILER_FOR.get(snapshot.language)
         compiler = toolchain.tool_version(tool) if tool else f"python {sys.version}"
         flags: tuple[str, ...] = ()
