@@ -247,13 +247,12 @@ class Session:
             self._call_soon(self.show, f"{unknown.args[0]}; using DEFAULT/WORLD")
             return ReportSettings(scoring=settings.scoring)
 
-    def _unit_reports(self, uri: str, outcome: Outcome, settings: Settings,
-                      cohort: list[tuple[str, list]] | None) -> dict[str, tuple]:
+    def _unit_reports(self, uri: str, outcome: Outcome, settings: Settings, cohort: Any) -> dict[str, tuple]:
         """Reports per unit (most costly first). A function's costs depend only on itself, so
         reports of units whose identity (cache key, first line) is unchanged are reused, and
-        those of units that only moved are shifted: an edit re-costs one function, not the file. Under cohort scoring every report is then
-        re-scored together with the workspace's functions (`cohort`: their members by path),
-        whose metrics the workspace index keeps."""
+        those of units that only moved are shifted: an edit re-costs one function, not the file.
+        Under cohort scoring every report is then re-scored together with the workspace's
+        functions (`cohort`: a workspace.Cohort, or None), whose metrics the workspace index keeps."""
         from ccls.engine import report, rescore
         tables = self.tables
         report_settings = self._report_settings(settings)
@@ -261,7 +260,7 @@ class Session:
         peers = self.workspace.peers(cohort, tables, report_settings, options) if cohort is not None else []
         # Peers are callees too (inclusive metrics): a new workspace pass re-costs everything.
         signature = (report_settings, options, getattr(tables, "version", id(tables)),
-                     self.workspace.generation if cohort is not None else None)
+                     cohort.generation if cohort is not None else None)
         with self._memo_lock:
             memo_signature, memo = self._report_memo.get(uri, (None, {}))
         if memo_signature != signature:

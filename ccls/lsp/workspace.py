@@ -14,7 +14,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from typing import Any
+from typing import Any, NamedTuple
 
 from lsprotocol import types
 
@@ -268,18 +268,18 @@ class WorkspaceIndex:
         self._set_functions(path, counted)
         self.files_done += 1
 
-    def cohort_members(self, exclude: set[str]) -> list[tuple[str, list[CohortMember]]]:
-        """(path, members) of every analysed workspace file but the documents `exclude` names:
-        taken on the event loop, costed on a worker by `peers`."""
+    def cohort_members(self, exclude: set[str]) -> Cohort:
+        """(path, members) of every analysed workspace file but the documents `exclude` names,
+        with the generation they are of: taken on the event loop, costed on a worker by `peers`."""
         skip = {self.session.docs[u].path for u in exclude if u in self.session.docs}
-        return [(path, members) for path, members in self.functions.items() if path not in skip]
+        return Cohort(self.generation,
+                      tuple((path, members) for path, members in self.functions.items() if path not in skip))
 
-    def peers(self, cohort: list[tuple[str, list[CohortMember]]], tables: Any, settings: Any,
-              options: AnalysisOptions) -> list[CohortPeer]:
+    def peers(self, cohort: Cohort, tables: Any, settings: Any, options: AnalysisOptions) -> list[CohortPeer]:
         """The cohort's functions with their metrics, costed once per file and setting."""
         signature = (settings.region, options)
         out: list[CohortPeer] = []
-        for path, members in cohort:
+        for path, members in cohort.files:
             with self._peers_lock:
                 memo = self._peers.get(path)
             if memo is None or memo[0] is not members or memo[1] is not tables or memo[2] != signature:
@@ -305,6 +305,13 @@ class WorkspaceIndex:
                 "filesAnalysed": self.files_done, "passes": self.passes, "running": self.running,
                 "queued": len(self._queue), "cancelled": self.cancelled,
                 "watching": self._observer is not None}
+
+
+class Cohort(NamedTuple):
+    """The workspace's functions as cohort scoring saw them at one generation."""
+
+    generation: int
+    files: tuple[tuple[str, list[CohortMember]], ...]  # (path, members)
 
 
 @dataclass(frozen=True)
