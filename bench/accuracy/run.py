@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Accuracy benchmark: ccls's predictions vs callgrind instruction counts and measured time.
 
-    python3 bench/accuracy/run.py [--repeats 15] [--rounds 5] [--only k_sum_n,k_dot] [--no-ccls] [--json PATH]
+    python3 bench/accuracy/run.py [--repeats 30] [--rounds 15] [--only k_sum_n,k_dot] [--no-ccls] [--json PATH]
 
 Steps: build the kernels with the flags ccls compiles them with and link them to the generated
 driver; ask `python3 -m ccls analyze` for each kernel at that kernel's sizes; run each kernel once
@@ -352,8 +352,8 @@ def render(rows: list[dict], summary: dict, env: dict, flags: list[str], flags_s
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeats", type=int, default=15, help="timed calls per kernel in all (≥ 7)")
-    parser.add_argument("--rounds", type=int, default=5,
+    parser.add_argument("--repeats", type=int, default=30, help="timed calls per kernel in all (≥ 7)")
+    parser.add_argument("--rounds", type=int, default=15,
                         help="interleaved passes over the kernels the timed calls are spread over")
     parser.add_argument("--only", default="", help="comma-separated kernel names")
     parser.add_argument("--no-ccls", action="store_true", help="measure only (ccls not needed)")
