@@ -2,10 +2,14 @@
 # VS Code client: install pinned deps from the npm registry (package-lock.json), typecheck, unit
 # tests, the protocol test against the real server, then the .vsix.
 #   CCLS_SERVER  server command for the protocol test (JSON array or words; default: python3 -m ccls --stdio)
-#   PYTHON       interpreter for that default (default: python3)
+#   PYTHON       interpreter for that default (default: the repository's .venv, as .ci/setup made it,
+#                else python3)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [ -z "${PYTHON:-}" ] && [ -x "$root/.venv/bin/python" ]; then
+  export PYTHON="$root/.venv/bin/python"
+fi
 cd "$root/vscode-client"
 
 echo "== vscode-client: node $(node --version), npm $(npm --version)"
