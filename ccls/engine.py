@@ -81,8 +81,12 @@ def table_for(counted: CountedFunction, tables: Tables, options: AnalysisOptions
     return tables.cost[fallback], [f"no cost table for {arch}; costed with {fallback}"]
 
 
-def _evaluate(poly: Polynomial, options: AnalysisOptions) -> float:
-    return poly.evaluate({s: options.parameter_value(s) for s in poly.symbols})
+def evaluate_count(poly: Polynomial, options: AnalysisOptions) -> float:
+    """An executed count (or cycles) at the options' parameter values. The polynomials are exact
+    for large inputs; at small ones a vector loop's `n/4 − 3/4` can come out below zero, which
+    means the code does not run: 0."""
+    return max(0.0, poly.evaluate({s: options.parameter_value(s) for s in poly.symbols}))
+
 
 
 @dataclass(frozen=True)
@@ -115,11 +119,14 @@ class _Costed(NamedTuple):
 
 def _cost(fn: CountedFunction, tables: Tables, settings: ReportSettings, options: AnalysisOptions) -> _Costed:
     table, notes = table_for(fn, tables, options)
-    counts = {cls: _evaluate(poly, options) for cls, poly in fn.counts.items()}
-    cycles = _evaluate(fn.machine_cycles, options) if fn.machine_cycles is not None else None
-    hidden = hidden_by_overlap(fn.overlaps, table, lambda poly: _evaluate(poly, options)) if cycles is not None else []
+    counts = {cls: evaluate_count(poly, options) for cls, poly in fn.counts.items()}
+    if any(poly.evaluate({s: options.parameter_value(s) for s in poly.symbols}) < 0 for poly in fn.counts.values()):
+        notes = notes + ["at these parameter values some counts' formulas (exact for large inputs) fall below "
+                         "zero: counted as 0"]
+    cycles = evaluate_count(fn.machine_cycles, options) if fn.machine_cycles is not None else None
+    hidden = hidden_by_overlap(fn.overlaps, table, lambda poly: evaluate_count(poly, options)) if cycles is not None else []
     metrics, breakdown = cost_counts(counts, table, tables.regions[settings.region], cycles,
-                                     [(_evaluate(h.cycles, options), h.stream) for h in hidden])
+                                     [(evaluate_count(h.cycles, options), h.stream) for h in hidden])
     unknown = [b.cls for b in breakdown if not b.known and b.count]
     if unknown:
         notes = notes + [f"no cost in table {table.arch} for: {', '.join(sorted(unknown))} (counted as 0)"]
@@ -182,7 +189,7 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
         rates = {b.cls: b.rate for b in breakdown}
         reports.append(FunctionReport(
             counted=fn, counts=counts,
-            instructions=_evaluate(fn.machine_instructions, options) if fn.machine_instructions is not None else None,
+            instructions=evaluate_count(fn.machine_instructions, options) if fn.machine_instructions is not None else None,
             metrics=metrics, breakdown=breakdown, cost_expression=expression, big_o=expression.big_o(),
             **_graded(by_profile, index, settings, tables),
             findings=_findings(fn, rates, metrics, options),
@@ -219,7 +226,7 @@ def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics],
             j = index.get(callee)
             if j is None or j in active:
                 continue
-            times = _evaluate(calls, options)
+            times = evaluate_count(calls, options)
             sub = total(j, active | {j})
             cu, eu, co2, usd = cu + times * sub.cu, eu + times * sub.energy_joules, co2 + times * sub.co2_kg, usd + times * sub.usd
         memo[i] = Metrics(cu, eu, co2, usd)
@@ -236,7 +243,7 @@ def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics],
 
 
 def _class_cu(classes: dict[str, Polynomial], rates: dict[str, float], options: AnalysisOptions) -> float:
-    return sum(_evaluate(poly, options) * rates.get(cls, 0.0) for cls, poly in classes.items())
+    return sum(evaluate_count(poly, options) * rates.get(cls, 0.0) for cls, poly in classes.items())
 
 
 def _findings(fn: CountedFunction, rates: dict[str, float], metrics: Metrics, options: AnalysisOptions) -> list[Finding]:

@@ -37,6 +37,17 @@ class SourceFunction:
     text_hash: str  # sha256 hex of text[start_byte:end_byte]: identity for caching
 
 
+@dataclass(frozen=True)
+class LoopBound:
+    """A loop statement of C/C++/CUDA source, and its bound as the source names it: `n` in
+    `for (i = 0; i < n; i++)` (None when the condition is not a comparison with a name)."""
+
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    depth: int  # loop statements around it within its function, itself included (1 = outermost)
+    bound: str | None
+
+
 def language_for_path(path: str) -> str | None:
     """Source language for a path by suffix ("c", "cpp", "cuda", "python"), or None."""
     suffix = os.path.splitext(str(path))[1]
@@ -226,6 +237,55 @@ def _c_function(node: tree_sitter.Node, scope: tuple[str, ...], text: bytes) -> 
         return None
     outer = node.parent if node.parent is not None and node.parent.type == "template_declaration" else node
     return _make(parts[-1], "::".join(scope + tuple(parts)), outer, last, params, body, text)
+
+
+_LOOP_STATEMENTS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
+_COMPARISONS = ("<", "<=", "!=", ">", ">=")
+# Bounds that name one value: `n`, `this->n`, `m.rows`, `*count`, `Config::size`.
+_NAMED = ("identifier", "field_expression", "pointer_expression", "qualified_identifier")
+
+
+def loop_bounds(tree: tree_sitter.Tree, language: str) -> list[LoopBound]:
+    """Every loop statement of a C-family parse, with the bound a `for` condition names."""
+    if language not in ("c", "cpp", "cuda"):
+        return []
+    found: list[LoopBound] = []
+    stack: list[tuple[tree_sitter.Node, int]] = [(tree.root_node, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if node.type in ("function_definition", "lambda_expression"):
+            depth = 0
+        elif node.type in _LOOP_STATEMENTS:
+            depth += 1
+            end_row, end_col = node.end_point
+            found.append(LoopBound(node.start_point[0] + 1, end_row + 1 if end_col else end_row, depth,
+                                   _for_bound(node) if node.type == "for_statement" else None))
+        stack.extend((child, depth) for child in node.children)
+    return sorted(found, key=lambda b: (b.start_line, b.depth))
+
+
+def _for_bound(loop: tree_sitter.Node) -> str | None:
+    """The side of `i < n` that is not the loop's variable (the one its update changes)."""
+    condition, update = loop.child_by_field_name("condition"), loop.child_by_field_name("update")
+    if condition is None or condition.type != "binary_expression" or update is None:
+        return None
+    operator = condition.child_by_field_name("operator")
+    if operator is None or operator.type not in _COMPARISONS:
+        return None
+    changed = {_text(n) for n in _descendants(update) if n.type == "identifier"}
+    sides = [condition.child_by_field_name("left"), condition.child_by_field_name("right")]
+    bounds = [side for side in sides if side is not None and side.type in _NAMED and _text(side) not in changed]
+    variables = [side for side in sides if side is not None and _text(side) in changed]
+    return _tidy(_text(bounds[0])) if len(bounds) == 1 and len(variables) == 1 else None
+
+
+def _descendants(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(current.children)
+    return out
 
 
 # --- Python --------------------------------------------------------------------------------------

@@ -311,3 +311,34 @@ def test_compile_error_names_line_and_compiler_message():
 def test_compile_timeout_is_an_error_not_a_hang():
     counted, errors = analyse("int f(void) { return 0; }", compile_timeout_s=0.001)
     assert counted == {} and "timed out" in errors[0].message
+
+
+def test_a_bound_read_from_memory_is_named_as_the_source_names_it():
+    code = ("struct Grid { long rows; long cols; double *cells; };\n"
+            "long N;\n"
+            "double total(const struct Grid *g) {\n"
+            "  double s = 0;\n"
+            "  for (long r = 0; r < g->rows; r++)\n"
+            "    for (long c = 0; c < g->cols; c++)\n"
+            "      s += g->cells[r * g->cols + c];\n"
+            "  return s;\n"
+            "}\n"
+            "double sum_global(const double *a) { double s = 0; for (long i = 0; i < N; i++) s += a[i]; return s; }\n")
+    counted, errors = analyse(code)
+    assert errors == []
+    grid = counted["total"]
+    trips = sorted(str(loop.trip_count.iterations) for loop in grid.loops if loop.trip_count.kind == "symbolic")
+    assert "g->rows" in trips and any("g->cols" in t for t in trips)
+    assert grid.machine_instructions.symbols == {"g->rows", "g->cols"}
+    assert any("kept symbolic as `g->rows`" in a for a in grid.assumptions)
+    glob = counted["sum_global"]
+    assert {s for loop in glob.loops for s in loop.trip_count.iterations.symbols} == {"N"}
+    assert not any("assuming 100" in a for a in grid.assumptions + glob.assumptions)
+
+
+def test_a_bound_read_from_memory_stays_unknown_without_a_name():
+    code = ("struct V { long n; };\n"
+            "double f(const struct V *v, const double *a) {\n"
+            "  double s = 0; for (long i = 0; i + 1 < v->n; i++) s += a[i]; return s; }\n")
+    counted, _ = analyse(code)
+    assert any("assuming 100" in a for a in counted["f"].assumptions)

@@ -3,6 +3,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +66,13 @@ def test_table_output_lists_functions_with_grades():
     done = run("analyze", "examples/kernels.c", cwd=str(__import__("pathlib").Path(__file__).parents[1]))
     assert done.returncode == 0, done.stderr
     assert "sum_cols" in done.stdout and "miss-heavy-loop" in done.stdout and "grade" in done.stdout
+
+
+def test_tiny_parameter_values_cost_what_runs_and_say_so():
+    # A vector loop's count n/4 - 3/4 is below zero at n = 1: the code does not run, it is not negative.
+    done = run("analyze", "examples/kernels.c", "--format", "json", "--param", "n=1",
+               cwd=Path(__file__).parents[1])
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    functions = json.loads(done.stdout)["functions"]
+    assert all(v >= 0 for f in functions for v in list(f["counts"].values()) + list(f["metrics"].values()))
+    assert any("fall below zero: counted as 0" in a for f in functions for a in f["assumptions"])

@@ -191,3 +191,25 @@ def test_language_for_path(path, language):
 def test_unknown_language_is_an_error():
     with pytest.raises(ValueError):
         parse(b"", "fortran")
+
+
+def test_loop_bounds_name_what_the_condition_compares_with():
+    from ccls.source_map import LoopBound, loop_bounds
+    src = (b"struct M { long n; double *d; long rows() const; };\n"
+           b"void f(const M &m, long *count) {\n"
+           b"  for (long i = 0; i < m.n; i++)\n"
+           b"    for (long j = m.rows(); j > 0; --j)\n"
+           b"      while (*count) --*count;\n"
+           b"  for (long k = 0; k + 1 < m.n; k++) {}\n"
+           b"  for (long k = 0; *count > k; ++k) {}\n"
+           b"}\n"
+           b"int g(int n) { for (int i = 0; i < n; i += 2) {} return 0; }\n")
+    assert loop_bounds(parse(src, "cpp"), "cpp") == [
+        LoopBound(3, 5, 1, "m.n"),
+        LoopBound(4, 5, 2, None),  # compares with 0: no name
+        LoopBound(5, 5, 3, None),  # not a `for`
+        LoopBound(6, 6, 1, None),  # `k + 1` is not the loop variable alone
+        LoopBound(7, 7, 1, "*count"),  # the variable on the right
+        LoopBound(9, 9, 1, "n"),  # depth starts again in each function
+    ]
+    assert loop_bounds(parse(b"def f(n):\n  for i in range(n): pass\n", "python"), "python") == []

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from typing import Any
+from typing import Any, NamedTuple, Sequence
 
 from ccls import compile_db, preamble, toolchain
 from ccls.frontends import FrontendResult, SourceFile, register
@@ -55,14 +55,17 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
             except BaseException:
                 opt.cancel()
                 raise
+            outline = _outline(source, language)
             functions = read_ir_text(_LOCAL_LINKAGE.sub("define ", ir_text), source.path, language, options,
-                                     main_file=STDIN_NAME, opt=opt)
+                                     main_file=STDIN_NAME, opt=opt,
+                                     loop_bounds=outline.loop_bounds if outline is not None else ())
     except CompileFailed as failed:
         return FrontendResult(errors=[failed.error])
     except (toolchain.ToolMissing, toolchain.ToolTimeout) as problem:
         return FrontendResult(errors=[AnalysisError(source.path, None, str(problem))])
     _demangle(functions, options)
-    _source_ranges(functions, source, language)
+    if outline is not None:
+        _source_ranges(functions, outline.functions)
     for fn in functions:
         fn.assumptions[:0] = assumptions
         fn.compile_flags = code_flags
@@ -170,9 +173,10 @@ def start_opt(options: AnalysisOptions, pipeline: str | None = None) -> toolchai
 
 
 def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOptions,
-                 main_file: str | None = None, opt: toolchain.RunningTool | None = None) -> list[FunctionIR]:
+                 main_file: str | None = None, opt: toolchain.RunningTool | None = None,
+                 loop_bounds: Sequence[Any] = ()) -> list[FunctionIR]:
     """Run `opt` (default: analyses only) on the IR, lower it to assembly, read it; llvm-mca
-    estimates the blocks' cycles meanwhile."""
+    estimates the blocks' cycles meanwhile. `loop_bounds`: source_map.LoopBound of the source."""
     from ccls.machine_code import CYCLES, verbose_assembly
 
     opt = opt or start_opt(options)
@@ -189,7 +193,7 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
     module = parse_module(ModuleText(named, parse_opt_output(result.stderr), assembly), main_file)
     blocks = module.machine_blocks()
     pending = CYCLES.start(blocks, options) if blocks else None
-    functions = read_functions(module, path, language, options.arch, options.default_trip_count)
+    functions = read_functions(module, path, language, options.arch, options.default_trip_count, loop_bounds)
     if pending is not None:
         _attach_block_cycles(functions, pending.result())
     return functions
@@ -250,14 +254,24 @@ def without_parameters(signature: str) -> str:
     return name[spaces[-1] + 1:] if spaces else name
 
 
-def _source_ranges(functions: list[FunctionIR], source: SourceFile, language: str) -> None:
-    """End lines (and start lines when debug info lacks them) from tree-sitter's parse."""
+class _Outline(NamedTuple):
+    functions: list  # source_map.SourceFunction
+    loop_bounds: list  # source_map.LoopBound
+
+
+def _outline(source: SourceFile, language: str) -> _Outline | None:
+    """The buffer's functions and loops from tree-sitter's parse (None without tree-sitter)."""
     try:
         from ccls import source_map
     except ImportError:
-        return
+        return None
     text = source.text.encode("utf-8", errors="surrogateescape")
-    ranges = source_map.functions_in(source_map.parse(text, language), text, language)
+    tree = source_map.parse(text, language)
+    return _Outline(source_map.functions_in(tree, text, language), source_map.loop_bounds(tree, language))
+
+
+def _source_ranges(functions: list[FunctionIR], ranges: list) -> None:
+    """End lines (and start lines when debug info lacks them) from the source's functions."""
     for fn in functions:
         short = fn.display_name.split("::")[-1]
         for rng in ranges:

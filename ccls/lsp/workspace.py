@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from lsprotocol import types
 
-from ccls.engine import CohortPeer, function_metrics
+from ccls.engine import CohortPeer, evaluate_count, function_metrics
 from ccls.lsp.incremental import DocumentModel, all_counted, language_for
 from ccls.lsp.scheduler import BACKGROUND
 from ccls.lsp.settings import PROJECT_FILE
@@ -334,7 +334,7 @@ class CohortMember:
     @classmethod
     def of(cls, cf: CountedFunction, options: AnalysisOptions) -> "CohortMember":
         def value(poly: Polynomial) -> float:
-            return poly.evaluate({s: options.parameter_value(s) for s in poly.symbols})
+            return evaluate_count(poly, options)
         return cls(cf.name, cf.display_name, cf.file, cf.line, cf.language, cf.arch,
                    tuple((k, value(p)) for k, p in cf.counts.items()),
                    value(cf.machine_instructions) if cf.machine_instructions is not None else None,

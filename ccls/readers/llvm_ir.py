@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING, Sequence
 
 import llvmlite.binding as llvm
 
@@ -22,6 +23,10 @@ from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
 from ccls.readers.scev import FunctionAnalyses, NotPolynomial, ScevContext, to_polynomial
 from ccls.taxonomy import with_vector
+
+if TYPE_CHECKING:
+    from ccls.source_map import LoopBound  # tree-sitter only where the source is parsed
+
 
 class _Value:
     """An llvmlite value whose properties are fetched once: each llvmlite access is a foreign
@@ -372,17 +377,19 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
 
 
 def read_functions(parsed: ParsedModule, file: str, language: str, arch: str,
-                   default_trip_count: int) -> list[FunctionIR]:
+                   default_trip_count: int, loop_bounds: Sequence[LoopBound] = ()) -> list[FunctionIR]:
+    """Every function of the module; `loop_bounds` (from the source, if any) name loop bounds
+    that the IR reads from memory."""
     return [_read_function(d.fn, parsed.module, file, language, arch, default_trip_count,
                            parsed.dilocation_lines, d.subprogram, d.machine, list(d.notes),
-                           parsed.dbg_ids.get(d.fn.name, []))
+                           parsed.dbg_ids.get(d.fn.name, []), loop_bounds)
             for d in parsed.functions]
 
 
 def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, default_trip_count: int,
                    dilocation_lines: dict[str, int], subprogram: tuple[str, int | None],
                    machine: dict[str, list[str]] | None, assumptions: list[str],
-                   dbg_ids: list[str | None]) -> FunctionIR:
+                   dbg_ids: list[str | None], loop_bounds: Sequence[LoopBound]) -> FunctionIR:
     analyses = module.analyses.get(fn.name, FunctionAnalyses())
     arguments = [(a.name, str(a.type)) for a in fn.arguments if a.name]
     parameters = [name for name, _ in arguments]
@@ -401,6 +408,8 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     loop_defined = {i.name: block_loop.get(bb) for bb, instrs in body for i in instrs if i.name}
     symbols_by_loop: dict[str | None, set[str]] = {}  # parameters + loads invariant in that loop
     definitions = {i.name: i for _, instrs in body for i in instrs if i.name}
+    renamed = _named_loads(analyses, set(parameters), body, loop_defined, definitions,
+                           _first_lines(body, dbg_ids, dilocation_lines), loop_bounds, assumptions)
     position = -1
     for bb_name, instrs in body:
         loop_id = block_loop.get(bb_name)
@@ -435,8 +444,8 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
                 if loop_id not in symbols_by_loop:
                     symbols_by_loop[loop_id] = set(parameters) | {
                         name for name in loaded if not _inside(loop_defined.get(name), loop_id, analyses)}
-                access = _memory_access(pointer.name, max(1, (width or elem_bits) // 8), loop_id,
-                                        ancestors, analyses, symbols_by_loop[loop_id], loaded, load_pointers, bases)
+                access = _memory_access(pointer.name, max(1, (width or elem_bits) // 8), loop_id, ancestors,
+                                        analyses, symbols_by_loop[loop_id], loaded, load_pointers, bases, renamed)
             data_dependent = opcode == "br" and _branches_on_loaded_data(instr, loop_id, block_loop, analyses,
                                                                           definitions, loop_defined, loaded)
             block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor,
@@ -446,7 +455,8 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}  # value -> its block
     for header, record in analyses.loops.items():
         trip = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
-                 or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count, assumptions))
+                 or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count, assumptions,
+                                renamed))
         header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
         loops[header] = Loop(header, record.parent, record.depth, trip, header_line,
                              _independent_entries(record, analyses, body, definitions, defined_in))
@@ -617,11 +627,63 @@ def _log2_symbol(start: str, analyses: FunctionAnalyses, parameters: set[str]) -
     return f"{LOG2_PREFIX}{params.pop()})"
 
 
+def _first_lines(body: list, dbg_ids: list[str | None], dilocation_lines: dict[str, int]) -> dict[str, int]:
+    """The first source line of each block (instructions are numbered as `dbg_ids` lists them)."""
+    out: dict[str, int] = {}
+    position = -1
+    for name, instrs in body:
+        for _ in instrs:
+            position += 1
+            dbg_id = dbg_ids[position] if position < len(dbg_ids) else None
+            if name not in out and dbg_id and dilocation_lines.get(dbg_id):
+                out[name] = dilocation_lines[dbg_id]
+    return out
+
+
+def _named_loads(analyses: FunctionAnalyses, parameters: set[str], body: list, loop_defined: dict,
+                 definitions: dict, first_lines: dict[str, int], loop_bounds: Sequence[LoopBound],
+                 assumptions: list[str]) -> dict[str, str]:
+    """Loop bounds the IR reads from memory before any loop (`this->n`, `m->rows`, a global
+    `N`): a load whose value alone a loop's trip count depends on is read as a symbol named
+    after what the loop's condition compares with in the source (`i < n` -> `n`). The loop
+    is matched by its first line and its depth; no name, no symbol (the trip count stays
+    unknown, as before)."""
+    if not loop_bounds:
+        return {}
+    invariant = {i.name for _, instrs in body for i in instrs
+                 if i.opcode == "load" and i.name and loop_defined.get(i.name) is None
+                 and _fixed_address(i.operands[0], parameters, definitions)}
+    names: dict[str, str] = {}
+    for record in sorted(analyses.loops.values(), key=lambda r: r.depth):
+        used = {v for v in re.findall(r"%([-\w.$]+)", record.backedge_taken or "") if v in invariant}
+        line = first_lines.get(record.header)
+        if len(used) != 1 or line is None or used <= set(names):
+            continue
+        spelled = [b for b in loop_bounds if b.start_line <= line <= b.end_line and b.depth == record.depth]
+        bound = spelled[-1].bound if spelled else None
+        if bound and bound not in parameters and bound not in names.values():
+            (value,) = used
+            names[value] = bound
+            assumptions.append(f"loop bound %{value} is read from memory before the loops: kept symbolic as "
+                               f"`{bound}`, the name the condition at line {spelled[-1].start_line} gives it")
+    return names
+
+
+def _fixed_address(pointer: _Value, parameters: set[str], definitions: dict) -> bool:
+    """A pointer argument, a global, or a constant offset from either: memory a function reads
+    its sizes from (a field of `this`, a global `N`)."""
+    if pointer.name in parameters or pointer.ref.value_kind == llvm.ValueKind.global_variable:
+        return True
+    gep = definitions.get(pointer.name)
+    return (gep is not None and gep.opcode == "getelementptr" and gep.operands[0].name in parameters
+            and all(not op.name for op in gep.operands[1:]))
+
+
 def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclosing: set[str],
-                default_trip_count: int, assumptions: list[str]) -> TripCount:
+                default_trip_count: int, assumptions: list[str], renamed: dict[str, str]) -> TripCount:
     text = record.backedge_taken or ""
     ctx = ScevContext(parameters, analyses.value_scevs, analyses.phi_incoming, enclosing,
-                      low_bits_set=analyses.low_bits_set)
+                      low_bits_set=analyses.low_bits_set, renamed=renamed)
     if text:
         try:
             iterations = to_polynomial(text, ctx) + 1
@@ -657,7 +719,8 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
 
 def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancestors: dict[str, set[str]],
                    analyses: FunctionAnalyses, parameters: set[str], loaded: set[str],
-                   load_pointers: dict[str, str], bases: set[str] = frozenset()) -> MemoryAccess:
+                   load_pointers: dict[str, str], bases: set[str] = frozenset(),
+                   renamed: dict[str, str] | None = None) -> MemoryAccess:
     if loop_id is None:
         return MemoryAccess("invariant", element_bytes)
     scev = analyses.value_scevs.get(pointer)
@@ -665,7 +728,7 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
         # Pointer arguments and globals have no SCEV line of their own: loop-invariant.
         return MemoryAccess("invariant" if pointer in parameters or not pointer else "unknown", element_bytes)
     ctx = ScevContext(set(parameters), analyses.value_scevs, analyses.phi_incoming,
-                      ancestors[loop_id] | {loop_id}, low_bits_set=analyses.low_bits_set)
+                      ancestors[loop_id] | {loop_id}, low_bits_set=analyses.low_bits_set, renamed=renamed or {})
     try:
         address = to_polynomial(scev, ctx)
     except NotPolynomial:

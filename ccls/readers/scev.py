@@ -129,6 +129,7 @@ class ScevContext:
     enclosing_loops: set[str]  # loops whose index symbols may appear (ancestors of the loop)
     assumptions: list[str] = field(default_factory=list)
     low_bits_set: dict[str, tuple[str, int]] = field(default_factory=dict)
+    renamed: dict[str, str] = field(default_factory=dict)  # values read as the named symbol (`%i` -> `n`)
     _resolving: set[str] = field(default_factory=set)
 
 
@@ -185,6 +186,8 @@ class _Parser:
 
     def _value(self, name: str) -> Polynomial:
         ctx = self.ctx
+        if name in ctx.renamed:
+            return Polynomial.symbol(ctx.renamed[name])
         if name in ctx.parameters:
             return Polynomial.symbol(name)
         if name in ctx._resolving:
