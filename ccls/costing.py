@@ -48,6 +48,7 @@ class Hidden:
     """Cycles one loop's overlap hides: its stream stalls (the loop is compute-bound) or its
     compute (it is transfer-bound)."""
 
+    loop: str
     cycles: Polynomial
     stream: bool
 
@@ -65,7 +66,7 @@ def hidden_by_overlap(overlaps: Sequence[StreamOverlap], table: CostTable,
             if stall:
                 transfer = transfer + count * Fraction(repr(stall))
         compute_bound = evaluate(overlap.cycles) >= evaluate(transfer)
-        out.append(Hidden(transfer if compute_bound else overlap.cycles, compute_bound))
+        out.append(Hidden(overlap.loop, transfer if compute_bound else overlap.cycles, compute_bound))
     return out
 
 

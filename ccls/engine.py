@@ -125,8 +125,14 @@ def _cost(fn: CountedFunction, tables: Tables, settings: ReportSettings, options
                          "zero: counted as 0"]
     cycles = evaluate_count(fn.machine_cycles, options) if fn.machine_cycles is not None else None
     hidden = hidden_by_overlap(fn.overlaps, table, lambda poly: evaluate_count(poly, options)) if cycles is not None else []
-    metrics, breakdown = cost_counts(counts, table, tables.regions[settings.region], cycles,
-                                     [(evaluate_count(h.cycles, options), h.stream) for h in hidden])
+    overlapped = [(evaluate_count(h.cycles, options), h.stream) for h in hidden]
+    metrics, breakdown = cost_counts(counts, table, tables.regions[settings.region], cycles, overlapped)
+    lines = {loop.id: loop.line for loop in fn.loops}
+    for h, (amount, stream) in zip(hidden, overlapped):
+        where = f"loop %{h.loop}" + (f" (line {lines[h.loop]})" if lines.get(h.loop) else "")
+        notes = notes + [f"{where}: {'compute' if stream else 'memory-bandwidth'}-bound; its "
+                         f"{'streamed lines arrive while it computes' if stream else 'compute runs while lines stream in'}"
+                         f" ({amount:.3g} cycles overlapped: it costs the larger of the two, not their sum)"]
     unknown = [b.cls for b in breakdown if not b.known and b.count]
     if unknown:
         notes = notes + [f"no cost in table {table.arch} for: {', '.join(sorted(unknown))} (counted as 0)"]
