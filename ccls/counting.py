@@ -33,6 +33,7 @@ class CacheGeometry(Protocol):
     line_bytes: int
     reorder_buffer: int | None
     divider: DividerModel | None
+    stream_reuse_bytes: int | None
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class _Geometry:
     line_bytes: int = LINE_BYTES_DEFAULT
     reorder_buffer: int | None = None
     divider: DividerModel | None = None
+    stream_reuse_bytes: int | None = None
 
 
 def block_executions(block: BasicBlock, loops: dict[str, Loop]) -> Polynomial:
@@ -317,6 +319,7 @@ class _Reuse(NamedTuple):
     level: str  # L1 / L2 / L3: the nearest cache holding what is touched between the two uses
     cold: Fraction  # share of its new lines that are first touches (from the far tier)
     why: str
+    distance: float  # bytes touched between the two uses
 
 
 def _reuse(fn: FunctionIR, runs: dict[str, float], values: dict[str, float],
@@ -338,7 +341,6 @@ def _reuse(fn: FunctionIR, runs: dict[str, float], values: dict[str, float],
                 members[access.region].append((instr, access.offset.evaluate(values)))
     out: dict[int, _Reuse] = {}
     for group in members.values():
-        first, last = min(o for _, o in group), max(o for _, o in group)
         for instr, offset in group:
             strides = [(loop, _number(stride, values)) for loop, stride in instr.access.loop_strides]
             if any(v is None for _, v in strides):
@@ -346,24 +348,25 @@ def _reuse(fn: FunctionIR, runs: dict[str, float], values: dict[str, float],
             found = []
             for loop, stride in strides[1:]:  # zero in the innermost loop is the "invariant" pattern
                 if stride == 0 and trips.get(loop, 0) > 1:
-                    found.append((_near(per_iteration.get(loop, float("inf")), cache),
-                                  Fraction(1, max(1, round(trips[loop]))),
-                                  f"data reread by every iteration of loop %{loop}"))
+                    footprint = per_iteration.get(loop, float("inf"))
+                    found.append((_near(footprint, cache), Fraction(1, max(1, round(trips[loop]))),
+                                  f"data reread by every iteration of loop %{loop}", footprint))
                     break
             lead = next((v for _, v in strides if v), 0.0)  # how the stream moves, innermost first
-            behind = last - offset if lead >= 0 else offset - first
             step = abs(lead)
-            # The leader only ever touched lines a whole number of its steps ahead (a[i+2] of a
-            # stencil); copies of a wide stride at other offsets (a[16i], a[16i+16]) touch lines
-            # of their own.
-            gap = behind % step if step else 0.0
-            if behind > 0 and min(gap, step - gap) < cache.line_bytes:
+            # The nearest access ahead in the stream's direction touched these lines last. It only
+            # ever touched lines a whole number of its steps ahead (a[i+2] of a stencil); copies of
+            # a wide stride at other offsets (a[16i], a[16i+16]) touch lines of their own.
+            ahead = [(other - offset) if lead >= 0 else (offset - other) for _, other in group]
+            behind = min((b for b in ahead if b > 0 and (not step or min(b % step, step - b % step) < cache.line_bytes)),
+                         default=0.0)
+            if behind > 0:
                 # The outermost loop that moves the stream by no more than the gap: the gap is
                 # that many of its iterations, each touching its footprint.
                 moving = [(loop, abs(v)) for loop, v in strides if v and abs(v) <= behind]
                 between = behind / moving[-1][1] * per_iteration.get(moving[-1][0], float("inf")) if moving else 0.0
                 found.append((_near(between, cache), Fraction(0),
-                              "lines a leading access of the same stream brought in"))
+                              "lines a leading access of the same stream brought in", between))
             found = [f for f in found if f[0] is not None]
             if found:
                 out[id(instr)] = _Reuse(*min(found, key=lambda f: _TIER_ORDER.index(f[0])))
@@ -450,6 +453,11 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
     notes.add(f"memory tiers estimated from access patterns and a working set of "
               f"{_human_bytes(working_set)}")
     shares = {"L1": 1 - miss}
+    if reuse is not None and tier == STREAM_TIER and cache.stream_reuse_bytes is not None \
+            and reuse.distance > cache.stream_reuse_bytes:
+        notes.add(f"memory: {reuse.why} would be {_human_bytes(reuse.distance)} behind; this core's streamed "
+                  f"lines last {_human_bytes(cache.stream_reuse_bytes)} of other traffic (measured): streamed again")
+        reuse = None
     if reuse is not None:
         notes.add(f"memory: {reuse.why}, found in {reuse.level}")
         shares[reuse.level] = shares.get(reuse.level, Fraction(0)) + miss * (1 - reuse.cold)

@@ -61,6 +61,9 @@ class CacheModel:
     line_bytes: int
     reorder_buffer: int | None = None
     divider: DividerModel | None = None
+    # How many bytes of other traffic a stream's lines survive for a re-read (measured; None:
+    # as long as the cache that holds the traffic in between, as the cache sizes say).
+    stream_reuse_bytes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -333,6 +336,13 @@ def _int(name: str, obj: Mapping, key: str, path: str) -> int:
     return value
 
 
+def _count(name: str, obj: Mapping, key: str, path: str) -> int:
+    value = obj.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise TableError(name, f"{path}.{key} must be a non-negative integer, got {value!r}")
+    return value
+
+
 def _object(name: str, obj: Mapping, key: str, path: str) -> dict:
     value = obj.get(key)
     if not isinstance(value, dict):
@@ -355,7 +365,9 @@ def _cost_table(name: str, doc: dict) -> CostTable:
                              line_bytes=_int(name, cache, "line_bytes", "data.cache"),
                              reorder_buffer=_int(name, data["window"], "reorder_buffer", "data.window")
                              if isinstance(data.get("window"), dict) else None,
-                             divider=_divider(name, data["divider"]) if "divider" in data else None)
+                             divider=_divider(name, data["divider"]) if "divider" in data else None,
+                             stream_reuse_bytes=_count(name, cache, "stream_reuse_bytes", "data.cache")
+                             if "stream_reuse_bytes" in cache else None)
     vector = _object(name, data, "vector", "data")
     native = _int(name, vector, "native_bits", "data.vector")
     multipliers: dict[int, tuple[float, float]] = {}

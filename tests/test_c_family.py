@@ -154,12 +154,13 @@ def test_the_slow_half_of_the_division_bypass_is_assumed_not_taken():
     assert any("fit in 32 bits" in a for a in counted["f"].assumptions)
 
 
-def _tiers(code: str, name: str, values: dict[str, float]) -> dict[str, float]:
+def _tiers(code: str, name: str, values: dict[str, float], **cache_changes) -> dict[str, float]:
     """Executed loads and stores per memory tier (vector widths folded), on the x86_64 table's caches."""
     from ccls.tables import load_tables
     result = analyze_with_clang(SourceFile("/tmp/ccls-test/m.c", code), AnalysisOptions(), "c", [])
     [fn] = [f for f in result.functions if f.display_name == name]
-    counted = count_function(fn, load_tables().cost["x86_64"].cache, values.__getitem__)
+    cache = dataclasses.replace(load_tables().cost["x86_64"].cache, **cache_changes)
+    counted = count_function(fn, cache, values.__getitem__)
     tiers: dict[str, float] = {}
     for cls, poly in counted.counts.items():
         if cls.startswith(("load.", "store.")):
@@ -189,6 +190,11 @@ def test_a_stencils_trailing_rows_hit_what_the_leading_row_brought_in():
     near = tiers.get("load.L2", 0)
     assert near > 0 and far > 0 and near >= 0.9 * far  # one row streams in, the row two behind hits L2
     assert any("leading access of the same stream" in a for a in notes)
+    # A core whose streamed lines last 1 KiB of other traffic (the Zen 4 guest, measured): rows i
+    # and i-1 stream in again, three streams; in[j-1] still finds what in[j+1] brought, in L1.
+    short, notes = _tiers(code, "st", {"n": 1500.0}, stream_reuse_bytes=1024)
+    assert short.get("load.stream", 0) == pytest.approx(3 * far, rel=0.01) and not short.get("load.L2")
+    assert short["load.L1"] > 0 and any("streamed again" in a for a in notes)
 
 
 def test_unrolled_copies_of_a_stream_bring_each_line_in_once():

@@ -105,6 +105,19 @@ def test_the_host_tables_are_measured_and_correct_llvm_mcas_divider(arch):
     assert host.lookup("int_div").cu == divider.cycles[0]
 
 
+def test_how_long_streamed_lines_last_is_measured_where_known():
+    tables = load_tables()
+    assert tables.cost["x86_64-zen4"].cache.stream_reuse_bytes == 1024  # re-read probe, host-measurements
+    assert tables.cost["x86_64"].cache.stream_reuse_bytes is None  # not measured: the cache sizes decide
+    assert tables.cost["x86_64-zen3"].cache.stream_reuse_bytes is None
+
+
+@pytest.mark.parametrize("value", [-1, 1.5, "1K", True])
+def test_malformed_stream_reuse_is_rejected(tmp_path, value):
+    _rejects(tmp_path, "x86_64-zen4.json", lambda d: d["data"]["cache"].update(stream_reuse_bytes=value),
+             "data.cache.stream_reuse_bytes")
+
+
 def test_the_literature_zen4_table_takes_the_divider_measured_on_a_zen4():
     tables = load_tables()
     literature, data = tables.cost["x86_64"], _doc("x86_64.json")["data"]
@@ -411,3 +424,16 @@ def test_lookup_returns_none_for_unknown_classes():
     assert t.lookup("atomic") is None
     assert t.lookup("atomic@v256") is None
     assert t.lookup("fp_mul@vwide") is None
+
+
+def test_stream_reuse_reach_from_the_re_read_probe():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).parents[1] / "cost_tables" / "derive" / "measure_host.py"
+    spec = importlib.util.spec_from_file_location("measure_host", path)
+    measure_host = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(measure_host)
+    reach = measure_host.stream_reuse_bytes
+    assert reach({"one": 0.30, "two": 0.69, "1024": 0.35, "131072": 0.79}) == 1024  # this Zen 4 guest
+    assert reach({"one": 0.30, "two": 0.69, "1024": 0.31, "131072": 0.33}) is None  # no limit seen
+    assert reach({"one": 0.30, "two": 0.69, "1024": 0.60, "131072": 0.33}) == 0

@@ -218,11 +218,16 @@ def host_core(arch: str, base: dict, mcpu: str, hardware: str, core_figures: dic
         **base, "mcpu": mcpu, "hardware": hardware, "measured": True,
         "clock_hz": d["clock_hz"], "clock_source": f"{where}: a chain of dependent 1-cycle adds "
                                                     "(the clock the core actually runs at, boost included)",
-        "cache": {"l1d_bytes": l1, "l2_bytes": l2, "l3_bytes": d["effective_l3_bytes"]},
+        "cache": {"l1d_bytes": l1, "l2_bytes": l2, "l3_bytes": d["effective_l3_bytes"],
+                  **({"stream_reuse_bytes": d["stream_reuse_bytes"]} if d.get("stream_reuse_bytes") is not None
+                     else {})},
         "cache_source": f"L1d and L2 per core from /sys/devices/system/cpu (L3 reported {caches.get('L3')}); "
                         f"l3_bytes is the effective share: {where}: the largest pointer-chase footprint still "
                         "served at L3 latency (beyond it latency approaches DRAM's: other cores and guests "
-                        "share the L3)",
+                        "share the L3)"
+                        + ("; stream_reuse_bytes: how far behind its leading access a re-read of a stream from "
+                           "DRAM still finds its lines (s += a[j] + a[j - d] over 256 MiB, d = 1 KiB and 128 KiB, "
+                           "against one and two streams)" if d.get("stream_reuse_bytes") is not None else ""),
         "lat": d["latency_cycles"], "dram_ns": d["dram_ns"],
         "stream_gb_s": d["stream_read_gb_s"],
         # A copy moves a read line and a written one: the written line's share is the copy's time

@@ -71,6 +71,7 @@ def derive(raw: dict) -> dict:
     effective_l3 = max(in_l3) if in_l3 else None
     l3_typical = statistics.median(chase[s] for s in in_l3) if in_l3 else l3_ns
     gather_ns = next(iter(raw["gather_ns"].values()))
+    reread = raw.get("reread_ns")
     stream = {int(size): v for size, v in raw["stream"].items()}
     biggest = stream[max(stream)]
     return {
@@ -82,7 +83,21 @@ def derive(raw: dict) -> dict:
         "stream_read_gb_s": biggest["read_gb_s"],
         "stream_copy_gb_s": biggest["copy_gb_s"],
         "divide_cycles": {"i32": round(raw["divl_ns"] * ghz, 2), "i64": round(raw["divq_ns"] * ghz, 2)},
+        **({"stream_reuse_bytes": stream_reuse_bytes(reread)} if reread else {}),
     }
+
+
+def stream_reuse_bytes(reread: dict) -> int | None:
+    """How far behind its leading access a re-read still finds a stream's lines: the largest
+    tested distance before the first one that costs nearer two streams than one (None: every
+    tested distance found them, no limit seen)."""
+    midpoint = (reread["one"] + reread["two"]) / 2
+    reach = 0
+    for distance in sorted(int(d) for d in reread if d.isdigit()):
+        if reread[str(distance)] >= midpoint:
+            return reach
+        reach = distance
+    return None
 
 
 def main(argv: list[str] | None = None) -> None:
