@@ -8,7 +8,10 @@ measurement describe the same run. `inputs` are driver-only sizes that are not k
 `setup` is C run before the timed region; it may use every name in `params` and `inputs` as a
 `long`, and the allocation helpers of the generated driver (see gen_driver.py). `call` is the
 kernel call. `sink` (optional) is an expression read after the last call so outputs stay live.
-`actual_trip` documents, for data-dependent loops, what the measured run really does.
+`actual_trip` documents, for data-dependent loops, what the measured run really does, and
+`actual_params` (if any) are the parameter values that describe it (a search that stops halfway:
+n/2). The headline numbers never use them; run.py prints one extra line that does, to show how
+much the data-dependent trip counts alone cost.
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ class Kernel:
     sink: str = ""
     inputs: dict[str, int] = field(default_factory=dict)
     actual_trip: str = ""
+    actual_params: dict[str, int] = field(default_factory=dict)
 
 
 KERNELS: tuple[Kernel, ...] = (
@@ -58,7 +62,7 @@ KERNELS: tuple[Kernel, ...] = (
            params={"n": 8_000_000},
            setup="long *a = i64_sequence(n); long key = a[n / 2];",
            call="k_find_first(a, n, key)",
-           actual_trip="the loop exits at i = n/2 (the key's position)"),
+           actual_trip="the loop exits at i = n/2 (the key's position)", actual_params={"n": 4_000_000}),
     Kernel("k_stride16", "stride16.c", "1-deep, stride 16 doubles",
            params={"n": 16_000_000},
            setup="double *a = f64_random(n, 0.0, 1.0);",

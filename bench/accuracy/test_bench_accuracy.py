@@ -105,6 +105,9 @@ def test_render_with_a_synthetic_ccls_row():
     assert summary["instructions"]["ccls"]["median_abs_rel_err"] == pytest.approx(10 / 160)
     assert summary["time"]["ccls CU"]["spearman_rho"] == pytest.approx(1.0)
     assert summary["time_fastest"]["ccls CU"]["spearman_rho"] == pytest.approx(-1.0)  # each view its own truth
+    assert summary["time_actual_trips"]["ccls CU"] == summary["time"]["ccls CU"]  # nothing to tell here
+    rows[0]["ccls"]["CU_actual_trips"] = 1e9  # told a trip count, the first kernel becomes the costliest
+    assert run.summarize(rows)["time_actual_trips"]["ccls CU"]["spearman_rho"] < 1.0
     env = {"date": "d", "cpu_model": "cpu", "cpu_count": 2, "clang": "clang", "valgrind": "vg", "note": "shared VM"}
     text = run.render(rows, summary, env, ["-O2"], "test")
     assert "shared VM" in text and "B3 gas-like" in text and "-6.2%" in text
