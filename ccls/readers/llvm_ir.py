@@ -670,8 +670,8 @@ def _named_loads(analyses: FunctionAnalyses, parameters: set[str], body: list, l
 
 
 def _fixed_address(pointer: _Value, parameters: set[str], definitions: dict) -> bool:
-    """A pointer argument, a global, or a constant offset from either: memory a function reads
-    its sizes from (a field of `this`, a global `N`)."""
+    """A pointer argument, a global, or a constant offset from a pointer argument: memory a
+    function reads its sizes from (a field of `this`, a global `N`)."""
     if pointer.name in parameters or pointer.ref.value_kind == llvm.ValueKind.global_variable:
         return True
     gep = definitions.get(pointer.name)
