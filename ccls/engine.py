@@ -85,8 +85,11 @@ def evaluate_count(poly: Polynomial, options: AnalysisOptions) -> float:
     """An executed count (or cycles) at the options' parameter values. The polynomials are exact
     for large inputs; at small ones a vector loop's `n/4 − 3/4` can come out below zero, which
     means the code does not run: 0."""
-    return max(0.0, poly.evaluate({s: options.parameter_value(s) for s in poly.symbols}))
+    return max(0.0, _at(poly, options))
 
+
+def _at(poly: Polynomial, options: AnalysisOptions) -> float:
+    return poly.evaluate({s: options.parameter_value(s) for s in poly.symbols})
 
 
 @dataclass(frozen=True)
@@ -119,24 +122,32 @@ class _Costed(NamedTuple):
 
 def _cost(fn: CountedFunction, tables: Tables, settings: ReportSettings, options: AnalysisOptions) -> _Costed:
     table, notes = table_for(fn, tables, options)
-    counts = {cls: evaluate_count(poly, options) for cls, poly in fn.counts.items()}
-    if any(poly.evaluate({s: options.parameter_value(s) for s in poly.symbols}) < 0 for poly in fn.counts.values()):
+    raw = {cls: _at(poly, options) for cls, poly in fn.counts.items()}
+    counts = {cls: max(0.0, value) for cls, value in raw.items()}
+    if any(value < 0 for value in raw.values()):
         notes = notes + ["at these parameter values some counts' formulas (exact for large inputs) fall below "
                          "zero: counted as 0"]
     cycles = evaluate_count(fn.machine_cycles, options) if fn.machine_cycles is not None else None
     hidden = hidden_by_overlap(fn.overlaps, table, lambda poly: evaluate_count(poly, options)) if cycles is not None else []
     overlapped = [(evaluate_count(h.cycles, options), h.stream) for h in hidden]
     metrics, breakdown = cost_counts(counts, table, tables.regions[settings.region], cycles, overlapped)
-    lines = {loop.id: loop.line for loop in fn.loops}
-    for h, (amount, stream) in zip(hidden, overlapped):
-        where = f"loop %{h.loop}" + (f" (line {lines[h.loop]})" if lines.get(h.loop) else "")
-        notes = notes + [f"{where}: {'compute' if stream else 'memory-bandwidth'}-bound; its "
-                         f"{'streamed lines arrive while it computes' if stream else 'compute runs while lines stream in'}"
-                         f" ({amount:.3g} cycles overlapped: it costs the larger of the two, not their sum)"]
+    notes = notes + _overlap_notes(fn, hidden, overlapped)
     unknown = [b.cls for b in breakdown if not b.known and b.count]
     if unknown:
         notes = notes + [f"no cost in table {table.arch} for: {', '.join(sorted(unknown))} (counted as 0)"]
     return _Costed(fn, table, counts, metrics, breakdown, notes, hidden)
+
+
+def _overlap_notes(fn: CountedFunction, hidden: list[Hidden], overlapped: list[tuple[float, bool]]) -> list[str]:
+    """Which side bounds each streaming loop, in words."""
+    lines = {loop.id: loop.line for loop in fn.loops}
+    notes = []
+    for h, (amount, stream) in zip(hidden, overlapped):
+        where = f"loop %{h.loop}" + (f" (line {lines[h.loop]})" if lines.get(h.loop) else "")
+        how = "compute-bound; its streamed lines arrive while it computes" if stream else \
+            "memory-bandwidth-bound; its compute runs while lines stream in"
+        notes.append(f"{where}: {how} ({amount:.3g} cycles overlapped: it costs the larger of the two, not their sum)")
+    return notes
 
 
 def function_metrics(fn: CountedFunction, tables: Tables, settings: ReportSettings,
