@@ -354,3 +354,19 @@ def test_a_bound_read_from_memory_stays_unknown_without_a_name():
             "  double s = 0; for (long i = 0; i + 1 < v->n; i++) s += a[i]; return s; }\n")
     counted, _ = analyse(code)
     assert any("assuming 100" in a for a in counted["f"].assumptions)
+
+
+def test_a_triangular_nest_from_i_to_n_is_quadratic():
+    # for (j = i; j < n; j++): ScalarEvolution bounds the inner loop by smax(n, i + 1) and starts
+    # its vector remainder at either i (short rows) or where the vector loop stopped.
+    code = "long tri(long n, const long *a) { long t = 0;\n for (long i = 0; i < n; i++)\n" \
+           "  for (long j = i; j < n; j++) t += a[j];\n return t; }\n"
+    counted, errors = analyse(code)
+    assert errors == []
+    f = counted["tri"]
+    n = 3000
+    elements = sum(poly.evaluate({"n": n}) * (2 if cls.endswith("@v128") else 1)
+                   for cls, poly in f.counts.items() if cls.startswith("load"))
+    assert elements == pytest.approx(n * (n + 1) / 2, rel=0.01)
+    assert f.machine_instructions.degree() == 2
+    assert any("smax of a bound taken as its symbolic operand n" in a for a in f.assumptions)

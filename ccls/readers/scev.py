@@ -194,9 +194,11 @@ class _Parser:
             raise NotPolynomial(f"%{name} is defined in terms of itself")
         incoming = ctx.phi_incoming.get(name)
         if incoming:
-            # A phi merging a constant start with computed values (a remainder loop's start
-            # after vectorisation or unrolling, possibly after a one-iteration prologue): at
-            # run time with large inputs, a computed value is what flows in; take their mean.
+            # A phi merging a start with computed values (a remainder loop's start after
+            # vectorisation or unrolling, possibly after a one-iteration prologue): at run time
+            # with large inputs, a computed value is what flows in; take their mean. The start
+            # is a constant, or an enclosing loop's index when the loop is triangular (j = i):
+            # values that move with the function's sizes are the computed ones.
             candidates = [v for v in incoming if not re.fullmatch(r"-?\d+|poison|undef|zeroinitializer", v)]
             values = []
             ctx._resolving.add(name)
@@ -211,6 +213,8 @@ class _Parser:
                         continue
             finally:
                 ctx._resolving.discard(name)
+            sized = [v for v in values if any(not s.startswith("@") for s in v.symbols)]
+            values = sized or values
             if values:
                 note = f"remainder-loop start %{name} taken as its value after the main loop"
                 if note not in ctx.assumptions:
@@ -299,6 +303,11 @@ class _Parser:
             if not symbolic:
                 values = [v.constant_value() for v in operands]
                 return Polynomial.constant(max(values) if "max" in op else min(values))
+            if "max" in op:
+                # max(n, i + 1) guards `for (j = i; j < n; ...)`: inside the outer loop i < n, so the
+                # bound that does not move with an enclosing loop is the larger one.
+                fixed = [v for v in symbolic if not any(s.startswith("@") for s in v.symbols)]
+                symbolic = fixed or symbolic
             self.ctx.assumptions.append(f"{op} of a bound taken as its symbolic operand {symbolic[0]}")
             return symbolic[0]
         raise NotPolynomial(f"operator {op}")
