@@ -370,3 +370,33 @@ def test_a_triangular_nest_from_i_to_n_is_quadratic():
     assert elements == pytest.approx(n * (n + 1) / 2, rel=0.01)
     assert f.machine_instructions.degree() == 2
     assert any("smax of a bound taken as its symbolic operand n" in a for a in f.assumptions)
+
+
+@pytest.mark.parametrize("code, name, per_log2", [
+    ("long up(long n, const long *a) { long t = 0; for (long i = 1; i < n; i *= 2) t += a[i]; return t; }\n",
+     "up", 1.0),
+    ("long digits(long n) { long d = 0; while (n > 0) { n /= 10; d++; } return d; }\n", "digits", 0.301),
+])
+def test_loops_that_multiply_or_divide_their_index_run_logarithmically(code, name, per_log2):
+    counted, errors = analyse(code)
+    assert errors == []
+    [loop] = counted[name].loops
+    assert loop.trip_count.iterations.symbols == {"log2(n)"}
+    assert loop.trip_count.iterations.evaluate({"log2(n)": 10.0}) == pytest.approx(10 * per_log2, rel=0.01)
+    assert not any("assuming 100" in a for a in counted[name].assumptions)
+
+
+def test_step_two_and_tiled_loops_keep_their_sizes():
+    code = ("long step2(long n, const long *a) { long t = 0; for (long i = 0; i < n; i += 2) t += a[i] ^ i; return t; }\n"
+            "long tiled(long n, const long *a) { long t = 0;\n"
+            "  for (long ii = 0; ii < n; ii += 64) for (long i = ii; i < ii + 64 && i < n; i++) t += a[i] ^ i;\n"
+            "  return t; }\n")
+    counted, errors = analyse(code)
+    assert errors == []
+    for name in ("step2", "tiled"):
+        f = counted[name]
+        assert f.machine_instructions.degree() == 1, name  # linear in n: not a constant, not n²
+        assert not any("assuming 100" in a for a in f.assumptions), name
+    elements = sum(poly.evaluate({"n": 64000}) * (2 if cls.endswith("@v128") else 1)
+                   for cls, poly in counted["tiled"].counts.items() if cls.startswith("load"))
+    assert elements == pytest.approx(64000, rel=0.05)  # full 64-element tiles (the bound's min is the tile)

@@ -95,3 +95,40 @@ def test_parse_opt_output_builds_the_nest():
     assert f.value_scevs["iv"] == "{0,+,1}<nuw><nsw><%outer>"
     assert f.phi_incoming["iv"] == ["0", "%iv.next"]
     assert f.loops["search"].symbolic_max_backedge_taken == "(-1 + %n)"  # "Parallel" loops are loops too
+
+
+def test_an_order_two_recurrence_is_a_binomial_sum():
+    # `for (j = 0; j < i * i; j++)`: the bound is {0,+,1,+,2}<outer>, i.e. k + k(k-1) = k².
+    k = Polynomial.symbol("@outer")
+    assert to_polynomial("{0,+,1,+,2}<%outer>", ctx(loops={"outer"})) == k * k
+    assert to_polynomial("{3,+,0,+,0,+,6}<%outer>", ctx(loops={"outer"})) == 3 + k * (k - 1) * (k - 2)
+
+
+def test_bounds_of_min_and_max_are_chosen_for_large_sizes():
+    loops = {"outer"}
+    # max(n, i + 1) guards `for (j = i; j < n; ...)`: n, not the enclosing loop's index
+    c = ctx(loops=loops)
+    assert to_polynomial("((1 + {0,+,1}<%outer>) smax %n)", c) == n
+    # min(63, n - 64·ii - 1): a tile's bound is the tile once n is large
+    c = ctx(loops=loops)
+    assert to_polynomial("(63 umin (-1 + (-64 * {0,+,1}<%outer>) + %n))", c) == Polynomial.constant(63)
+    assert any("constant operand 63" in a for a in c.assumptions)
+    assert to_polynomial("(%a umin %n)", ctx()) == Polynomial.symbol("a")  # two sizes: the first, said so
+
+
+def test_a_small_opaque_value_is_the_middle_of_its_range():
+    # opt-19 on `for (i = 0; i < n; i += 2)` vectorised: the remainder is a select ScalarEvolution
+    # cannot see through, but it bounds it to [0, 8).
+    text = ("Printing analysis 'Scalar Evolution Analysis' for function 'k':\n"
+            "Classifying expressions for: @k\n"
+            "  %i18 = select i1 %i17, i64 4, i64 %n.mod.vf\n"
+            "  -->  %i18 U: [0,8) S: [0,8)\n"
+            "  %big = select i1 %c, i64 4, i64 %m\n"
+            "  -->  %big U: [0,1000) S: [0,1000)\n")
+    analyses = parse_opt_output(text)["k"]
+    assert analyses.small_ranges == {"i18": (0, 8)}  # a range of 1000 values is not small
+    c = ScevContext({"n"}, analyses.value_scevs, {}, set(), small_ranges=analyses.small_ranges)
+    assert to_polynomial("(-3 + (-1 * %i18) + %n)", c) == n - Polynomial.constant(6.5)
+    assert any("[0, 8)" in a for a in c.assumptions)
+    with pytest.raises(NotPolynomial):
+        to_polynomial("%big", c)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import math
 import os
 import re
 from collections import defaultdict
@@ -525,13 +526,16 @@ def _ancestors(header: str, analyses: FunctionAnalyses) -> set[str]:
 
 
 _HALVING = re.compile(r"^%(?P<name>[-\w.$]+) = (?:lshr|ashr|udiv|sdiv)(?: exact)? i\d+ %(?P<phi>[-\w.$]+), (?P<k>\d+)$")
+_GROWING = re.compile(r"^%(?P<name>[-\w.$]+) = (?:shl|mul)(?: nuw)?(?: nsw)? i\d+ %(?P<phi>[-\w.$]+), (?P<k>\d+)$")
+_COMPARE = re.compile(r"= icmp \w+ i\d+ %?(?P<a>[-\w.$]+), %?(?P<b>[-\w.$]+)$")
 
 
 def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnalyses, parameters: set[str],
                   assumptions: list[str]) -> TripCount | None:
-    """``while (x > 1) x >>= k`` (or ``x /= 2^k``): ScalarEvolution has no closed form, but the
-    loop runs about log₂(x₀)/k times. Recognised when a header phi is halved on the back edge
-    and its start is linear in one parameter; the result is symbolic in ``log2(param)``."""
+    """Logarithmic loops ScalarEvolution has no closed form for: ``while (x > 1) x >>= k`` or
+    ``x /= c`` runs about log_c(x₀) times (its start linear in one parameter), and
+    ``for (i = 1; i < n; i *= c)`` about log_c(n) (its bound linear in one parameter). The
+    result is symbolic in ``log2(param)``, scaled by 1 / log2(c)."""
     if record.backedge_taken and UNKNOWN_SCEV not in record.backedge_taken:
         return None
     header = next((instrs for name, instrs in body if name == record.header), None)
@@ -547,20 +551,42 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
         if len(step) != 1 or len(start) != 1:
             continue
         step_text = str(definitions.get(step[0], "")).strip().split(", !")[0]  # without metadata
-        m = _HALVING.match(step_text)
-        if not m or m["phi"] != instr.name:
+        shrinking, growing = _HALVING.match(step_text), _GROWING.match(step_text)
+        m = shrinking or growing
+        if not m or m["phi"] != instr.name or int(m["k"]) < 1:
             continue
-        divisor = int(m["k"])
-        shift = divisor if "shr" in step_text else (divisor.bit_length() - 1 if divisor & (divisor - 1) == 0 else 0)
-        if shift <= 0:
+        k = int(m["k"])
+        bits = k if ("shr" in step_text or "shl" in step_text) else math.log2(k) if k >= 2 else 0.0
+        if bits <= 0:
             continue
-        symbol = _log2_symbol(start[0], analyses, parameters)
+        if shrinking:
+            symbol = _log2_symbol(start[0], analyses, parameters)
+            how = f"divided by {2 ** k if 'shr' in step_text else k} each iteration"
+        else:
+            symbol = _growth_bound(instr.name, step[0], record, body, analyses, parameters)
+            how = f"multiplied by {2 ** k if 'shl' in step_text else k} each iteration until it reaches the bound"
         if symbol is None:
             continue
-        iterations = Polynomial.symbol(symbol) * Fraction(1, shift)
-        assumptions.append(f"loop %{record.header}: %{instr.name} is halved each iteration (>> {shift}); "
-                           f"trip count taken as {iterations} from its start value")
+        iterations = Polynomial.symbol(symbol) * Fraction(1 / bits).limit_denominator(1000)
+        assumptions.append(f"loop %{record.header}: %{instr.name} is {how}; trip count taken as {iterations}")
         return TripCount("bounded", iterations, record.backedge_taken or "")
+    return None
+
+
+def _growth_bound(phi: str, step: str, record, body: list, analyses: FunctionAnalyses,
+                  parameters: set[str]) -> str | None:
+    """``log2(n)`` for the bound a growing index is compared with in its loop (`i < n`)."""
+    inside = set(record.blocks)
+    for name, instrs in body:
+        if name not in inside:
+            continue
+        for instr in instrs:
+            m = _COMPARE.search(instr.text.split(", !")[0]) if instr.opcode == "icmp" else None
+            if m and {m["a"], m["b"]} & {phi, step}:
+                other = m["b"] if m["a"] in (phi, step) else m["a"]
+                symbol = _log2_symbol(other, analyses, parameters)
+                if symbol is not None:
+                    return symbol
     return None
 
 
@@ -683,7 +709,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
                 default_trip_count: int, assumptions: list[str], renamed: dict[str, str]) -> TripCount:
     text = record.backedge_taken or ""
     ctx = ScevContext(parameters, analyses.value_scevs, analyses.phi_incoming, enclosing,
-                      low_bits_set=analyses.low_bits_set, renamed=renamed)
+                      low_bits_set=analyses.low_bits_set, small_ranges=analyses.small_ranges, renamed=renamed)
     if text:
         try:
             iterations = to_polynomial(text, ctx) + 1
@@ -728,7 +754,8 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
         # Pointer arguments and globals have no SCEV line of their own: loop-invariant.
         return MemoryAccess("invariant" if pointer in parameters or not pointer else "unknown", element_bytes)
     ctx = ScevContext(set(parameters), analyses.value_scevs, analyses.phi_incoming,
-                      ancestors[loop_id] | {loop_id}, low_bits_set=analyses.low_bits_set, renamed=renamed or {})
+                      ancestors[loop_id] | {loop_id}, low_bits_set=analyses.low_bits_set,
+                      small_ranges=analyses.small_ranges, renamed=renamed or {})
     try:
         address = to_polynomial(scev, ctx)
     except NotPolynomial:

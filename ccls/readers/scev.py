@@ -24,6 +24,8 @@ _MAX_BTC = re.compile(r"^Loop %(?P<loop>.+?): constant max backedge-taken count 
 _VALUE = re.compile(r"^  (?P<name>%[-\w.$\"]+) = ")
 _OR_CONSTANT = re.compile(r"= or (?:disjoint )?i\d+ (?P<operand>%[-\w.$\"]+), (?P<constant>\d+)$")
 _VALUE_SCEV = re.compile(r"^  -->  (?P<expr>.+?)(?:\s+U: .*)?$")
+_UNSIGNED_RANGE = re.compile(r"\sU: \[(?P<lo>-?\d+),(?P<hi>-?\d+)\)")
+SMALL_RANGE = 64  # an opaque value known to lie in fewer values than this is taken as its midpoint
 _BLOCK = re.compile(r"%(\"[^\"]+\"|[-\w.$]+)(<[^,]*>)*")
 
 UNKNOWN = "***COULDNOTCOMPUTE***"
@@ -48,6 +50,9 @@ class FunctionAnalyses:
     # "%x" → (operand, constant) for `%x = or %operand, constant`, which ScalarEvolution leaves
     # opaque (a vectorised loop's end index: its trip count with the low bit set).
     low_bits_set: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # "%x" → [lo, hi) for values ScalarEvolution cannot express but bounds to a few values (a
+    # vector loop's remainder chosen by a select: `select %c, 4, %n.mod.vf` lies in [0, 8)).
+    small_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def _strip_quotes(name: str) -> str:
@@ -99,7 +104,13 @@ def parse_opt_output(text: str) -> dict[str, FunctionAnalyses]:
                 elif low := _OR_CONSTANT.search(raw):
                     current.low_bits_set[pending_value] = (_strip_quotes(low["operand"][1:]), int(low["constant"]))
             elif pending_value and (m := _VALUE_SCEV.match(raw)):
-                current.value_scevs[pending_value] = m["expr"].split("\t")[0].strip()
+                expr = m["expr"].split("\t")[0].strip()
+                current.value_scevs[pending_value] = expr
+                bounds = _UNSIGNED_RANGE.search(raw)
+                if bounds and _strip_quotes(expr[1:]) == pending_value and expr.startswith("%"):
+                    lo, hi = int(bounds["lo"]), int(bounds["hi"])
+                    if 0 <= lo < hi <= lo + SMALL_RANGE:
+                        current.small_ranges[pending_value] = (lo, hi)
                 pending_value = None
         elif mode == "counts":
             if m := _BTC.match(raw):
@@ -129,6 +140,7 @@ class ScevContext:
     enclosing_loops: set[str]  # loops whose index symbols may appear (ancestors of the loop)
     assumptions: list[str] = field(default_factory=list)
     low_bits_set: dict[str, tuple[str, int]] = field(default_factory=dict)
+    small_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
     renamed: dict[str, str] = field(default_factory=dict)  # values read as the named symbol (`%i` -> `n`)
     _resolving: set[str] = field(default_factory=set)
 
@@ -237,23 +249,35 @@ class _Parser:
                 if note not in ctx.assumptions:
                     ctx.assumptions.append(note)
                 return value + Polynomial.constant(Fraction(constant, 2))
+        if name in ctx.small_ranges:
+            lo, hi = ctx.small_ranges[name]
+            middle = Fraction(lo + hi - 1, 2)
+            note = f"%{name}, a run-time value in [{lo}, {hi}), taken as {float(middle):g} (the middle of its range)"
+            if note not in ctx.assumptions:
+                ctx.assumptions.append(note)
+            return Polynomial.constant(middle)
         raise NotPolynomial(f"depends on the run-time value %{name}")
 
     def _add_recurrence(self) -> Polynomial:
-        start = self.expression()
-        if self._next() != ",+,":
-            raise NotPolynomial("add recurrence of order > 1")
-        step = self.expression()
-        if self._peek() == ",+,":
-            raise NotPolynomial("add recurrence of order > 1")
-        if self._next() != "}":
+        """{a0,+,a1,+,a2…}<%L>: at iteration k of L, Σ_j a_j · C(k, j) (a quadratic bound like
+        `j < i * i` is the order-2 recurrence {0,+,1,+,2})."""
+        coefficients = [self.expression()]
+        while self._peek() == ",+,":
+            self._next()
+            coefficients.append(self.expression())
+        if len(coefficients) < 2 or self._next() != "}":
             raise NotPolynomial("malformed add recurrence")
         self._skip_flags()
         loop_tok = self._next()
         loop = _strip_quotes(loop_tok[2:-1])
         if loop not in self.ctx.enclosing_loops:
             raise NotPolynomial(f"recurrence over loop %{loop} that does not enclose it")
-        return start + step * Polynomial.symbol("@" + loop)
+        k = Polynomial.symbol("@" + loop)
+        value, binomial = Polynomial(), Polynomial.constant(1)
+        for j, coefficient in enumerate(coefficients):
+            value = value + coefficient * binomial
+            binomial = binomial * (k - j) * Fraction(1, j + 1)  # C(k, j + 1)
+        return value
 
     def _parenthesised(self) -> Polynomial:
         if self._peek() in ("zext", "sext", "trunc", "ptrtoint"):
@@ -308,6 +332,14 @@ class _Parser:
                 # bound that does not move with an enclosing loop is the larger one.
                 fixed = [v for v in symbolic if not any(s.startswith("@") for s in v.symbols)]
                 symbolic = fixed or symbolic
+            else:
+                # min(64, n - ii): a tile's bound. Once the sizes are large the constant binds
+                # (all tiles but the last are full).
+                constants = [v.constant_value() for v in operands if v.constant_value() is not None]
+                if constants:
+                    self.ctx.assumptions.append(f"{op} of a bound taken as its constant operand {min(constants)} "
+                                                "(the smaller once the sizes are large)")
+                    return Polynomial.constant(min(constants))
             self.ctx.assumptions.append(f"{op} of a bound taken as its symbolic operand {symbolic[0]}")
             return symbolic[0]
         raise NotPolynomial(f"operator {op}")
