@@ -400,3 +400,14 @@ def test_step_two_and_tiled_loops_keep_their_sizes():
     elements = sum(poly.evaluate({"n": 64000}) * (2 if cls.endswith("@v128") else 1)
                    for cls, poly in counted["tiled"].counts.items() if cls.startswith("load"))
     assert elements == pytest.approx(64000, rel=0.05)  # full 64-element tiles (the bound's min is the tile)
+
+
+def test_a_pointer_bounded_loop_is_symbolic_in_its_pointers():
+    # while (p < end): ScalarEvolution guards the count with max(end, p + 8); end is the bound.
+    counted, errors = analyse("long walk(const long *p, const long *end) { long s = 0; while (p < end) s += *p++; return s; }\n")
+    assert errors == []
+    f = counted["walk"]
+    elements = sum(poly.evaluate({"p": 0.0, "end": 8000.0}) * (2 if cls.endswith("@v128") else 1)
+                   for cls, poly in f.counts.items() if cls.startswith("load"))
+    assert elements == pytest.approx(1000, rel=0.01)  # 8000 bytes of longs
+    assert any("symbolic operand end" in a for a in f.assumptions)

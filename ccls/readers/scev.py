@@ -328,10 +328,12 @@ class _Parser:
                 values = [v.constant_value() for v in operands]
                 return Polynomial.constant(max(values) if "max" in op else min(values))
             if "max" in op:
-                # max(n, i + 1) guards `for (j = i; j < n; ...)`: inside the outer loop i < n, so the
-                # bound that does not move with an enclosing loop is the larger one.
-                fixed = [v for v in symbolic if not any(s.startswith("@") for s in v.symbols)]
-                symbolic = fixed or symbolic
+                # max(n, i + 1) guards `for (j = i; j < n; ...)`, max(end, p + 8) `while (p < end)`:
+                # the bound is the larger once inside the loop. It does not move with an enclosing
+                # loop, and it is a bare value where the other is the start plus a step.
+                fixed = [v for v in symbolic if not any(s.startswith("@") for s in v.symbols)] or symbolic
+                bare = [v for v in fixed if len(v.symbols) == 1 and v == Polynomial.symbol(next(iter(v.symbols)))]
+                symbolic = bare or fixed
             else:
                 # min(64, n - ii): a tile's bound. Once the sizes are large the constant binds
                 # (all tiles but the last are full).
