@@ -411,3 +411,24 @@ def test_a_pointer_bounded_loop_is_symbolic_in_its_pointers():
                    for cls, poly in f.counts.items() if cls.startswith("load"))
     assert elements == pytest.approx(1000, rel=0.01)  # 8000 bytes of longs
     assert any("symbolic operand end" in a for a in f.assumptions)
+
+
+def test_code_inlined_from_a_header_counts_at_its_call_site():
+    # operator[] of std::vector is inlined from <vector>: its debug lines are the header's (~1100),
+    # the analysed function's own line is where it was called.
+    code = ("#include <vector>\n#include <cstddef>\n"
+            "struct Grid { std::size_t rows, cols; std::vector<double> data;\n"
+            "  double sum() const;\n};\n"
+            "double Grid::sum() const {\n"
+            "  double s = 0;\n"
+            "  for (std::size_t r = 0; r < rows; r++)\n"
+            "    for (std::size_t c = 0; c < cols; c++)\n"
+            "      s += data[r * cols + c];\n"
+            "  return s;\n"
+            "}\n")
+    counted, errors = analyse(code, "cpp", "/tmp/ccls-test/grid.cpp")
+    assert errors == []
+    f = counted["Grid::sum"]
+    assert f.line == 6 and f.end_line == 12
+    assert set(f.line_counts) <= set(range(6, 13)) and {loop.line for loop in f.loops} <= set(range(6, 13))
+    assert f.machine_instructions.symbols == {"rows", "cols"}  # both fields, named as the source names them

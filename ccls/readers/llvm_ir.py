@@ -101,7 +101,7 @@ _INTRINSIC_CLASS = {
 _VECTOR = re.compile(r"<(\d+) x (i\d+|float|double|half|bfloat|ptr)>")
 _SCALAR_BITS = {"float": 32, "double": 64, "half": 16, "bfloat": 16, "ptr": 64, "x86_fp80": 80, "fp128": 128}
 _DBG = re.compile(r"!dbg !(\d+)")
-_DILOCATION = re.compile(r"^!(\d+) = (?:distinct )?!DILocation\(line: (\d+)", re.M)
+_DILOCATION = re.compile(r"^!(\d+) = (?:distinct )?!DILocation\(line: (\d+)(?:[^\n]*?inlinedAt: !(\d+))?", re.M)
 _DISUBPROGRAM = re.compile(r"^!(\d+) = (?:distinct )?!DISubprogram\((?P<body>.*)\)$", re.M)
 _DEFINE_DBG = re.compile(r"^define [^\n]*?@(\"[^\"]+\"|[-\w.$]+)\([^\n]*!dbg !(\d+)", re.M)
 _FUNCTION_LABEL = re.compile(r"^(\"[^\"]+\"|[A-Za-z_$][-\w.$]*):")
@@ -356,6 +356,21 @@ class ParsedModule:
         return {tuple(code) for d in self.functions if d.machine for code in d.machine.values() if code}
 
 
+def _source_lines(ir: str) -> dict[str, int]:
+    """Debug location id → the line in the analysed function: code inlined from elsewhere (a
+    header's `operator[]`) counts at the call site it was inlined into, outermost first."""
+    own: dict[str, tuple[int, str | None]] = {m.group(1): (int(m.group(2)), m.group(3))
+                                               for m in _DILOCATION.finditer(ir)}
+    lines: dict[str, int] = {}
+    for location in own:
+        line, inlined_at, seen = *own[location], {location}
+        while inlined_at is not None and inlined_at in own and inlined_at not in seen:
+            seen.add(inlined_at)
+            line, inlined_at = own[inlined_at]
+        lines[location] = line
+    return lines
+
+
 def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModule:
     """Parse the module; with `main_file`, keep only functions whose debug info places them in
     that file (not inline functions from headers)."""
@@ -373,7 +388,7 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
         notes: list[str] = []
         grouped = _machine_per_ir_block(machine.get(fn.name), {bb.name for bb in fn.blocks}, notes)
         kept.append(_Defined(fn, (name, line), grouped, notes))
-    dilocation_lines = {m.group(1): int(m.group(2)) for m in _DILOCATION.finditer(module.ir)}
+    dilocation_lines = _source_lines(module.ir)
     return ParsedModule(module, kept, dilocation_lines, _instruction_dbg_ids(module.ir))
 
 
@@ -669,18 +684,19 @@ def _first_lines(body: list, dbg_ids: list[str | None], dilocation_lines: dict[s
 def _named_loads(analyses: FunctionAnalyses, parameters: set[str], body: list, loop_defined: dict,
                  definitions: dict, first_lines: dict[str, int], loop_bounds: Sequence[LoopBound],
                  assumptions: list[str]) -> dict[str, str]:
-    """Loop bounds the IR reads from memory before any loop (`this->n`, `m->rows`, a global
+    """Loop bounds the IR reads from memory before the loop (`this->n`, `m->rows`, a global
     `N`): a load whose value alone a loop's trip count depends on is read as a symbol named
     after what the loop's condition compares with in the source (`i < n` -> `n`). The loop
     is matched by its first line and its depth; no name, no symbol (the trip count stays
     unknown, as before)."""
     if not loop_bounds:
         return {}
-    invariant = {i.name for _, instrs in body for i in instrs
-                 if i.opcode == "load" and i.name and loop_defined.get(i.name) is None
-                 and _fixed_address(i.operands[0], parameters, definitions)}
+    fixed = {i.name: bb for bb, instrs in body for i in instrs
+             if i.opcode == "load" and i.name and _fixed_address(i.operands[0], parameters, definitions)}
     names: dict[str, str] = {}
     for record in sorted(analyses.loops.values(), key=lambda r: r.depth):
+        # Read before this loop (an outer loop may read it again per iteration: `cols` per row).
+        invariant = {v for v, bb in fixed.items() if bb not in record.blocks}
         used = {v for v in re.findall(r"%([-\w.$]+)", record.backedge_taken or "") if v in invariant}
         line = first_lines.get(record.header)
         if len(used) != 1 or line is None or used <= set(names):
