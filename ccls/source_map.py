@@ -249,7 +249,7 @@ def loop_bounds(tree: tree_sitter.Tree, language: str) -> list[LoopBound]:
     """Every loop statement of a C-family parse, with the bound a `for` condition names."""
     if language not in ("c", "cpp", "cuda"):
         return []
-    found: list[LoopBound] = []
+    found: list[tuple[int, LoopBound]] = []  # (start byte, loop): source order
     stack: list[tuple[tree_sitter.Node, int]] = [(tree.root_node, 0)]
     while stack:
         node, depth = stack.pop()
@@ -258,10 +258,10 @@ def loop_bounds(tree: tree_sitter.Tree, language: str) -> list[LoopBound]:
         elif node.type in _LOOP_STATEMENTS:
             depth += 1
             end_row, end_col = node.end_point
-            found.append(LoopBound(node.start_point[0] + 1, end_row + 1 if end_col else end_row, depth,
-                                   _for_bound(node) if node.type == "for_statement" else None))
+            found.append((node.start_byte, LoopBound(node.start_point[0] + 1, end_row + 1 if end_col else end_row,
+                                                     depth, _for_bound(node) if node.type == "for_statement" else None)))
         stack.extend((child, depth) for child in node.children)
-    return sorted(found, key=lambda b: (b.start_line, b.depth))
+    return [loop for _, loop in sorted(found, key=lambda item: item[0])]
 
 
 def _for_bound(loop: tree_sitter.Node) -> str | None:
@@ -274,9 +274,17 @@ def _for_bound(loop: tree_sitter.Node) -> str | None:
         return None
     changed = {_text(n) for n in _descendants(update) if n.type == "identifier"}
     sides = [condition.child_by_field_name("left"), condition.child_by_field_name("right")]
-    bounds = [side for side in sides if side is not None and side.type in _NAMED and _text(side) not in changed]
+    bounds = [side for side in sides if side is not None and _text(side) not in changed
+              and (side.type in _NAMED or _is_size_call(side))]
     variables = [side for side in sides if side is not None and _text(side) in changed]
     return _tidy(_text(bounds[0])) if len(bounds) == 1 and len(variables) == 1 else None
+
+
+def _is_size_call(node: tree_sitter.Node) -> bool:
+    """`v.size()`, `s.length()`: a container's size, asked without arguments."""
+    function, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+    return (node.type == "call_expression" and function is not None and function.type == "field_expression"
+            and arguments is not None and arguments.named_child_count == 0)
 
 
 def _descendants(node: tree_sitter.Node) -> list[tree_sitter.Node]:

@@ -432,3 +432,16 @@ def test_code_inlined_from_a_header_counts_at_its_call_site():
     assert f.line == 6 and f.end_line == 12
     assert set(f.line_counts) <= set(range(6, 13)) and {loop.line for loop in f.loops} <= set(range(6, 13))
     assert f.machine_instructions.symbols == {"rows", "cols"}  # both fields, named as the source names them
+
+
+def test_an_index_loop_over_a_vector_is_symbolic_in_its_size():
+    code = ("#include <vector>\n#include <cstddef>\n"
+            "long xor_all(const std::vector<long> &v) {\n  long s = 0;\n"
+            "  for (std::size_t i = 0; i < v.size(); i++)\n    s += v[i] ^ 3;\n  return s;\n}\n")
+    counted, errors = analyse(code, "cpp", "/tmp/ccls-test/vec.cpp")
+    assert errors == []
+    f = counted["xor_all"]
+    assert f.machine_instructions.symbols == {"v.size()"}
+    elements = sum(poly.evaluate({"v.size()": 1000.0}) * (2 if cls.endswith("@v128") else 1)
+                   for cls, poly in f.counts.items() if cls.startswith("load"))
+    assert elements == pytest.approx(1000, rel=0.01)

@@ -203,7 +203,8 @@ def test_loop_bounds_name_what_the_condition_compares_with():
            b"  for (long k = 0; k + 1 < m.n; k++) {}\n"
            b"  for (long k = 0; *count > k; ++k) {}\n"
            b"}\n"
-           b"int g(int n) { for (int i = 0; i < n; i += 2) {} return 0; }\n")
+           b"int g(int n) { for (int i = 0; i < n; i += 2) {} return 0; }\n"
+           b"long h(const V &v) { for (long i = 0; i < v.size(); i++) {} for (long i = 0; i < v.at(0); i++) {} }\n")
     assert loop_bounds(parse(src, "cpp"), "cpp") == [
         LoopBound(3, 5, 1, "m.n"),
         LoopBound(4, 5, 2, None),  # compares with 0: no name
@@ -211,5 +212,7 @@ def test_loop_bounds_name_what_the_condition_compares_with():
         LoopBound(6, 6, 1, None),  # `k + 1` is not the loop variable alone
         LoopBound(7, 7, 1, "*count"),  # the variable on the right
         LoopBound(9, 9, 1, "n"),  # depth starts again in each function
+        LoopBound(10, 10, 1, "v.size()"),  # a container's size
+        LoopBound(10, 10, 1, None),  # a call with arguments names no size
     ]
     assert loop_bounds(parse(b"def f(n):\n  for i in range(n): pass\n", "python"), "python") == []

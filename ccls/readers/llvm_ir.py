@@ -685,14 +685,15 @@ def _named_loads(analyses: FunctionAnalyses, parameters: set[str], body: list, l
                  definitions: dict, first_lines: dict[str, int], loop_bounds: Sequence[LoopBound],
                  assumptions: list[str]) -> dict[str, str]:
     """Loop bounds the IR reads from memory before the loop (`this->n`, `m->rows`, a global
-    `N`): a load whose value alone a loop's trip count depends on is read as a symbol named
+    `N`, a vector's `size()`): a value whose value alone a loop's trip count depends on is read as a symbol named
     after what the loop's condition compares with in the source (`i < n` -> `n`). The loop
     is matched by its first line and its depth; no name, no symbol (the trip count stays
     unknown, as before)."""
     if not loop_bounds:
         return {}
     fixed = {i.name: bb for bb, instrs in body for i in instrs
-             if i.opcode == "load" and i.name and _fixed_address(i.operands[0], parameters, definitions)}
+             if i.name and (i.opcode == "load" and _fixed_address(i.operands[0], parameters, definitions)
+                            or _element_count(i, parameters, definitions))}
     names: dict[str, str] = {}
     for record in sorted(analyses.loops.values(), key=lambda r: r.depth):
         # Read before this loop (an outer loop may read it again per iteration: `cols` per row).
@@ -709,6 +710,22 @@ def _named_loads(analyses: FunctionAnalyses, parameters: set[str], body: list, l
             assumptions.append(f"loop bound %{value} is read from memory before the loops: kept symbolic as "
                                f"`{bound}`, the name the condition at line {spelled[-1].start_line} gives it")
     return names
+
+
+def _element_count(instr: _Value, parameters: set[str], definitions: dict) -> bool:
+    """`(end - begin) >> 3` of two pointers read from fixed addresses: a container's size in
+    elements (std::vector's `size()`: `_M_finish - _M_start`), which ScalarEvolution keeps opaque."""
+    if instr.opcode not in ("ashr", "lshr", "sdiv", "udiv") or " exact " not in instr.text:
+        return False
+    difference = definitions.get(instr.operands[0].name)
+    if difference is None or difference.opcode != "sub":
+        return False
+    for operand in difference.operands:
+        cast = definitions.get(operand.name)
+        load = definitions.get(cast.operands[0].name) if cast is not None and cast.opcode == "ptrtoint" else None
+        if load is None or load.opcode != "load" or not _fixed_address(load.operands[0], parameters, definitions):
+            return False
+    return True
 
 
 def _fixed_address(pointer: _Value, parameters: set[str], definitions: dict) -> bool:
