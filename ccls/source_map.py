@@ -40,7 +40,8 @@ class SourceFunction:
 @dataclass(frozen=True)
 class LoopBound:
     """A loop statement of C/C++/CUDA source, and its bound as the source names it: `n` in
-    `for (i = 0; i < n; i++)` (None when the condition is not a comparison with a name)."""
+    `for (i = 0; i < n; i++)`, `v.size()` in `for (auto x : v)` (None when the condition is not a
+    comparison with a name)."""
 
     start_line: int  # 1-based, inclusive
     end_line: int
@@ -258,8 +259,10 @@ def loop_bounds(tree: tree_sitter.Tree, language: str) -> list[LoopBound]:
         elif node.type in _LOOP_STATEMENTS:
             depth += 1
             end_row, end_col = node.end_point
+            bound = _for_bound(node) if node.type == "for_statement" else \
+                _range_bound(node) if node.type == "for_range_loop" else None
             found.append((node.start_byte, LoopBound(node.start_point[0] + 1, end_row + 1 if end_col else end_row,
-                                                     depth, _for_bound(node) if node.type == "for_statement" else None)))
+                                                     depth, bound)))
         stack.extend((child, depth) for child in node.children)
     return [loop for _, loop in sorted(found, key=lambda item: item[0])]
 
@@ -278,6 +281,14 @@ def _for_bound(loop: tree_sitter.Node) -> str | None:
               and (side.type in _NAMED or _is_size_call(side))]
     variables = [side for side in sides if side is not None and _text(side) in changed]
     return _tidy(_text(bounds[0])) if len(bounds) == 1 and len(variables) == 1 else None
+
+
+def _range_bound(loop: tree_sitter.Node) -> str | None:
+    """`for (auto x : v)` runs `v.size()` times (a named container, not a temporary)."""
+    container = loop.child_by_field_name("right")
+    if container is None or container.type not in ("identifier", "field_expression", "qualified_identifier"):
+        return None
+    return _tidy(_text(container)) + ".size()"
 
 
 def _is_size_call(node: tree_sitter.Node) -> bool:

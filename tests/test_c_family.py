@@ -434,10 +434,11 @@ def test_code_inlined_from_a_header_counts_at_its_call_site():
     assert f.machine_instructions.symbols == {"rows", "cols"}  # both fields, named as the source names them
 
 
-def test_an_index_loop_over_a_vector_is_symbolic_in_its_size():
+@pytest.mark.parametrize("loop", ["for (std::size_t i = 0; i < v.size(); i++)\n    s += v[i] ^ 3;",
+                                  "for (long x : v)\n    s += x ^ 3;"])
+def test_a_loop_over_a_vector_is_symbolic_in_its_size(loop):
     code = ("#include <vector>\n#include <cstddef>\n"
-            "long xor_all(const std::vector<long> &v) {\n  long s = 0;\n"
-            "  for (std::size_t i = 0; i < v.size(); i++)\n    s += v[i] ^ 3;\n  return s;\n}\n")
+            f"long xor_all(const std::vector<long> &v) {{\n  long s = 0;\n  {loop}\n  return s;\n}}\n")
     counted, errors = analyse(code, "cpp", "/tmp/ccls-test/vec.cpp")
     assert errors == []
     f = counted["xor_all"]

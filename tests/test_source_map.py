@@ -204,7 +204,8 @@ def test_loop_bounds_name_what_the_condition_compares_with():
            b"  for (long k = 0; *count > k; ++k) {}\n"
            b"}\n"
            b"int g(int n) { for (int i = 0; i < n; i += 2) {} return 0; }\n"
-           b"long h(const V &v) { for (long i = 0; i < v.size(); i++) {} for (long i = 0; i < v.at(0); i++) {} }\n")
+           b"long h(const V &v) { for (long i = 0; i < v.size(); i++) {} for (long i = 0; i < v.at(0); i++) {} }\n"
+           b"long k(const G &g) { for (auto &x : g.items) {} for (auto x : make()) {} }\n")
     assert loop_bounds(parse(src, "cpp"), "cpp") == [
         LoopBound(3, 5, 1, "m.n"),
         LoopBound(4, 5, 2, None),  # compares with 0: no name
@@ -214,5 +215,7 @@ def test_loop_bounds_name_what_the_condition_compares_with():
         LoopBound(9, 9, 1, "n"),  # depth starts again in each function
         LoopBound(10, 10, 1, "v.size()"),  # a container's size
         LoopBound(10, 10, 1, None),  # a call with arguments names no size
+        LoopBound(11, 11, 1, "g.items.size()"),  # a range-for over a named container
+        LoopBound(11, 11, 1, None),  # over a temporary
     ]
     assert loop_bounds(parse(b"def f(n):\n  for i in range(n): pass\n", "python"), "python") == []

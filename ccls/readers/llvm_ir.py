@@ -424,7 +424,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     loop_defined = {i.name: block_loop.get(bb) for bb, instrs in body for i in instrs if i.name}
     symbols_by_loop: dict[str | None, set[str]] = {}  # parameters + loads invariant in that loop
     definitions = {i.name: i for _, instrs in body for i in instrs if i.name}
-    renamed = _named_loads(analyses, set(parameters), body, loop_defined, definitions,
+    substituted = _named_loads(analyses, set(parameters), body, loop_defined, definitions,
                            _first_lines(body, dbg_ids, dilocation_lines), loop_bounds, assumptions)
     position = -1
     for bb_name, instrs in body:
@@ -461,7 +461,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
                     symbols_by_loop[loop_id] = set(parameters) | {
                         name for name in loaded if not _inside(loop_defined.get(name), loop_id, analyses)}
                 access = _memory_access(pointer.name, max(1, (width or elem_bits) // 8), loop_id, ancestors,
-                                        analyses, symbols_by_loop[loop_id], loaded, load_pointers, bases, renamed)
+                                        analyses, symbols_by_loop[loop_id], loaded, load_pointers, bases, substituted)
             data_dependent = opcode == "br" and _branches_on_loaded_data(instr, loop_id, block_loop, analyses,
                                                                           definitions, loop_defined, loaded)
             block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor,
@@ -472,7 +472,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     for header, record in analyses.loops.items():
         trip = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
                  or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count, assumptions,
-                                renamed))
+                                substituted))
         header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
         loops[header] = Loop(header, record.parent, record.depth, trip, header_line,
                              _independent_entries(record, analyses, body, definitions, defined_in))
@@ -683,7 +683,7 @@ def _first_lines(body: list, dbg_ids: list[str | None], dilocation_lines: dict[s
 
 def _named_loads(analyses: FunctionAnalyses, parameters: set[str], body: list, loop_defined: dict,
                  definitions: dict, first_lines: dict[str, int], loop_bounds: Sequence[LoopBound],
-                 assumptions: list[str]) -> dict[str, str]:
+                 assumptions: list[str]) -> dict[str, Polynomial]:
     """Loop bounds the IR reads from memory before the loop (`this->n`, `m->rows`, a global
     `N`, a vector's `size()`): a value whose value alone a loop's trip count depends on is read as a symbol named
     after what the loop's condition compares with in the source (`i < n` -> `n`). The loop
@@ -694,22 +694,52 @@ def _named_loads(analyses: FunctionAnalyses, parameters: set[str], body: list, l
     fixed = {i.name: bb for bb, instrs in body for i in instrs
              if i.name and (i.opcode == "load" and _fixed_address(i.operands[0], parameters, definitions)
                             or _element_count(i, parameters, definitions))}
-    names: dict[str, str] = {}
+    names: dict[str, Polynomial] = {}
     for record in sorted(analyses.loops.values(), key=lambda r: r.depth):
         # Read before this loop (an outer loop may read it again per iteration: `cols` per row).
         invariant = {v for v, bb in fixed.items() if bb not in record.blocks}
         used = {v for v in re.findall(r"%([-\w.$]+)", record.backedge_taken or "") if v in invariant}
         line = first_lines.get(record.header)
-        if len(used) != 1 or line is None or used <= set(names):
+        if not used or line is None or used <= set(names):
             continue
         spelled = [b for b in loop_bounds if b.start_line <= line <= b.end_line and b.depth == record.depth]
         bound = spelled[-1].bound if spelled else None
-        if bound and bound not in parameters and bound not in names.values():
+        if not bound or bound in parameters or Polynomial.symbol(bound) in names.values():
+            continue
+        where = f"the name the condition at line {spelled[-1].start_line} gives it"
+        if len(used) == 1 and definitions[next(iter(used))].type_text != "ptr":  # a pointer is no count
             (value,) = used
-            names[value] = bound
+            names[value] = Polynomial.symbol(bound)
             assumptions.append(f"loop bound %{value} is read from memory before the loops: kept symbolic as "
-                               f"`{bound}`, the name the condition at line {spelled[-1].start_line} gives it")
+                               f"`{bound}`, {where}")
+        elif bound.endswith(".size()") and (pair := _begin_end(record.backedge_taken or "", used, definitions)):
+            begin, end, element = pair
+            names[begin], names[end] = Polynomial(), Polynomial.symbol(bound) * element
+            assumptions.append(f"loop over %{begin} … %{end} (a container's begin and end, read before the loop): "
+                               f"kept symbolic as `{bound}` elements of {element} bytes, {where}")
     return names
+
+
+# (-8 + (-1 * (ptrtoint ptr %begin to i64)) + (ptrtoint ptr %end to i64)) /u 8: a range-for's count
+_BEGIN_END = re.compile(r"\(-(?P<e>\d+) \+ \(-1 \* \(ptrtoint ptr %(?P<begin>[-\w.$]+) to i64\)\) \+ "
+                        r"\(ptrtoint ptr %(?P<end>[-\w.$]+) to i64\)\) /u (?P<e2>\d+)")
+
+
+def _begin_end(scev: str, used: set[str], definitions: dict) -> tuple[str, str, int] | None:
+    """(begin, end, element bytes) when a trip count walks from one pointer read before the loop
+    to another read from 8 bytes further in the same object (std::vector's _M_start, _M_finish)."""
+    m = _BEGIN_END.search(scev)
+    if m is None or m["e"] != m["e2"] or {m["begin"], m["end"]} != used:
+        return None
+    begin, end = definitions.get(m["begin"]), definitions.get(m["end"])
+    if begin is None or end is None:
+        return None
+    base = begin.operands[0].name
+    gep = definitions.get(end.operands[0].name)
+    if gep is None or gep.opcode != "getelementptr" or gep.operands[0].name != base \
+            or not re.search(r", i64 8$", gep.text.split(", !")[0]):
+        return None
+    return m["begin"], m["end"], int(m["e"])
 
 
 def _element_count(instr: _Value, parameters: set[str], definitions: dict) -> bool:
@@ -739,10 +769,10 @@ def _fixed_address(pointer: _Value, parameters: set[str], definitions: dict) -> 
 
 
 def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclosing: set[str],
-                default_trip_count: int, assumptions: list[str], renamed: dict[str, str]) -> TripCount:
+                default_trip_count: int, assumptions: list[str], substituted: dict[str, Polynomial]) -> TripCount:
     text = record.backedge_taken or ""
     ctx = ScevContext(parameters, analyses.value_scevs, analyses.phi_incoming, enclosing,
-                      low_bits_set=analyses.low_bits_set, small_ranges=analyses.small_ranges, renamed=renamed)
+                      low_bits_set=analyses.low_bits_set, small_ranges=analyses.small_ranges, substituted=substituted)
     if text:
         try:
             iterations = to_polynomial(text, ctx) + 1
@@ -779,7 +809,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
 def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancestors: dict[str, set[str]],
                    analyses: FunctionAnalyses, parameters: set[str], loaded: set[str],
                    load_pointers: dict[str, str], bases: set[str] = frozenset(),
-                   renamed: dict[str, str] | None = None) -> MemoryAccess:
+                   substituted: dict[str, Polynomial] | None = None) -> MemoryAccess:
     if loop_id is None:
         return MemoryAccess("invariant", element_bytes)
     scev = analyses.value_scevs.get(pointer)
@@ -788,7 +818,7 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
         return MemoryAccess("invariant" if pointer in parameters or not pointer else "unknown", element_bytes)
     ctx = ScevContext(set(parameters), analyses.value_scevs, analyses.phi_incoming,
                       ancestors[loop_id] | {loop_id}, low_bits_set=analyses.low_bits_set,
-                      small_ranges=analyses.small_ranges, renamed=renamed or {})
+                      small_ranges=analyses.small_ranges, substituted=substituted or {})
     try:
         address = to_polynomial(scev, ctx)
     except NotPolynomial:

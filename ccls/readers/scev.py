@@ -141,7 +141,9 @@ class ScevContext:
     assumptions: list[str] = field(default_factory=list)
     low_bits_set: dict[str, tuple[str, int]] = field(default_factory=dict)
     small_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
-    renamed: dict[str, str] = field(default_factory=dict)  # values read as the named symbol (`%i` -> `n`)
+    # values read as a polynomial: a symbol named from the source (`%i` -> `n`), or a container's
+    # begin/end pointers as 0 and its byte size (`%end` -> 8·`v.size()`)
+    substituted: dict[str, Polynomial] = field(default_factory=dict)
     _resolving: set[str] = field(default_factory=set)
 
 
@@ -198,8 +200,8 @@ class _Parser:
 
     def _value(self, name: str) -> Polynomial:
         ctx = self.ctx
-        if name in ctx.renamed:
-            return Polynomial.symbol(ctx.renamed[name])
+        if name in ctx.substituted:
+            return ctx.substituted[name]
         if name in ctx.parameters:
             return Polynomial.symbol(name)
         if name in ctx._resolving:
