@@ -12,8 +12,9 @@ cycles of loads/stores estimated to miss (tier cost − L1 cost) and branch misp
 per-class rows are scaled so that they still sum to CU.
 
 In a loop that streams from memory the core computes while prefetched lines arrive, so the loop
-costs max(compute, transfer), not their sum (the ECM model's finding for AMD Zen: in-core work
-and data transfers overlap; Hofmann et al., 2020). `hidden_by_overlap` picks, per loop, the
+costs max(compute, transfer), not their sum (how the ECM model describes AMD Zen cores, after
+Hofmann et al. 2020 as recalled, not re-read; our dot, divide and sqrt kernels behave so, while
+integer-heavy loops on the Zen 4 guest behave closer to the sum). `hidden_by_overlap` picks, per loop, the
 smaller side at the evaluation point; it is taken off CU, and off the rows it belongs to (the
 stream rows' stalls, or the compute part of every row).
 """
@@ -51,6 +52,7 @@ class Hidden:
     loop: str
     cycles: Polynomial
     stream: bool
+    amount: float  # `cycles` at the evaluation point
 
 
 def hidden_by_overlap(overlaps: Sequence[StreamOverlap], table: CostTable,
@@ -62,21 +64,26 @@ def hidden_by_overlap(overlaps: Sequence[StreamOverlap], table: CostTable,
     for overlap in overlaps:
         transfer = Polynomial()
         for cls, count in overlap.streams.items():
-            stall = stall_cu(cls, table)
-            if stall:
-                transfer = transfer + count * Fraction(repr(stall))
-        compute_bound = evaluate(overlap.cycles) >= evaluate(transfer)
-        out.append(Hidden(overlap.loop, transfer if compute_bound else overlap.cycles, compute_bound))
+            transfer = transfer + count * _decimal(stall_cu(cls, table))
+        compute, stalls = evaluate(overlap.cycles), evaluate(transfer)
+        compute_bound = compute >= stalls
+        out.append(Hidden(overlap.loop, transfer if compute_bound else overlap.cycles, compute_bound,
+                          stalls if compute_bound else compute))
     return out
 
 
+def _decimal(value: float) -> Fraction:
+    """A table figure as its shortest decimal (0.33 -> 33/100), not its binary float."""
+    return Fraction(repr(value))
+
+
 def cost_counts(counts: Mapping[str, float], table: CostTable, region: Region,
-                machine_cycles: float | None = None, hidden: Sequence[tuple[float, bool]] = ()
+                machine_cycles: float | None = None, hidden: Sequence[Hidden] = ()
                 ) -> tuple[Metrics, list[ClassBreakdown]]:
     """Raw totals of one function and its per-class breakdown (largest CU first).
     Classes the table cannot cost are listed with known=False and add nothing. With
     `machine_cycles` (llvm-mca), CU = those cycles + stall cycles − what overlap hides
-    (`hidden`: evaluated `Hidden` cycles, stream or not; see the module docstring)."""
+    (`hidden`, from `hidden_by_overlap`; see the module docstring)."""
     rates = cu_rates(counts, table, machine_cycles, hidden)
     rows: list[ClassBreakdown] = []
     for cls, count in counts.items():
@@ -116,7 +123,7 @@ def stall_cu(cls: str, table: CostTable) -> float:
 
 
 def cu_rates(counts: Mapping[str, float], table: CostTable, machine_cycles: float | None = None,
-             hidden: Sequence[tuple[float, bool]] = ()) -> dict[str, float]:
+             hidden: Sequence[Hidden] = ()) -> dict[str, float]:
     """CU per execution of each class: the table's CU; or, with llvm-mca's cycles, each class's
     compute part (CU − stall) scaled so that the compute parts sum to those cycles less the
     compute that overlap hides, plus its stall (a stream class's stall less its share of the
@@ -127,12 +134,13 @@ def cu_rates(counts: Mapping[str, float], table: CostTable, machine_cycles: floa
         return table_cu
     stalls = {cls: stall_cu(cls, table) for cls in counts}
     compute = math.fsum(float(n) * (table_cu[cls] - stalls[cls]) for cls, n in counts.items())
-    hidden_compute = math.fsum(cycles for cycles, stream in hidden if not stream)
+    hidden_compute = math.fsum(h.amount for h in hidden if not h.stream)
     scale = max(0.0, machine_cycles - hidden_compute) / compute if compute > 0 else 0.0
-    streamed = math.fsum(float(n) * stalls[cls] for cls, n in counts.items() if split(cls)[1] == STREAM_TIER)
-    hidden_stream = math.fsum(cycles for cycles, stream in hidden if stream)
+    streams = {cls for cls in counts if split(cls)[1] == STREAM_TIER}
+    streamed = math.fsum(float(counts[cls]) * stalls[cls] for cls in streams)
+    hidden_stream = math.fsum(h.amount for h in hidden if h.stream)
     kept = max(0.0, 1.0 - hidden_stream / streamed) if streamed > 0 else 1.0
-    return {cls: (table_cu[cls] - stalls[cls]) * scale + stalls[cls] * (kept if split(cls)[1] == STREAM_TIER else 1.0)
+    return {cls: (table_cu[cls] - stalls[cls]) * scale + stalls[cls] * (kept if cls in streams else 1.0)
             for cls in counts}
 
 
@@ -148,5 +156,5 @@ def cu_expression(counts: Mapping[str, Polynomial], table: CostTable,
         cost = table.lookup(cls)
         per = (stall_cu(cls, table) if machine_cycles is not None else cost.cu) if cost is not None else 0.0
         if per:
-            total = total + count * Fraction(repr(per))
+            total = total + count * _decimal(per)
     return total

@@ -132,8 +132,7 @@ def _machine_cycles(fn: FunctionIR, executions: dict[str, Polynomial], overlap: 
                     ) -> tuple[Polynomial | None, dict[str, Polynomial]]:
     """Σ executions × llvm-mca cycles per block, and the same sum per innermost loop; (None, {})
     unless every block with machine code has a figure (a partial sum would understate the
-    function). A block in a loop whose entries
-    overlap k-fold (`overlap`: loop -> (k, instructions per entry)) costs max(its throughput
+    function). A block in a loop whose entries overlap k-fold (`overlap`: loop -> (k, instructions per entry)) costs max(its throughput
     bound, its cycles / k). With a measured `divider`, each divide's excess over llvm-mca's
     charge is taken off (see _divider_corrected). Notes name only corrections applied to a total
     that is returned."""
@@ -446,8 +445,8 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
     if prefetchable and tier == "DRAM":
         # The hardware prefetcher streams consecutive lines in at DRAM bandwidth, not at its
         # latency. A stride of two lines or more skips lines: each is a request of its own,
-        # overlapped only as far as the core's misses in flight allow (measured on Zen 3 and
-        # Zen 4: 25-26 cycles per line at a 2-line stride, against 8.5-17.6 streamed).
+        # overlapped only as far as the core's misses in flight allow (the accuracy bench's
+        # 2-line stride: 23-26 cycles per line on Zen 3 and Zen 4, against 9.4-17.6 streamed).
         # (From L2/L3 the independent-miss cost applies.)
         tier = STREAM_TIER
     notes.add(f"memory tiers estimated from access patterns and a working set of "

@@ -129,24 +129,23 @@ def _cost(fn: CountedFunction, tables: Tables, settings: ReportSettings, options
                          "zero: counted as 0"]
     cycles = evaluate_count(fn.machine_cycles, options) if fn.machine_cycles is not None else None
     hidden = hidden_by_overlap(fn.overlaps, table, lambda poly: evaluate_count(poly, options)) if cycles is not None else []
-    overlapped = [(evaluate_count(h.cycles, options), h.stream) for h in hidden]
-    metrics, breakdown = cost_counts(counts, table, tables.regions[settings.region], cycles, overlapped)
-    notes = notes + _overlap_notes(fn, hidden, overlapped)
+    metrics, breakdown = cost_counts(counts, table, tables.regions[settings.region], cycles, hidden)
+    notes = notes + _overlap_notes(fn, hidden)
     unknown = [b.cls for b in breakdown if not b.known and b.count]
     if unknown:
         notes = notes + [f"no cost in table {table.arch} for: {', '.join(sorted(unknown))} (counted as 0)"]
     return _Costed(fn, table, counts, metrics, breakdown, notes, hidden)
 
 
-def _overlap_notes(fn: CountedFunction, hidden: list[Hidden], overlapped: list[tuple[float, bool]]) -> list[str]:
+def _overlap_notes(fn: CountedFunction, hidden: list[Hidden]) -> list[str]:
     """Which side bounds each streaming loop, in words."""
     lines = {loop.id: loop.line for loop in fn.loops}
     notes = []
-    for h, (amount, stream) in zip(hidden, overlapped):
+    for h in hidden:
         where = f"loop %{h.loop}" + (f" (line {lines[h.loop]})" if lines.get(h.loop) else "")
-        how = "compute-bound; its streamed lines arrive while it computes" if stream else \
+        how = "compute-bound; its streamed lines arrive while it computes" if h.stream else \
             "memory-bandwidth-bound; its compute runs while lines stream in"
-        notes.append(f"{where}: {how} ({amount:.3g} cycles overlapped: it costs the larger of the two, not their sum)")
+        notes.append(f"{where}: {how} ({h.amount:.3g} cycles overlapped: it costs the larger of the two, not their sum)")
     return notes
 
 

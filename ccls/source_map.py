@@ -247,24 +247,36 @@ _NAMED = ("identifier", "field_expression", "pointer_expression", "qualified_ide
 
 
 def loop_bounds(tree: tree_sitter.Tree, language: str) -> list[LoopBound]:
-    """Every loop statement of a C-family parse, with the bound a `for` condition names."""
+    """Every loop statement of a C-family parse, with the bound its header names (source order).
+    A query finds the loops (a Python walk over every node costs ~50 ms on a 5,000-line file)."""
     if language not in ("c", "cpp", "cuda"):
         return []
-    found: list[tuple[int, LoopBound]] = []  # (start byte, loop): source order
-    stack: list[tuple[tree_sitter.Node, int]] = [(tree.root_node, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if node.type in ("function_definition", "lambda_expression"):
-            depth = 0
-        elif node.type in _LOOP_STATEMENTS:
-            depth += 1
-            end_row, end_col = node.end_point
-            bound = _for_bound(node) if node.type == "for_statement" else \
-                _range_bound(node) if node.type == "for_range_loop" else None
-            found.append((node.start_byte, LoopBound(node.start_point[0] + 1, end_row + 1 if end_col else end_row,
-                                                     depth, bound)))
-        stack.extend((child, depth) for child in node.children)
+    found = []
+    for node in _loop_query(language).captures(tree.root_node).get("loop", []):
+        depth, parent = 1, node.parent
+        while parent is not None and parent.type not in ("function_definition", "lambda_expression"):
+            depth += parent.type in _LOOP_STATEMENTS
+            parent = parent.parent
+        end_row, end_col = node.end_point
+        bound = _for_bound(node) if node.type == "for_statement" else \
+            _range_bound(node) if node.type == "for_range_loop" else None
+        found.append((node.start_byte, LoopBound(node.start_point[0] + 1, end_row + 1 if end_col else end_row,
+                                                 depth, bound)))
     return [loop for _, loop in sorted(found, key=lambda item: item[0])]
+
+
+_loop_queries: dict[str, tree_sitter.Query] = {}
+
+
+def _loop_query(language: str) -> tree_sitter.QueryCursor:
+    """A fresh cursor (cursors keep state; the server parses on several threads) over the loop
+    statements the language's grammar has (C has no range-for)."""
+    query = _loop_queries.get(language)
+    if query is None:
+        grammar = _grammar(language)
+        kinds = [k for k in _LOOP_STATEMENTS if grammar.id_for_node_kind(k, True)]
+        query = _loop_queries[language] = tree_sitter.Query(grammar, " ".join(f"({k}) @loop" for k in kinds))
+    return tree_sitter.QueryCursor(query)
 
 
 def _for_bound(loop: tree_sitter.Node) -> str | None:

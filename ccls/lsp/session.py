@@ -334,10 +334,13 @@ class Session:
         model.version = version
         self.scheduler.schedule(uri)
         # Re-parse (incrementally) while the debounce runs rather than after it, once per pause.
+        self._cancel_parse_ahead(uri)
+        self._parse_ahead[uri] = asyncio.get_running_loop().call_later(PARSE_AHEAD_S, self._parse_now, uri)
+
+    def _cancel_parse_ahead(self, uri: str) -> None:
         pending = self._parse_ahead.pop(uri, None)
         if pending is not None:
             pending.cancel()
-        self._parse_ahead[uri] = asyncio.get_running_loop().call_later(PARSE_AHEAD_S, self._parse_now, uri)
 
     def _parse_now(self, uri: str) -> None:
         self._parse_ahead.pop(uri, None)
@@ -347,9 +350,7 @@ class Session:
 
     def close(self, uri: str) -> None:
         self.scheduler.close(uri)
-        pending = self._parse_ahead.pop(uri, None)
-        if pending is not None:
-            pending.cancel()
+        self._cancel_parse_ahead(uri)
         self.results.pop(uri, None)
         with self._memo_lock:
             self._report_memo.pop(uri, None)

@@ -424,8 +424,8 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     loop_defined = {i.name: block_loop.get(bb) for bb, instrs in body for i in instrs if i.name}
     symbols_by_loop: dict[str | None, set[str]] = {}  # parameters + loads invariant in that loop
     definitions = {i.name: i for _, instrs in body for i in instrs if i.name}
-    substituted = _named_loads(analyses, set(parameters), body, loop_defined, definitions,
-                           _first_lines(body, dbg_ids, dilocation_lines), loop_bounds, assumptions)
+    substituted = _named_loads(analyses, set(parameters), body, definitions, dbg_ids, dilocation_lines,
+                               loop_bounds, assumptions)
     position = -1
     for bb_name, instrs in body:
         loop_id = block_loop.get(bb_name)
@@ -681,16 +681,17 @@ def _first_lines(body: list, dbg_ids: list[str | None], dilocation_lines: dict[s
     return out
 
 
-def _named_loads(analyses: FunctionAnalyses, parameters: set[str], body: list, loop_defined: dict,
-                 definitions: dict, first_lines: dict[str, int], loop_bounds: Sequence[LoopBound],
+def _named_loads(analyses: FunctionAnalyses, parameters: set[str], body: list, definitions: dict,
+                 dbg_ids: list[str | None], dilocation_lines: dict[str, int], loop_bounds: Sequence[LoopBound],
                  assumptions: list[str]) -> dict[str, Polynomial]:
     """Loop bounds the IR reads from memory before the loop (`this->n`, `m->rows`, a global
-    `N`, a vector's `size()`): a value whose value alone a loop's trip count depends on is read as a symbol named
-    after what the loop's condition compares with in the source (`i < n` -> `n`). The loop
-    is matched by its first line and its depth; no name, no symbol (the trip count stays
-    unknown, as before)."""
-    if not loop_bounds:
+    `N`, a vector's size): a value that alone decides a loop's trip count is read as a symbol
+    named after what the loop's condition compares with in the source (`i < n` -> `n`); a
+    range-for's begin and end pointers as 0 and its container's `size()` elements. The loop is
+    matched by its first line and its depth; no name, no symbol (the trip count stays unknown)."""
+    if not loop_bounds or not analyses.loops:
         return {}
+    first_lines = _first_lines(body, dbg_ids, dilocation_lines)
     fixed = {i.name: bb for bb, instrs in body for i in instrs
              if i.name and (i.opcode == "load" and _fixed_address(i.operands[0], parameters, definitions)
                             or _element_count(i, parameters, definitions))}
@@ -768,11 +769,18 @@ def _fixed_address(pointer: _Value, parameters: set[str], definitions: dict) -> 
             and all(not op.name for op in gep.operands[1:]))
 
 
+def _scev_context(analyses: FunctionAnalyses, parameters: set[str], enclosing: set[str],
+                  substituted: dict[str, Polynomial]) -> ScevContext:
+    """A converter for one loop's SCEV text with everything the function's analyses know."""
+    return ScevContext(parameters, analyses.value_scevs, analyses.phi_incoming, enclosing,
+                       low_bits_set=analyses.low_bits_set, small_ranges=analyses.small_ranges,
+                       substituted=substituted)
+
+
 def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclosing: set[str],
                 default_trip_count: int, assumptions: list[str], substituted: dict[str, Polynomial]) -> TripCount:
     text = record.backedge_taken or ""
-    ctx = ScevContext(parameters, analyses.value_scevs, analyses.phi_incoming, enclosing,
-                      low_bits_set=analyses.low_bits_set, small_ranges=analyses.small_ranges, substituted=substituted)
+    ctx = _scev_context(analyses, parameters, enclosing, substituted)
     if text:
         try:
             iterations = to_polynomial(text, ctx) + 1
@@ -816,9 +824,7 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
     if scev is None:
         # Pointer arguments and globals have no SCEV line of their own: loop-invariant.
         return MemoryAccess("invariant" if pointer in parameters or not pointer else "unknown", element_bytes)
-    ctx = ScevContext(set(parameters), analyses.value_scevs, analyses.phi_incoming,
-                      ancestors[loop_id] | {loop_id}, low_bits_set=analyses.low_bits_set,
-                      small_ranges=analyses.small_ranges, substituted=substituted or {})
+    ctx = _scev_context(analyses, set(parameters), ancestors[loop_id] | {loop_id}, substituted or {})
     try:
         address = to_polynomial(scev, ctx)
     except NotPolynomial:
