@@ -7,6 +7,7 @@ import sys
 from typing import Sequence
 
 from ccls import __version__
+from ccls.early_exit import EARLY_EXIT_POLICIES
 from ccls.targets import CPU_ARCHES
 
 EXIT_OK, EXIT_ANALYSIS_ERRORS, EXIT_USAGE = 0, 1, 2
@@ -32,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                          help="value of a symbolic parameter for the numbers (default 1000)")
     analyze.add_argument("--default-trip-count", type=int, default=100, help="assumed iterations of a loop whose count is unknown")
+    analyze.add_argument("--early-exit", choices=EARLY_EXIT_POLICIES, default="expected",
+                         help="a loop that may leave early on data (a search, a break): expected = the mean "
+                              "exit, (bound + 1)/2; worst = its bound")
     analyze.add_argument("--flags", help="compile flags replacing compile_commands.json (one string)")
     analyze.add_argument("--timeout", type=float, default=60.0, help="seconds per compile")
     analyze.add_argument("--tables", help="directory of cost tables (default: the bundled ones)")
@@ -108,7 +112,7 @@ def run_analyze(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     options = AnalysisOptions(
         arch=args.arch, gpu_arch=args.gpu_arch, parameter_values=_parameters(args.param),
-        default_trip_count=args.default_trip_count, compile_timeout_s=args.timeout,
+        default_trip_count=args.default_trip_count, early_exit=args.early_exit, compile_timeout_s=args.timeout,
         flags_override=tuple(shlex.split(args.flags)) if args.flags is not None else None,
     )
     settings = ReportSettings(profile=args.profile, region=args.region, scoring=args.scoring)

@@ -13,7 +13,7 @@ from typing import Literal
 
 from ccls.polynomial import Polynomial
 
-TripKind = Literal["constant", "symbolic", "bounded", "unknown"]
+TripKind = Literal["constant", "symbolic", "bounded", "expected", "unknown"]
 AccessPattern = Literal["invariant", "unit", "strided", "indirect", "pointer-chase", "unknown"]
 
 
@@ -23,7 +23,8 @@ class TripCount:
 
     ``iterations`` may contain parameter symbols and outer loops' index symbols (``@<loop id>``).
     kind: constant/symbolic = exact (from ScalarEvolution or ``range(n)``); bounded = only a
-    maximum was known and is used; unknown = ``iterations`` is the configured default.
+    maximum was known and is used; expected = the mean of a data-dependent early exit
+    (`ccls.early_exit`); unknown = ``iterations`` is the configured default.
     """
 
     kind: TripKind
@@ -32,7 +33,7 @@ class TripCount:
 
     @property
     def is_assumed(self) -> bool:
-        return self.kind in ("bounded", "unknown")
+        return self.kind in ("bounded", "expected", "unknown")
 
 
 @dataclass(frozen=True)

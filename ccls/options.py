@@ -23,6 +23,9 @@ class AnalysisOptions:
     default_trip_count: int = 100  # used, and reported, when a trip count is unknown
     parameter_values: tuple[tuple[str, float], ...] = ()  # numeric values for symbolic parameters
     default_parameter_value: float = 1000.0  # for parameters not given above (reported)
+    # A loop that may leave early on data: "expected" (mean of a uniformly placed exit) or
+    # "worst" (its bound); see ccls.early_exit.
+    early_exit: str = "expected"
     # Limits: a compile that hits them fails with a message; one that succeeds counts the same.
     compile_timeout_s: float = field(default=30.0, metadata=_SPEED_ONLY)
     compile_memory_mb: int = field(default=4096, metadata=_SPEED_ONLY)

@@ -32,3 +32,11 @@ def collatz_steps(x):
 def squares(n):
     """A list comprehension: its loop is counted inside the function on every CPython version."""
     return [k * k for k in range(n)]
+
+
+def index_of(items, n, key):
+    """A `return` inside `range(n)` can leave early: (n + 1)/2 iterations on average, n at worst."""
+    for i in range(n):
+        if items[i] == key:
+            return i
+    return -1

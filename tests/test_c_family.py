@@ -1,6 +1,7 @@
 """clang-19 → IR → loops/SCEV → counts, on inline C/C++ (real compiler, nothing executed)."""
 import dataclasses
 import shutil
+from fractions import Fraction
 
 import pytest
 
@@ -266,9 +267,21 @@ def test_unknown_trip_count_uses_the_default_and_says_so():
     assert [l.trip_count.kind for l in f.loops] == ["unknown"]
 
 
-def test_early_exit_loop_uses_the_scalar_evolution_upper_bound():
-    counted, _ = analyse("long find(const long *a, long n, long key) {\n  for (long i = 0; i < n; i++)\n"
-                         "    if (a[i] == key)\n      return i;\n  return -1;\n}\n")
+FIND = ("long find(const long *a, long n, long key) {\n  for (long i = 0; i < n; i++)\n"
+        "    if (a[i] == key)\n      return i;\n  return -1;\n}\n")
+
+
+def test_early_exit_loop_takes_the_mean_exit_within_the_scalar_evolution_bound():
+    counted, _ = analyse(FIND)
+    [loop] = counted["find"].loops
+    n = Polynomial.symbol("n")
+    assert loop.trip_count.kind == "expected" and loop.trip_count.iterations == (n + 1) * Fraction(1, 2)
+    assert any("mean 0.5·n + 0.5 of an exit equally likely" in a and "worst case n" in a
+               for a in counted["find"].assumptions)
+
+
+def test_early_exit_loop_at_its_worst_case_on_request():
+    counted, _ = analyse(FIND, early_exit="worst")
     [loop] = counted["find"].loops
     assert loop.trip_count.kind == "bounded" and loop.trip_count.iterations == Polynomial.symbol("n")
     assert any("upper bound n (the worst case)" in a for a in counted["find"].assumptions)

@@ -34,13 +34,16 @@ def test_defaults_are_the_documented_ones():
     assert settings.analysis_options().compile_timeout_s == 30.0
 
 
-def test_the_vscode_arch_choices_are_the_servers():
+def test_the_vscode_enum_choices_are_the_servers():
     import json
     from pathlib import Path
 
+    from ccls.early_exit import EARLY_EXIT_POLICIES
     from ccls.targets import CPU_ARCHES
     manifest = json.loads((Path(__file__).parents[1] / "vscode-client" / "package.json").read_text())
-    assert manifest["contributes"]["configuration"]["properties"]["ccls.arch"]["enum"] == list(CPU_ARCHES)
+    properties = manifest["contributes"]["configuration"]["properties"]
+    assert properties["ccls.arch"]["enum"] == list(CPU_ARCHES)
+    assert properties["ccls.earlyExit"]["enum"] == list(EARLY_EXIT_POLICIES)
 
 
 def test_nested_and_dotted_keys_are_equivalent():
@@ -54,14 +57,20 @@ def test_invalid_values_keep_defaults_and_say_why():
     settings, messages = parse_settings({
         "scoring": "relative", "diagnostics": {"minShare": 3, "divisionInLoop": "loud"},
         "compile": {"timeoutSeconds": "soon", "flags": "-O2"}, "defaultTripCount": 0,
-        "hints": {"format": "{grade"}, "surprise": 1,
+        "hints": {"format": "{grade"}, "surprise": 1, "earlyExit": "optimistic",
     })
     assert settings == Settings()
     joined = "\n".join(messages)
     for key in ("ccls.scoring", "ccls.diagnostics.minShare", "ccls.diagnostics.divisionInLoop",
                 "ccls.compile.timeoutSeconds", "ccls.compile.flags", "ccls.defaultTripCount",
-                "ccls.hints.format", "ccls.surprise: unknown setting"):
+                "ccls.hints.format", "ccls.surprise: unknown setting", "ccls.earlyExit"):
         assert key in joined
+
+
+def test_early_exit_setting_reaches_the_analysis_options():
+    assert Settings().analysis_options().early_exit == "expected"
+    settings, messages = parse_settings({"earlyExit": "Worst"})
+    assert not messages and settings.analysis_options().early_exit == "worst"
 
 
 def test_profiles_case_insensitive_and_custom_profiles_validated():

@@ -512,7 +512,9 @@ $L_loop:
     assert "frac(n/4) taken as its mean 0.375" in fn.assumptions[1]
 
 
-def test_loop_with_an_early_exit_is_bounded():
+@pytest.mark.parametrize("policy, kind, iterations", [("expected", "expected", (n + 1) * Fraction(1, 2)),
+                                                     ("worst", "bounded", n)])
+def test_loop_with_an_early_exit_takes_the_policy(policy, kind, iterations):
     fn = one(kernel("""
 	ld.param.u64 %rd1, [k_param_0];
 	ld.param.u32 %r1, [k_param_1];
@@ -527,10 +529,10 @@ $L_loop:
 	@%p2 bra $L_loop;
 $L_out:
 	ret;
-"""), parameter_names={"k": ["a", "n"]})
+"""), parameter_names={"k": ["a", "n"]}, early_exit=policy)
     loop = fn.loops["$L_loop"]
-    assert (loop.trip_count.kind, loop.trip_count.iterations) == ("bounded", n)
-    assert any("other exit" in a for a in fn.assumptions)
+    assert (loop.trip_count.kind, loop.trip_count.iterations) == (kind, iterations)
+    assert any("1 other exit(s), taken on data" in a for a in fn.assumptions)
 
 
 # --- module level ---------------------------------------------------------------------------------

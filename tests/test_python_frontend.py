@@ -175,6 +175,49 @@ def test_while_loop_is_unknown_with_the_default_and_an_assumption_naming_its_lin
     assert loop.trip_count.iterations == Polynomial.constant(37)
     assert any("line 4" in a and "37" in a for a in f.assumptions)
 
+SEARCHES = """
+    def find(a, n, key):
+        for i in range(n):
+            if a[i] == key:
+                return i
+        return -1
+
+    def first_gap(a, n):
+        for i in range(n):
+            for j in range(n):
+                if a[i] == j:
+                    break
+        return 0
+
+    def total(a, n):
+        t = 0
+        for i in range(n):
+            if a[i] < 0:
+                raise ValueError("negative")
+            t += a[i]
+        return t
+    """
+
+
+def test_a_break_or_return_takes_the_mean_exit_and_a_raise_does_not():
+    fs = read(SEARCHES)
+    half = (n + 1) * Fraction(1, 2)
+    (find,) = fs["find"].loops.values()
+    assert (find.trip_count.kind, find.trip_count.iterations) == ("expected", half)
+    assert any("line 3: a break or return can leave it early" in a and "worst case n" in a
+               for a in fs["find"].assumptions)
+    outer, inner = sorted(fs["first_gap"].loops.values(), key=lambda lp: lp.depth)
+    assert (outer.trip_count.kind, inner.trip_count.kind) == ("symbolic", "expected")  # break leaves the inner only
+    (checked,) = fs["total"].loops.values()
+    assert (checked.trip_count.kind, checked.trip_count.iterations) == ("symbolic", n)
+
+
+def test_worst_case_policy_takes_the_range_itself():
+    functions, _ = read_module(textwrap.dedent(SEARCHES), "/src/example.py", early_exit="worst")
+    (find,) = next(f for f in functions if f.name == "find").loops.values()
+    assert (find.trip_count.kind, find.trip_count.iterations) == ("bounded", n)
+
+
 
 def test_reassigned_parameter_and_opaque_iterables_are_unknown_not_guessed():
     f = read("""

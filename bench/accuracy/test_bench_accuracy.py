@@ -108,6 +108,12 @@ def test_render_with_a_synthetic_ccls_row():
     assert summary["time_actual_trips"]["ccls CU"] == summary["time"]["ccls CU"]  # nothing to tell here
     rows[0]["ccls"]["CU_actual_trips"] = 1e9  # told a trip count, the first kernel becomes the costliest
     assert run.summarize(rows)["time_actual_trips"]["ccls CU"]["spearman_rho"] < 1.0
+    rows[3]["actual_trip"], rows[3]["ccls"]["CU"] = "exits on data", 1.0  # mispredicted, and left out
+    partial = run.summarize(rows)
+    assert partial["time"]["ccls CU"]["spearman_rho"] < 1.0
+    static = partial["time_static_trips"]["ccls CU"]
+    assert (static["n"], static["spearman_rho"]) == (3, pytest.approx(1.0))
+    rows[3]["actual_trip"], rows[3]["ccls"]["CU"] = "", 1200.0
     env = {"date": "d", "cpu_model": "cpu", "cpu_count": 2, "clang": "clang", "valgrind": "vg", "note": "shared VM"}
     text = run.render(rows, summary, env, ["-O2"], "test")
     assert "shared VM" in text and "B3 gas-like" in text and "-6.2%" in text

@@ -193,7 +193,8 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
     module = parse_module(ModuleText(named, parse_opt_output(result.stderr), assembly), main_file)
     blocks = module.machine_blocks()
     pending = CYCLES.start(blocks, options) if blocks else None
-    functions = read_functions(module, path, language, options.arch, options.default_trip_count, loop_bounds)
+    functions = read_functions(module, path, language, options.arch, options.default_trip_count, loop_bounds,
+                               early_exit=options.early_exit)
     if pending is not None:
         _attach_block_cycles(functions, pending.result())
     return functions

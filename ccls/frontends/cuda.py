@@ -231,7 +231,7 @@ def _read_device(compiled: _Compiled, source: SourceFile, options: AnalysisOptio
     ptx_names = re.findall(r"\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)\s*\(", compiled.ptx)
     display = demangled_names(ptx_names)
     functions, errors = read_ptx(compiled.ptx, source.path, "cuda", options.default_trip_count,
-                                 loc_files=loc_files, display_names=display)
+                                 loc_files=loc_files, display_names=display, early_exit=options.early_exit)
     matches = {fn.name: k for fn in functions if (k := _match(fn, kernels)) is not None}
     params = {name: list(k.params) for name, k in matches.items()}
     if params:  # read again: trip counts symbolic in the source's parameter names, launch sizes known
@@ -239,7 +239,7 @@ def _read_device(compiled: _Compiled, source: SourceFile, options: AnalysisOptio
         launches = {name: by_kernel[k.name] for name, k in matches.items() if k.name in by_kernel}
         functions, errors = read_ptx(compiled.ptx, source.path, "cuda", options.default_trip_count,
                                      loc_files=loc_files, parameter_names=params, display_names=display,
-                                     launches=launches)
+                                     launches=launches, early_exit=options.early_exit)
     for fn in functions:
         fn.assumptions.insert(0, compiled.note)
         kernel = matches.get(fn.name)

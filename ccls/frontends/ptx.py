@@ -19,7 +19,7 @@ def analyze_ptx(source: SourceFile, options: AnalysisOptions) -> FrontendResult:
     names = _ptx_function_names(source.text)
     try:
         functions, errors = read_ptx(source.text, source.path, "ptx", options.default_trip_count,
-                                     display_names=demangled_names(names))
+                                     display_names=demangled_names(names), early_exit=options.early_exit)
     except Exception as problem:  # noqa: BLE001 - a reader bug must not take the server down
         return FrontendResult(errors=[internal_error(source.path, problem)])
     return FrontendResult(functions=functions, errors=errors)

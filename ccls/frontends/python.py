@@ -9,5 +9,5 @@ from ccls.readers.python_bytecode import read_module
 @register("python", (".py",))
 def analyse_python(source: SourceFile, options: AnalysisOptions) -> FrontendResult:
     """Functions of a Python file as `FunctionIR`; syntax errors come back as `AnalysisError`s."""
-    functions, errors = read_module(source.text, source.path, options.default_trip_count)
+    functions, errors = read_module(source.text, source.path, options.default_trip_count, options.early_exit)
     return FrontendResult(functions=functions, errors=errors)

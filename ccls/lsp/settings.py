@@ -14,6 +14,7 @@ import tomllib
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
+from ccls.early_exit import EARLY_EXIT_POLICIES
 from ccls.options import DEFAULT_QUERY_DRIVER, AnalysisOptions
 from ccls.targets import CPU_ARCHES
 
@@ -45,6 +46,7 @@ class Settings:
     compile_timeout_s: float = 30.0
     compile_query_driver: tuple[str, ...] = DEFAULT_QUERY_DRIVER
     default_trip_count: int = 100
+    early_exit: str = "expected"
     parameter_values: tuple[tuple[str, float], ...] = ()
     # Server-only keys (not part of the CLI): where the count cache lives, and whether the
     # workspace is analysed in the background for cohort scoring.
@@ -59,6 +61,7 @@ class Settings:
             flags_override=self.compile_flags,
             query_driver=self.compile_query_driver,
             default_trip_count=self.default_trip_count,
+            early_exit=self.early_exit,
             parameter_values=self.parameter_values,
             compile_timeout_s=self.compile_timeout_s,
         )
@@ -213,6 +216,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "compile.timeoutSeconds": ("compile_timeout_s", _number(0.001, 3600.0)),
     "compile.queryDriver": ("compile_query_driver", _string_list),
     "defaultTripCount": ("default_trip_count", _int(1, 10**9)),
+    "earlyExit": ("early_exit", _enum(EARLY_EXIT_POLICIES)),
     "parameterValues": ("parameter_values", _parameter_values),
     "cache.directory": ("cache_directory", _directory),
     "workspace.backgroundAnalysis": ("background_analysis", _bool),

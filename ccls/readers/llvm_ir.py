@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import llvmlite.binding as llvm
 
+from ccls.early_exit import early_exit_trip
 from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, MemoryAccess, TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
@@ -393,16 +394,17 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
 
 
 def read_functions(parsed: ParsedModule, file: str, language: str, arch: str,
-                   default_trip_count: int, loop_bounds: Sequence[LoopBound] = ()) -> list[FunctionIR]:
+                   default_trip_count: int, loop_bounds: Sequence[LoopBound] = (), *,
+                   early_exit: str = "expected") -> list[FunctionIR]:
     """Every function of the module; `loop_bounds` (from the source, if any) name loop bounds
-    that the IR reads from memory."""
-    return [_read_function(d.fn, parsed.module, file, language, arch, default_trip_count,
+    that the IR reads from memory; `early_exit` is the policy for data-dependent exits."""
+    return [_read_function(d.fn, parsed.module, file, language, arch, default_trip_count, early_exit,
                            parsed.dilocation_lines, d.subprogram, d.machine, list(d.notes),
                            parsed.dbg_ids.get(d.fn.name, []), loop_bounds)
             for d in parsed.functions]
 
 
-def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, default_trip_count: int,
+def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, default_trip_count: int, early_exit: str,
                    dilocation_lines: dict[str, int], subprogram: tuple[str, int | None],
                    machine: dict[str, list[str]] | None, assumptions: list[str],
                    dbg_ids: list[str | None], loop_bounds: Sequence[LoopBound]) -> FunctionIR:
@@ -471,8 +473,8 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}  # value -> its block
     for header, record in analyses.loops.items():
         trip = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
-                 or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count, assumptions,
-                                substituted))
+                 or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count, early_exit,
+                                assumptions, substituted))
         header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
         loops[header] = Loop(header, record.parent, record.depth, trip, header_line,
                              _independent_entries(record, analyses, body, definitions, defined_in))
@@ -778,7 +780,8 @@ def _scev_context(analyses: FunctionAnalyses, parameters: set[str], enclosing: s
 
 
 def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclosing: set[str],
-                default_trip_count: int, assumptions: list[str], substituted: dict[str, Polynomial]) -> TripCount:
+                default_trip_count: int, early_exit: str, assumptions: list[str],
+                substituted: dict[str, Polynomial]) -> TripCount:
     text = record.backedge_taken or ""
     ctx = _scev_context(analyses, parameters, enclosing, substituted)
     if text:
@@ -793,7 +796,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     else:
         reason = "ScalarEvolution cannot predict it"
     # An exit that depends on data (a search, a break): ScalarEvolution still knows how often
-    # the loop can run at most. Use that bound (the worst case), and say so.
+    # the loop can run at most; the policy takes that bound or the mean exit, and says so.
     bound_text = record.symbolic_max_backedge_taken or ""
     if bound_text and UNKNOWN_SCEV not in bound_text:
         ctx.assumptions.clear()
@@ -803,9 +806,9 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
             bound = None
         limit = bound.constant_value() if bound is not None else None
         if bound is not None and (limit is None or 0 < limit < 1 << 20):
-            assumptions.append(f"loop %{record.header}: trip count depends on data ({reason}); "
-                               f"using its upper bound {bound} (the worst case)")
-            return TripCount("bounded", bound, bound_text)
+            trip, how = early_exit_trip(bound, early_exit, bound_text)
+            assumptions.append(f"loop %{record.header}: trip count depends on data ({reason}); {how}")
+            return trip
     if record.constant_max_backedge_taken is not None and record.constant_max_backedge_taken < 1 << 20:
         bound = record.constant_max_backedge_taken + 1
         assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); using its maximum {bound}")

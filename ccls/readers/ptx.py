@@ -73,7 +73,8 @@ def read_ptx(text: str, file: str, language: str = "ptx", default_trip_count: in
              loc_files: Collection[str] | None = None,
              parameter_names: Mapping[str, Sequence[str]] | None = None,
              display_names: Mapping[str, str] | None = None,
-             launches: Mapping[str, Sequence[Launch]] | None = None) -> tuple[list[FunctionIR], list[AnalysisError]]:
+             launches: Mapping[str, Sequence[Launch]] | None = None,
+             early_exit: str = "expected") -> tuple[list[FunctionIR], list[AnalysisError]]:
     """Read PTX text into one `FunctionIR` per function defined in it.
 
     Source lines: with `loc_files` (paths named by `.file` that are the analysed source), lines
@@ -81,7 +82,8 @@ def read_ptx(text: str, file: str, language: str = "ptx", default_trip_count: in
     carry their own PTX line numbers (the PTX file is what is analysed).
     `parameter_names` maps a function's PTX name to its source parameter names (index order);
     `display_names` maps PTX names to demangled names; `launches` maps kernels' PTX names to
-    their launches in the source (sizes for stride loops, and the whole-launch multiplier).
+    their launches in the source (sizes for stride loops, and the whole-launch multiplier);
+    `early_exit` is the policy for loops that may leave early (`ccls.early_exit`).
     Counts are per thread. Never raises on malformed input.
     """
     tokens = tokenize(text)
@@ -94,7 +96,8 @@ def read_ptx(text: str, file: str, language: str = "ptx", default_trip_count: in
     lines = text.splitlines()
     functions: list[FunctionIR] = []
     for raw in module.functions:
-        reader = _FunctionReader(raw, file, language, arch, default_trip_count, wanted is not None, source_ids,
+        reader = _FunctionReader(raw, file, language, arch, default_trip_count, early_exit, wanted is not None,
+                                 source_ids,
                                  (parameter_names or {}).get(raw.name), (display_names or {}).get(raw.name),
                                  (launches or {}).get(raw.name, ()))
         fn, fn_errors = reader.read()
@@ -110,10 +113,10 @@ def read_ptx(text: str, file: str, language: str = "ptx", default_trip_count: in
 
 class _FunctionReader:
     def __init__(self, raw: RawFunction, file: str, language: str, arch: str, default_trip_count: int,
-                 use_loc: bool, source_ids: set[int], source_params: Sequence[str] | None,
+                 early_exit: str, use_loc: bool, source_ids: set[int], source_params: Sequence[str] | None,
                  display_name: str | None, launches: Sequence[Launch]):
         self.raw, self.file, self.language, self.arch = raw, file, language, arch
-        self.default = default_trip_count
+        self.default, self.early_exit = default_trip_count, early_exit
         self.use_loc, self.source_ids = use_loc, source_ids
         self.source_params = list(source_params) if source_params is not None else None
         self.display_name = display_name
@@ -216,7 +219,7 @@ class _FunctionReader:
             info = loops[h]
             line = self.loop_line(an, info)
             where = f"loop at line {line} ({blocks[h].name})" if line else f"loop {blocks[h].name}"
-            trip = trip_count(an, h, self.default, where, self.launch_sizes)
+            trip = trip_count(an, h, self.default, where, self.launch_sizes, self.early_exit)
             if trip.note:
                 self.assumptions.append(trip.note)
             parent = blocks[info.parent].name if info.parent is not None else None

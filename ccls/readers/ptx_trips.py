@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping
 
+from ccls.early_exit import early_exit_trip
 from ccls.model import TripCount
 from ccls.polynomial import Polynomial
 from ccls.readers.ptx_cfg import dominates
@@ -36,17 +37,18 @@ class _Unknown(Exception):
         self.reason, self.source = reason, source
 
 
-def trip_count(an: Analysis, header: int, default: int, where: str, sizes: Mapping[str, int]) -> Trip:
+def trip_count(an: Analysis, header: int, default: int, where: str, sizes: Mapping[str, int],
+               early_exit: str = "expected") -> Trip:
     """Iterations per entry into the loop, per thread. `sizes`: launch sizes known from the source
-    (`%ntid.x` → 256), for stride loops."""
+    (`%ntid.x` → 256), for stride loops; `early_exit`: the policy for loops with other exits."""
     try:
-        return _derive_trip(an, header, where, sizes)
+        return _derive_trip(an, header, where, sizes, early_exit)
     except _Unknown as why:
         return Trip(TripCount("unknown", const(default), why.source),
                      f"{where}: trip count unknown ({why.reason}); assumed {default} iterations")
 
 
-def _derive_trip(an: Analysis, header: int, where: str, sizes: Mapping[str, int]) -> Trip:
+def _derive_trip(an: Analysis, header: int, where: str, sizes: Mapping[str, int], early_exit: str) -> Trip:
     info = an.loops[header]
     if len(info.latches) != 1:
         raise _Unknown("several back edges")
@@ -66,11 +68,10 @@ def _derive_trip(an: Analysis, header: int, where: str, sizes: Mapping[str, int]
         except _Unknown as why:
             last_error = why
             continue
-        if len(exiting) > 1:
-            more = f"{where}: loop has {len(exiting) - 1} other exit(s); counted as if it ran to its bound"
-            kind = "bounded" if trip.count.kind in ("constant", "symbolic") else trip.count.kind
-            trip = Trip(TripCount(kind, trip.count.iterations, trip.count.source_text),
-                         f"{trip.note}; {more}" if trip.note else more)
+        if len(exiting) > 1 and trip.count.kind != "unknown":
+            count, how = early_exit_trip(trip.count.iterations, early_exit, trip.count.source_text)
+            more = f"{where}: loop has {len(exiting) - 1} other exit(s), taken on data; {how}"
+            trip = Trip(count, f"{trip.note}; {more}" if trip.note else more)
         return trip
     assert last_error is not None
     raise last_error

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from inspect import CO_OPTIMIZED
 
+from ccls.early_exit import early_exit_trip
 from ccls.model import AnalysisError, BasicBlock, FunctionIR, Instruction, Loop, TripCount
 from ccls.polynomial import Polynomial
 
@@ -341,8 +342,9 @@ class _FunctionReader:
     a nested reader and spliced in at its call site, as 3.12 inlines list comprehensions."""
 
     def __init__(self, code: types.CodeType, file: str, source_lines: list[str], default_trip_count: int,
-                 prefix: str = "", overrides: dict[str, _Val] | None = None):
+                 early_exit: str = "expected", prefix: str = "", overrides: dict[str, _Val] | None = None):
         self.code, self.file, self.lines, self.default = code, file, source_lines, default_trip_count
+        self.early_exit = early_exit
         self.prefix, self.overrides = prefix, overrides or {}
         self.instrs = list(dis.get_instructions(code))
         self.line_of = self._lines()
@@ -623,7 +625,16 @@ class _FunctionReader:
                 continue
             loop.trip = TripCount(it.kind, it.trips, text)
             self.assumptions.extend(f"{where}: {note}" for note in it.notes)
+            if self._leaves_early(loop):
+                loop.trip, how = early_exit_trip(it.trips, self.early_exit, text)
+                self.assumptions.append(f"{where}: a break or return can leave it early; {how}")
             loop.bindings = self._bind_loop_target(loop, it)
+
+    def _leaves_early(self, loop: _LoopInfo) -> bool:
+        """A jump from the loop's body (not its header's exhausted iterator) to outside it: a
+        `break` or `return`. Paths that end in `raise` are errors, taken as not taken."""
+        return any(s not in loop.body and self.blocks[s].instrs[-1].opname not in ("RAISE_VARARGS", "RERAISE")
+                   for b in loop.body if b != loop.header for s in self.blocks[b].succs)
 
     def _bind_loop_target(self, loop: _LoopInfo, it: _Iter) -> dict[str, _Val]:
         """The loop variable(s) stored right after FOR_ITER, valid while nothing else in the loop
@@ -690,7 +701,7 @@ class _FunctionReader:
         overrides = {name: self._lookup(name, block) for name in code.co_freevars}
         if code.co_argcount:
             overrides[code.co_varnames[0]] = iterator if iterator.iter is not None else _UNKNOWN
-        sub = _FunctionReader(code, self.file, self.lines, self.default,
+        sub = _FunctionReader(code, self.file, self.lines, self.default, self.early_exit,
                               prefix=f"{self.prefix}C{call.offset}.", overrides=overrides)
         blocks, loops, assumptions, sub_lines, sub_listings = sub.read()
         depth = at.depth if at else 0
@@ -724,13 +735,15 @@ def _nonlocal_writes(code: types.CodeType) -> set[str]:
     return out
 
 
-def read_code(code: types.CodeType, file: str, source_text: str, default_trip_count: int = 100) -> FunctionIR:
+def read_code(code: types.CodeType, file: str, source_text: str, default_trip_count: int = 100,
+              early_exit: str = "expected") -> FunctionIR:
     """One function's code object → `FunctionIR` (comprehensions it calls are inlined)."""
-    return _read_function(code, file, source_text.splitlines(), default_trip_count)
+    return _read_function(code, file, source_text.splitlines(), default_trip_count, early_exit)
 
 
-def _read_function(code: types.CodeType, file: str, lines: list[str], default_trip_count: int) -> FunctionIR:
-    reader = _FunctionReader(code, file, lines, default_trip_count)
+def _read_function(code: types.CodeType, file: str, lines: list[str], default_trip_count: int,
+                   early_exit: str) -> FunctionIR:
+    reader = _FunctionReader(code, file, lines, default_trip_count, early_exit)
     blocks, loops, assumptions, seen_lines, listings = reader.read()
     qualname = getattr(code, "co_qualname", code.co_name)
     return FunctionIR(
@@ -765,7 +778,8 @@ def _function_codes(code: types.CodeType) -> list[types.CodeType]:
     return sorted(found, key=lambda c: c.co_firstlineno)
 
 
-def read_module(text: str, file: str, default_trip_count: int = 100) -> tuple[list[FunctionIR], list[AnalysisError]]:
+def read_module(text: str, file: str, default_trip_count: int = 100,
+                early_exit: str = "expected") -> tuple[list[FunctionIR], list[AnalysisError]]:
     """Compile (never run) a module and read every function in it. Never raises: compile errors
     and reader failures come back as `AnalysisError`s."""
     try:
@@ -781,7 +795,7 @@ def read_module(text: str, file: str, default_trip_count: int = 100) -> tuple[li
     lines = text.splitlines()
     for code in _function_codes(module):
         try:
-            functions.append(_read_function(code, file, lines, default_trip_count))
+            functions.append(_read_function(code, file, lines, default_trip_count, early_exit))
         except Exception as e:  # noqa: BLE001 — a reader bug must not take the editor down
             errors.append(AnalysisError(file, code.co_firstlineno,
                                         f"internal error reading bytecode of {code.co_qualname}: "

@@ -102,7 +102,7 @@ def test_hover_returns_the_breakdown(observed: dict) -> None:
 def test_code_lens_resolves_per_function(observed: dict) -> None:
     lenses = observed["code_lens"]
     functions = len(re.findall(r"^\w[\w\s\*]*\b\w+\([^;]*\)\s*\{", EXAMPLE.read_text(), re.M))
-    assert functions == 6
+    assert functions == 7
     assert len(lenses) >= functions, lenses
     for lens in lenses:
         assert re.match(rf"{GRADE} ", lens["title"]), lens

@@ -24,6 +24,7 @@ export const SERVER_KEYS = [
   'compile.timeoutSeconds',
   'compile.queryDriver',
   'defaultTripCount',
+  'earlyExit',
   'parameterValues',
 ] as const;
 

@@ -1,0 +1,27 @@
+"""How many iterations to take for a loop that may leave early on data (a search, a `break`).
+
+The readers know such a loop's bound (ScalarEvolution's maximum, a `range(n)`, a counted PTX
+exit) but not where the data makes it leave. `expected` takes the mean of an exit equally likely
+at each of the bound's iterations, (bound + 1) / 2: a successful sequential search (Knuth, TAOCP
+vol. 3, §6.1, Algorithm S). `worst` takes the bound itself. Either way the choice is stated.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ccls.model import TripCount
+from ccls.polynomial import Polynomial
+
+EARLY_EXIT_POLICIES = ("expected", "worst")
+
+
+def early_exit_trip(bound: Polynomial, policy: str, source_text: str = "") -> tuple[TripCount, str]:
+    """The trip count for a loop whose header runs at most `bound` times, and what was assumed."""
+    if policy == "worst":
+        return TripCount("bounded", bound, source_text), f"using its upper bound {bound} (the worst case)"
+    if policy != "expected":
+        raise ValueError(f"early-exit policy {policy!r} is not one of {', '.join(EARLY_EXIT_POLICIES)}")
+    mean = (bound + 1) * Fraction(1, 2)
+    return (TripCount("expected", mean, source_text),
+            f"taking the mean {mean} of an exit equally likely at each iteration "
+            f"(a successful search; worst case {bound})")
