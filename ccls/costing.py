@@ -11,12 +11,13 @@ executions (all loads hitting L1), and what L1 hits cannot cost is added on top:
 cycles of loads/stores estimated to miss (tier cost − L1 cost) and branch mispredictions. The
 per-class rows are scaled so that they still sum to CU.
 
-In a loop that streams from memory the core computes while prefetched lines arrive, so the loop
-costs max(compute, transfer), not their sum (how the ECM model describes AMD Zen cores, after
-Hofmann et al. 2020 as recalled, not re-read; our dot, divide and sqrt kernels behave so, while
-integer-heavy loops on the Zen 4 guest behave closer to the sum). `hidden_by_overlap` picks, per loop, the
-smaller side at the evaluation point; it is taken off CU, and off the rows it belongs to (the
-stream rows' stalls, or the compute part of every row).
+In a loop whose misses do not wait for each other (a prefetched stream, independent or strided
+misses; not a pointer chase) the core computes while they are in flight, so the loop costs
+max(compute, memory), not their sum (how the ECM model describes AMD Zen cores, after Hofmann et
+al. 2020 as recalled, not re-read; our dot, divide, sqrt, stride and gather kernels behave so,
+while integer-heavy loops on the Zen 4 guest behave closer to the sum). `hidden_by_overlap`
+picks, per loop, the smaller side at the evaluation point; it is taken off CU, and off the rows
+it belongs to (the memory rows' stalls, or the compute part of every row).
 """
 from __future__ import annotations
 
@@ -25,10 +26,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Mapping, Sequence
 
-from ccls.model import Metrics, StreamOverlap
+from ccls.model import Metrics, MemoryOverlap
 from ccls.polynomial import Polynomial
 from ccls.tables import CostTable, Region
-from ccls.taxonomy import STREAM_TIER, split, with_vector
+from ccls.taxonomy import overlaps_compute, split, with_vector
 
 JOULES_PER_KWH = 3.6e6
 SECONDS_PER_HOUR = 3600.0
@@ -46,24 +47,24 @@ class ClassBreakdown:
 
 @dataclass(frozen=True)
 class Hidden:
-    """Cycles one loop's overlap hides: its stream stalls (the loop is compute-bound) or its
-    compute (it is transfer-bound)."""
+    """Cycles one loop's overlap hides: its memory stalls (the loop is compute-bound) or its
+    compute (it is memory-bound)."""
 
     loop: str
     cycles: Polynomial
-    stream: bool
+    memory: bool  # True: the memory side is hidden (compute-bound)
     amount: float  # `cycles` at the evaluation point
 
 
-def hidden_by_overlap(overlaps: Sequence[StreamOverlap], table: CostTable,
+def hidden_by_overlap(overlaps: Sequence[MemoryOverlap], table: CostTable,
                       evaluate: Callable[[Polynomial], float]) -> list[Hidden]:
-    """Per streaming loop, the smaller of its compute cycles and its streams' stall cycles,
+    """Per loop with overlapped misses, the smaller of its compute cycles and their stall cycles,
     compared at the evaluation point (`evaluate`), as a polynomial: the cost expression stays
     one polynomial, true at that point and wherever the same side stays the larger."""
     out = []
     for overlap in overlaps:
         transfer = Polynomial()
-        for cls, count in overlap.streams.items():
+        for cls, count in overlap.misses.items():
             transfer = transfer + count * _decimal(stall_cu(cls, table))
         compute, stalls = evaluate(overlap.cycles), evaluate(transfer)
         compute_bound = compute >= stalls
@@ -126,21 +127,21 @@ def cu_rates(counts: Mapping[str, float], table: CostTable, machine_cycles: floa
              hidden: Sequence[Hidden] = ()) -> dict[str, float]:
     """CU per execution of each class: the table's CU; or, with llvm-mca's cycles, each class's
     compute part (CU − stall) scaled so that the compute parts sum to those cycles less the
-    compute that overlap hides, plus its stall (a stream class's stall less its share of the
-    stalls overlap hides). Classes the table cannot cost get 0. Totals, per-line costs and
+    compute that overlap hides, plus its stall (an overlapped memory class's stall less its
+    share of the stalls overlap hides). Classes the table cannot cost get 0. Totals, per-line costs and
     finding shares all use these."""
     table_cu = {cls: (cost.cu if (cost := table.lookup(cls)) is not None else 0.0) for cls in counts}
     if machine_cycles is None:
         return table_cu
     stalls = {cls: stall_cu(cls, table) for cls in counts}
     compute = math.fsum(float(n) * (table_cu[cls] - stalls[cls]) for cls, n in counts.items())
-    hidden_compute = math.fsum(h.amount for h in hidden if not h.stream)
+    hidden_compute = math.fsum(h.amount for h in hidden if not h.memory)
     scale = max(0.0, machine_cycles - hidden_compute) / compute if compute > 0 else 0.0
-    streams = {cls for cls in counts if split(cls)[1] == STREAM_TIER}
-    streamed = math.fsum(float(counts[cls]) * stalls[cls] for cls in streams)
-    hidden_stream = math.fsum(h.amount for h in hidden if h.stream)
-    kept = max(0.0, 1.0 - hidden_stream / streamed) if streamed > 0 else 1.0
-    return {cls: (table_cu[cls] - stalls[cls]) * scale + stalls[cls] * (kept if cls in streams else 1.0)
+    overlapped = {cls for cls in counts if overlaps_compute(cls)}
+    stalled = math.fsum(float(counts[cls]) * stalls[cls] for cls in overlapped)
+    hidden_memory = math.fsum(h.amount for h in hidden if h.memory)
+    kept = max(0.0, 1.0 - hidden_memory / stalled) if stalled > 0 else 1.0
+    return {cls: (table_cu[cls] - stalls[cls]) * scale + stalls[cls] * (kept if cls in overlapped else 1.0)
             for cls in counts}
 
 

@@ -13,10 +13,10 @@ from fractions import Fraction
 from typing import Callable, Collection, NamedTuple, Protocol
 
 from ccls.model import (BasicBlock, CountedFunction, FindingSite, FunctionIR, Instruction, Loop,
-                        LoopSummary, MemoryAccess, StreamOverlap)
+                        LoopSummary, MemoryAccess, MemoryOverlap)
 from ccls.polynomial import Polynomial
 from ccls.tables import DividerModel
-from ccls.taxonomy import DIVISION_CLASSES, STREAM_TIER, split, with_vector
+from ccls.taxonomy import DIVISION_CLASSES, STREAM_TIER, STRIDED_TIER, overlaps_compute, split, with_vector
 
 LINE_BYTES_DEFAULT = 64
 MISPREDICT = "branch.mispredict"
@@ -77,7 +77,7 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
     notes: set[str] = set()
     cycles, loop_cycles = _machine_cycles(fn, executions, _entry_overlap(fn, runs, cache.reorder_buffer),
                                           cache.reorder_buffer, cache.divider, notes)
-    streams: dict[str, dict[str, Polynomial]] = defaultdict(lambda: defaultdict(Polynomial))
+    overlapped: dict[str, dict[str, Polynomial]] = defaultdict(lambda: defaultdict(Polynomial))
 
     working_sets = _working_sets(fn, runs, values, cache, trips)
     footprints = _loop_footprints(fn, cache, trips)
@@ -99,8 +99,8 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
             for cls, share in tiers(instr, block.loop, notes):
                 executed = times * share
                 counts[cls] = counts[cls] + executed
-                if block.loop is not None and split(cls)[1] == STREAM_TIER:
-                    streams[block.loop][cls] = streams[block.loop][cls] + executed
+                if block.loop is not None and overlaps_compute(cls):
+                    overlapped[block.loop][cls] = overlapped[block.loop][cls] + executed
                 if instr.line is not None:
                     line_counts[instr.line][cls] = line_counts[instr.line][cls] + executed
             if instr.data_dependent:
@@ -111,8 +111,8 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
             if split(instr.cls)[0] in ("call", "call_indirect") or instr.cls == "py.call":
                 calls[instr.callee or ""] = calls[instr.callee or ""] + times
     # Which side of each overlap is hidden depends on the cost table: the report says (engine).
-    overlaps = [StreamOverlap(loop, loop_cycles[loop], dict(classes))
-                for loop, classes in streams.items() if cycles is not None and loop in loop_cycles]
+    overlaps = [MemoryOverlap(loop, loop_cycles[loop], dict(classes))
+                for loop, classes in overlapped.items() if cycles is not None and loop in loop_cycles]
     assumptions.extend(sorted(notes))
 
     return CountedFunction(
@@ -433,21 +433,22 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
         tier = "DRAM" if working_set > cache.l2_bytes else tier
         notes.add("pointer chase: each load waits for the previous one; nodes assumed scattered beyond L2")
         return [(with_vector(f"{base}.{tier}.chase", width), Fraction(1))]
+    stride = access.stride_bytes.constant_value() if access.stride_bytes is not None else None
+    prefetchable = access.pattern in ("unit", "unknown") or (
+        access.pattern == "strided" and stride is not None and abs(stride) <= cache.line_bytes)
+    if base == "load" and access.pattern == "strided" and not prefetchable and tier == "DRAM":
+        # A regular stride of two lines or more: a miss per line, at addresses the prefetchers
+        # can predict (tables that measured it price it; others fall back to load.DRAM).
+        tier = STRIDED_TIER
     column = _outer_reuse(access, loop_footprint, cache)
     if column is not None:
         near, new_lines = column
         notes.add("lines of a strided walk are reused by the next iteration of the loop around it")
         out = [(with_vector(f"{base}.{near}", width), 1 - new_lines)] if new_lines < 1 else []
         return out + [(with_vector(f"{base}.{tier}", width), new_lines)]
-    stride = access.stride_bytes.constant_value() if access.stride_bytes is not None else None
-    prefetchable = access.pattern in ("unit", "unknown") or (
-        access.pattern == "strided" and stride is not None and abs(stride) <= cache.line_bytes)
     if prefetchable and tier == "DRAM":
         # The hardware prefetcher streams consecutive lines in at DRAM bandwidth, not at its
-        # latency. A stride of two lines or more skips lines: each is a request of its own,
-        # overlapped only as far as the core's misses in flight allow (the accuracy bench's
-        # 2-line stride: 23-26 cycles per line on Zen 3 and Zen 4, against 9.4-17.6 streamed).
-        # (From L2/L3 the independent-miss cost applies.)
+        # latency. (From L2/L3 the independent-miss cost applies.)
         tier = STREAM_TIER
     notes.add(f"memory tiers estimated from access patterns and a working set of "
               f"{_human_bytes(working_set)}")

@@ -117,7 +117,7 @@ class _Costed(NamedTuple):
     metrics: Metrics
     breakdown: list[ClassBreakdown]
     notes: list[str]
-    hidden: list[Hidden]  # what each streaming loop's overlap hides
+    hidden: list[Hidden]  # what each loop's compute/memory overlap hides
 
 
 def _cost(fn: CountedFunction, tables: Tables, settings: ReportSettings, options: AnalysisOptions) -> _Costed:
@@ -138,13 +138,13 @@ def _cost(fn: CountedFunction, tables: Tables, settings: ReportSettings, options
 
 
 def _overlap_notes(fn: CountedFunction, hidden: list[Hidden]) -> list[str]:
-    """Which side bounds each streaming loop, in words."""
+    """Which side bounds each loop with overlapped misses, in words."""
     lines = {loop.id: loop.line for loop in fn.loops}
     notes = []
     for h in hidden:
         where = f"loop %{h.loop}" + (f" (line {lines[h.loop]})" if lines.get(h.loop) else "")
-        how = "compute-bound; its streamed lines arrive while it computes" if h.stream else \
-            "memory-bandwidth-bound; its compute runs while lines stream in"
+        how = "compute-bound; its memory accesses complete while it computes" if h.memory else \
+            "memory-bound; its compute runs while its misses are in flight"
         notes.append(f"{where}: {how} ({h.amount:.3g} cycles overlapped: it costs the larger of the two, not their sum)")
     return notes
 

@@ -160,14 +160,15 @@ class FindingSite:
 
 
 @dataclass(frozen=True)
-class StreamOverlap:
+class MemoryOverlap:
     """One loop's own blocks: their core cycles (llvm-mca, all loads L1 hits) and their
-    accesses to lines streamed from memory. The core computes while prefetched lines arrive,
-    so costing counts the larger of the two, not their sum."""
+    accesses to memory that do not wait for each other (streamed lines, independent and strided
+    misses). The core computes while they are in flight, so costing counts the larger of the
+    two, not their sum."""
 
     loop: str
     cycles: Polynomial
-    streams: dict[str, Polynomial]  # executed count per stream-tier class
+    misses: dict[str, Polynomial]  # executed count per overlapped memory class (taxonomy.overlaps_compute)
 
 
 @dataclass
@@ -195,4 +196,4 @@ class CountedFunction:
     ir_text: str = ""
     machine_cycles: Polynomial | None = None  # llvm-mca's core cycles for those (CPU; all loads L1 hits)
     compile_flags: tuple[str, ...] = ()
-    overlaps: list[StreamOverlap] = field(default_factory=list)  # loops whose streams overlap compute
+    overlaps: list[MemoryOverlap] = field(default_factory=list)  # loops whose misses overlap compute

@@ -5,10 +5,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from ccls.model import CountedFunction, FindingSite, LoopSummary, StreamOverlap, TripCount
+from ccls.model import CountedFunction, FindingSite, LoopSummary, MemoryOverlap, TripCount
 from ccls.polynomial import Polynomial
 
-SCHEMA = 4
+SCHEMA = 5
 
 
 def poly_to_json(poly: Polynomial) -> list:
@@ -40,7 +40,7 @@ def counted_to_json(f: CountedFunction) -> dict[str, Any]:
         "assumptions": f.assumptions, "ir_text": f.ir_text,
         "machine_cycles": poly_to_json(f.machine_cycles) if f.machine_cycles is not None else None,
         "compile_flags": list(f.compile_flags),
-        "overlaps": [{"loop": o.loop, "cycles": poly_to_json(o.cycles), "streams": _polys_to_json(o.streams)}
+        "overlaps": [{"loop": o.loop, "cycles": poly_to_json(o.cycles), "misses": _polys_to_json(o.misses)}
                      for o in f.overlaps],
     }
 
@@ -67,5 +67,5 @@ def counted_from_json(d: dict[str, Any]) -> CountedFunction:
         assumptions=list(d["assumptions"]), ir_text=d.get("ir_text", ""),
         machine_cycles=poly_from_json(d["machine_cycles"]) if d.get("machine_cycles") is not None else None,
         compile_flags=tuple(d["compile_flags"]),
-        overlaps=[StreamOverlap(o["loop"], poly_from_json(o["cycles"]), polys(o["streams"])) for o in d["overlaps"]],
+        overlaps=[MemoryOverlap(o["loop"], poly_from_json(o["cycles"]), polys(o["misses"])) for o in d["overlaps"]],
     )

@@ -3,7 +3,7 @@
 A class key is ``base[.qualifier][@vWIDTH]``:
 - ``base`` is one of BASE_CLASSES below;
 - ``.qualifier`` refines it: memory tier after tier estimation (``load.L1`` … ``load.DRAM``,
-  ``load.stream``),
+  ``load.stream``, ``load.DRAM.strided``),
   PTX precision (``fp_fma.f16``) or state space (``load.global``), a CPython opcode family
   (``py.binary_op``);
 - ``@vWIDTH`` marks a vector operation of WIDTH bits (``fp_mul@v256``).
@@ -49,6 +49,17 @@ BASE_CLASSES: dict[str, str] = {
 DIVISION_CLASSES = ("int_div", "fp_div")
 # The memory tier of lines the hardware prefetcher streams in at bandwidth (``load.stream``).
 STREAM_TIER = "stream"
+# DRAM lines taken one per load at a regular stride of two lines or more (``load.DRAM.strided``).
+STRIDED_TIER = "DRAM.strided"
+# Memory tiers whose misses do not wait for each other (streams, independent and strided misses,
+# not a pointer chase's): an out-of-order core computes while they are in flight.
+OVERLAPPED_TIERS = (STREAM_TIER, "DRAM", STRIDED_TIER)
+
+
+def overlaps_compute(cls: str) -> bool:
+    """A load or store class whose miss time the core can spend computing."""
+    base, qualifier, _ = split(cls)
+    return base in ("load", "store") and qualifier in OVERLAPPED_TIERS
 
 
 def split(cls: str) -> tuple[str, str | None, int | None]:

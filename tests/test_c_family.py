@@ -215,8 +215,24 @@ def test_copies_of_a_wide_stride_touch_lines_of_their_own():
     far = sum(v for k, v in tiers.items() if k.startswith("load.") and k != "load.L1")
     assert far == pytest.approx(16e6 / 16, rel=0.01)
     assert not any("leading access of the same stream" in a for a in notes)
-    # two lines apart, each line is a request of its own: independent misses, not a stream
-    assert tiers.get("load.DRAM", 0) == pytest.approx(far) and "load.stream" not in tiers
+    # two lines apart, each line is a request of its own: strided misses, not a stream
+    assert tiers.get("load.DRAM.strided", 0) == pytest.approx(far) and "load.stream" not in tiers
+
+
+def test_strided_misses_overlap_compute_and_a_pointer_chase_does_not():
+    from ccls.tables import load_tables
+
+    code = ("double s16(const double *a, long n) { double s = 0; for (long i = 0; i < n; i += 16) s += a[i];"
+            " return s; }\n"
+            "long walk(const long *next, long steps) { long p = 0; for (long i = 0; i < steps; i++) p = next[p];"
+            " return p; }\n")
+    result = analyze_with_clang(SourceFile("/tmp/ccls-test/o.c", code), AnalysisOptions(), "c", [])
+    cache = load_tables().cost["x86_64-zen4"].cache
+    counted = {f.display_name: count_function(f, cache, {"n": 16e6, "steps": 1e6}.__getitem__)
+               for f in result.functions}
+    [overlap] = counted["s16"].overlaps
+    assert set(overlap.misses) == {"load.DRAM.strided"}
+    assert "load.DRAM.chase" in counted["walk"].counts and not counted["walk"].overlaps
 
 
 def test_a_streaming_loop_records_its_compute_and_transfer_for_overlap():
@@ -229,16 +245,16 @@ def test_a_streaming_loop_records_its_compute_and_transfer_for_overlap():
     values = {"n": 4e6}  # 64 MB in two streams
     tables = load_tables()
     counted = count_function(fn, tables.cost["x86_64"].cache, values.__getitem__)
-    [overlap] = [o for o in counted.overlaps if o.streams]
-    streamed = sum(p.evaluate(values) for p in overlap.streams.values())
-    assert set(overlap.streams) == {"load.stream"} and streamed == pytest.approx(2 * 4e6 * 8 / 64, rel=0.01)
+    [overlap] = [o for o in counted.overlaps if o.misses]
+    streamed = sum(p.evaluate(values) for p in overlap.misses.values())
+    assert set(overlap.misses) == {"load.stream"} and streamed == pytest.approx(2 * 4e6 * 8 / 64, rel=0.01)
     # the loop's own cycles: the whole function's but for the code around the loop
     assert 0.99 * counted.machine_cycles.evaluate(values) < overlap.cycles.evaluate(values) \
         <= counted.machine_cycles.evaluate(values)
     # a dependent FP add per element (3-4 cycles) outlasts two lines per 8 elements from DRAM
     [costed] = report([counted], tables, ReportSettings(), AnalysisOptions(parameter_values=(("n", 4e6),)))
     [note] = [a for a in costed.assumptions if "bound;" in a]
-    assert note.startswith(f"loop %{overlap.loop} (line 4): compute-bound; its streamed lines arrive while it computes")
+    assert note.startswith(f"loop %{overlap.loop} (line 4): compute-bound; its memory accesses complete while it computes")
     assert costed.metrics.cu == pytest.approx(overlap.cycles.evaluate(values), rel=0.01)
 
 

@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from ccls.cache import DB_NAME, CountCache, cache_key, default_cache_dir
-from ccls.model import CountedFunction, FindingSite, LoopSummary, StreamOverlap, TripCount
+from ccls.model import CountedFunction, FindingSite, LoopSummary, MemoryOverlap, TripCount
 from ccls.polynomial import Polynomial
 
 
@@ -23,7 +23,7 @@ def counted(name: str = "dot", line: int = 3) -> CountedFunction:
         line_counts={line + 2: {"fp_fma": n}}, calls={"": Polynomial.constant(0)},
         sites=[FindingSite("division-in-loop", line + 2, "for.body", {"int_div": n}, "div", "hoist it")],
         assumptions=["compiled by clang"], ir_text="define i32 @dot() {}",
-        overlaps=[StreamOverlap("for.body", n * 3, {"load.stream": n * Fraction(1, 8)})],
+        overlaps=[MemoryOverlap("for.body", n * 3, {"load.stream": n * Fraction(1, 8)})],
     )
 
 

@@ -6,7 +6,7 @@ from fractions import Fraction
 import pytest
 
 from ccls.costing import JOULES_PER_KWH, cost_counts, cu_expression, hidden_by_overlap
-from ccls.model import StreamOverlap
+from ccls.model import MemoryOverlap
 from ccls.polynomial import Polynomial
 from ccls.tables import CacheModel, ClassCost, CostTable, Region, load_tables
 
@@ -130,11 +130,11 @@ STREAM_TABLE = CostTable(
     cache=TABLE.cache, vector_native_bits=256, vector_multipliers=TABLE.vector_multipliers, metadata={})
 
 
-def _streaming_loop(cycles_per_iteration: int) -> tuple[StreamOverlap, dict[str, Polynomial]]:
+def _streaming_loop(cycles_per_iteration: int) -> tuple[MemoryOverlap, dict[str, Polynomial]]:
     """n iterations, one load each, a new 64-byte line every 8 (n/8 stream loads)."""
     n = Polynomial.symbol("n")
     counts = {"int_add": 4 * n, "load.L1": n * Fraction(7, 8), "load.stream": n * Fraction(1, 8)}
-    return StreamOverlap("body", cycles_per_iteration * n, {"load.stream": counts["load.stream"]}), counts
+    return MemoryOverlap("body", cycles_per_iteration * n, {"load.stream": counts["load.stream"]}), counts
 
 
 @pytest.mark.parametrize("cycles_per_iteration, compute_bound", [(3, True), (1, False)])
@@ -143,7 +143,7 @@ def test_a_streaming_loop_costs_the_larger_of_compute_and_transfer(cycles_per_it
     n = 8000
     evaluate = lambda poly: poly.evaluate({"n": n})  # noqa: E731
     (hidden,) = hidden_by_overlap([overlap], STREAM_TABLE, evaluate)
-    assert hidden.stream is compute_bound
+    assert hidden.memory is compute_bound
     compute, transfer = cycles_per_iteration * n, n / 8 * (16.5 - 0.5)  # 3n or n vs 2n
     metrics, rows = cost_counts({k: evaluate(v) for k, v in counts.items()}, STREAM_TABLE, REGION,
                                 machine_cycles=compute, hidden=[hidden])
@@ -159,3 +159,11 @@ def test_a_streaming_loop_costs_the_larger_of_compute_and_transfer(cycles_per_it
     assert expression.evaluate({"n": n}) == pytest.approx(metrics.cu)
     symbol = Polynomial.symbol("n")
     assert expression == (cycles_per_iteration * symbol if compute_bound else 2 * symbol)
+
+
+def test_only_misses_that_do_not_wait_for_each_other_overlap_compute():
+    from ccls.taxonomy import overlaps_compute
+    for cls in ("load.stream", "store.stream@v128", "load.DRAM", "load.DRAM.strided", "store.DRAM"):
+        assert overlaps_compute(cls), cls
+    for cls in ("load.DRAM.chase", "load.L1", "load.L2", "load.L3.chase", "int_add", "fp_add.f64"):
+        assert not overlaps_compute(cls), cls

@@ -22,7 +22,7 @@ from ccls.engine import CohortPeer, evaluate_count, function_metrics
 from ccls.lsp.incremental import DocumentModel, all_counted, language_for
 from ccls.lsp.scheduler import BACKGROUND
 from ccls.lsp.settings import PROJECT_FILE
-from ccls.model import CountedFunction, StreamOverlap
+from ccls.model import CountedFunction, MemoryOverlap
 from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
 
@@ -339,7 +339,7 @@ class CohortMember:
                    tuple((k, value(p)) for k, p in cf.counts.items()),
                    value(cf.machine_instructions) if cf.machine_instructions is not None else None,
                    value(cf.machine_cycles) if cf.machine_cycles is not None else None,
-                   tuple((o.loop, value(o.cycles), tuple((k, value(p)) for k, p in o.streams.items()))
+                   tuple((o.loop, value(o.cycles), tuple((k, value(p)) for k, p in o.misses.items()))
                          for o in cf.overlaps))
 
     def counted(self) -> CountedFunction:
@@ -351,7 +351,7 @@ class CohortMember:
             if self.machine_instructions is not None else None,
             loops=[], line_counts={}, calls={}, sites=[], assumptions=[],
             machine_cycles=Polynomial.constant(self.machine_cycles) if self.machine_cycles is not None else None,
-            overlaps=[StreamOverlap(loop, Polynomial.constant(cycles), {k: Polynomial.constant(v) for k, v in streams})
+            overlaps=[MemoryOverlap(loop, Polynomial.constant(cycles), {k: Polynomial.constant(v) for k, v in streams})
                       for loop, cycles, streams in self.overlaps])
 
 

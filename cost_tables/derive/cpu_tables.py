@@ -242,6 +242,9 @@ def host_core(arch: str, base: dict, mcpu: str, hardware: str, core_figures: dic
         "mlp_source": f"{where}: DRAM chase latency / time per independent random load (s += a[idx[i]]) "
                       "over 64 MiB",
         "divider": measured_divider(arch),
+        **({"strided_ns": d["strided_miss_ns"],
+            "strided_source": f"{where}: loads 128 bytes apart over 512 MiB (s += a[16 * i], 8-byte elements), "
+                              "each a line of its own"} if "strided_miss_ns" in d else {}),
         **(core_figures or {}),
     }
 
@@ -390,6 +393,14 @@ def build(arch: str, core: dict) -> dict:
         classes[f"load.{level}.chase"] = mem(latency, latency, energy, source, memory_method,
                                              lat_note + (f"; {core['dram_ns']} ns x {clock / 1e9} GHz"
                                                          if level == "DRAM" else ""))
+    if "strided_ns" in core:
+        # Lines at a regular stride of two lines or more: each a miss of its own, but at addresses
+        # the prefetchers can predict and on pages walked in order, so cheaper than a random miss.
+        classes["load.DRAM.strided"] = mem(
+            max(core["strided_ns"] * 1e-9 * clock, stream_cycles), dram_cycles,
+            overhead + l1 + l2 + l3 + em.DRAM_RANDOM_PJ, core["strided_source"], "measured",
+            "one load that takes a new line at a regular stride of two lines or more (a[16 * i], a column "
+            "walk): CU = measured time per such load")
     classes["branch.mispredict"] = {
         "cu": core["mispredict_cycles"], "latency_cycles": core["mispredict_cycles"],
         "energy_pj": round(core["mispredict_cycles"] * 2 * overhead, 3),
@@ -505,7 +516,7 @@ def build(arch: str, core: dict) -> dict:
     }
     return envelope(
         data,
-        version="1.3.0",
+        version="1.4.0",
         source=f"{mca_src}; {em.HOROWITZ}; memory: see per-class sources",
         hardware=core["hardware"],
         method=("llvm-sched-model (ALU/FP CU), measured on this machine (clock, divider, memory tiers, "

@@ -129,6 +129,24 @@ static double gather_ns(size_t bytes) {
   return median(ns, REPEATS);
 }
 
+/* Loads at a fixed byte `stride` of two lines or more over `bytes` (s += a[i * stride]): each
+   takes a line of its own from DRAM, at an address the prefetchers can predict; ns per load. */
+static double strided_ns(size_t bytes, size_t stride) {
+  char *a = aligned_alloc(4096, bytes);
+  memset(a, 1, bytes);
+  size_t n = bytes / stride;
+  double ns[REPEATS];
+  uint64_t s = 0;
+  for (int r = 0; r < REPEATS; r++) {
+    double t0 = now();
+    for (size_t i = 0; i < n; i++) s += *(const uint64_t *)(a + i * stride);
+    ns[r] = (now() - t0) / n * 1e9;
+  }
+  sink = s;
+  free(a);
+  return median(ns, REPEATS);
+}
+
 /* Sequential bandwidth over `bytes`: a read-only sum and a copy (read + write), in GB/s of
    bytes the program asked for. Repeated passes: a buffer that fits a cache is served by it. */
 static void stream_gb_s(size_t bytes, double *read_gb_s, double *copy_gb_s) {
@@ -202,6 +220,7 @@ int main(void) {
                           16 << 20, 24 << 20, 64 << 20};
   for (int i = 0; i < 11; i++) printf("%s\"%zu\": %.3f", i ? ", " : "", chase_sizes[i], chase_ns(chase_sizes[i]));
   printf("},\n \"gather_ns\": {\"%d\": %.3f},\n", 64 << 20, gather_ns(64u << 20));
+  printf(" \"strided_ns\": {\"128\": %.3f},\n", strided_ns(512u << 20, 128));
   printf(" \"stream\": {");
   size_t stream_sizes[] = {2 << 20, 8 << 20, 32 << 20, 512 << 20};
   for (int i = 0; i < 4; i++) {
