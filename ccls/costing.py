@@ -128,8 +128,8 @@ def cu_rates(counts: Mapping[str, float], table: CostTable, machine_cycles: floa
     """CU per execution of each class: the table's CU; or, with llvm-mca's cycles, each class's
     compute part (CU − stall) scaled so that the compute parts sum to those cycles less the
     compute that overlap hides, plus its stall (an overlapped memory class's stall less its
-    share of the stalls overlap hides). Classes the table cannot cost get 0. Totals, per-line costs and
-    finding shares all use these."""
+    share of the stalls overlap hides). Classes the table cannot cost get 0. Totals, per-line
+    costs and finding shares all use these."""
     table_cu = {cls: (cost.cu if (cost := table.lookup(cls)) is not None else 0.0) for cls in counts}
     if machine_cycles is None:
         return table_cu

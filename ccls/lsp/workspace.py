@@ -329,7 +329,7 @@ class CohortMember:
     counts: tuple[tuple[str, float], ...]
     machine_instructions: float | None
     machine_cycles: float | None
-    overlaps: tuple[tuple[str, float, tuple[tuple[str, float], ...]], ...] = ()  # (loop, cycles, streams)
+    overlaps: tuple[tuple[str, float, tuple[tuple[str, float], ...]], ...] = ()  # (loop, cycles, misses)
 
     @classmethod
     def of(cls, cf: CountedFunction, options: AnalysisOptions) -> "CohortMember":
@@ -351,8 +351,8 @@ class CohortMember:
             if self.machine_instructions is not None else None,
             loops=[], line_counts={}, calls={}, sites=[], assumptions=[],
             machine_cycles=Polynomial.constant(self.machine_cycles) if self.machine_cycles is not None else None,
-            overlaps=[MemoryOverlap(loop, Polynomial.constant(cycles), {k: Polynomial.constant(v) for k, v in streams})
-                      for loop, cycles, streams in self.overlaps])
+            overlaps=[MemoryOverlap(loop, Polynomial.constant(cycles), {k: Polynomial.constant(v) for k, v in misses})
+                      for loop, cycles, misses in self.overlaps])
 
 
 def release_freed_memory() -> None:

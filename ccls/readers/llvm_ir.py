@@ -404,8 +404,8 @@ def read_functions(parsed: ParsedModule, file: str, language: str, arch: str,
             for d in parsed.functions]
 
 
-def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, default_trip_count: int, early_exit: str,
-                   dilocation_lines: dict[str, int], subprogram: tuple[str, int | None],
+def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, default_trip_count: int,
+                   early_exit: str, dilocation_lines: dict[str, int], subprogram: tuple[str, int | None],
                    machine: dict[str, list[str]] | None, assumptions: list[str],
                    dbg_ids: list[str | None], loop_bounds: Sequence[LoopBound]) -> FunctionIR:
     analyses = module.analyses.get(fn.name, FunctionAnalyses())

@@ -96,8 +96,8 @@ def read_ptx(text: str, file: str, language: str = "ptx", default_trip_count: in
     lines = text.splitlines()
     functions: list[FunctionIR] = []
     for raw in module.functions:
-        reader = _FunctionReader(raw, file, language, arch, default_trip_count, early_exit, wanted is not None,
-                                 source_ids,
+        reader = _FunctionReader(raw, file, language, arch, default_trip_count, early_exit,
+                                 wanted is not None, source_ids,
                                  (parameter_names or {}).get(raw.name), (display_names or {}).get(raw.name),
                                  (launches or {}).get(raw.name, ()))
         fn, fn_errors = reader.read()
