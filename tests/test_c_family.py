@@ -296,6 +296,20 @@ def test_early_exit_loop_takes_the_mean_exit_within_the_scalar_evolution_bound()
                for a in counted["find"].assumptions)
 
 
+def test_exits_that_only_fail_are_not_early_exits():
+    counted, _ = analyse(
+        "#include <stdlib.h>\n#include <stdio.h>\n"
+        "long checked(const long *a, long n) { long s = 0;\n for (long i = 0; i < n; i++) {\n"
+        "  if (a[i] < 0) { fprintf(stderr, \"bad\\n\"); exit(1); }\n  s += a[i]; }\n return s; }\n"
+        "long search_or_abort(const long *a, long n, long key) {\n for (long i = 0; i < n; i++) {\n"
+        "  if (a[i] < 0) abort();\n  if (a[i] == key) return i; }\n return -1; }\n")
+    [checked] = counted["checked"].loops
+    assert (checked.trip_count.kind, checked.trip_count.iterations) == ("bounded", Polynomial.symbol("n"))
+    assert any("reach only code that does not return" in a for a in counted["checked"].assumptions)
+    [search] = counted["search_or_abort"].loops  # the return is an early exit whatever abort() does
+    assert search.trip_count.kind == "expected"
+
+
 def test_early_exit_loop_at_its_worst_case_on_request():
     counted, _ = analyse(FIND, early_exit="worst")
     [loop] = counted["find"].loops

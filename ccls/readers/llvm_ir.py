@@ -23,7 +23,7 @@ from ccls.early_exit import early_exit_trip
 from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, MemoryAccess, TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
-from ccls.readers.scev import FunctionAnalyses, NotPolynomial, ScevContext, to_polynomial
+from ccls.readers.scev import FunctionAnalyses, NotPolynomial, ScevContext, strip_quotes, to_polynomial
 from ccls.taxonomy import with_vector
 
 if TYPE_CHECKING:
@@ -474,7 +474,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     for header, record in analyses.loops.items():
         trip = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
                  or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count, early_exit,
-                                assumptions, substituted))
+                                assumptions, substituted, _leaves_early_only_to_fail(record, body)))
         header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
         loops[header] = Loop(header, record.parent, record.depth, trip, header_line,
                              _independent_entries(record, analyses, body, definitions, defined_in))
@@ -781,7 +781,8 @@ def _scev_context(analyses: FunctionAnalyses, parameters: set[str], enclosing: s
 
 def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclosing: set[str],
                 default_trip_count: int, early_exit: str, assumptions: list[str],
-                substituted: dict[str, Polynomial]) -> TripCount:
+                substituted: dict[str, Polynomial], exits_fail: bool = False) -> TripCount:
+    """`exits_fail`: the loop's only exits besides one reach code that never returns."""
     text = record.backedge_taken or ""
     ctx = _scev_context(analyses, parameters, enclosing, substituted)
     if text:
@@ -806,6 +807,10 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
             bound = None
         limit = bound.constant_value() if bound is not None else None
         if bound is not None and (limit is None or 0 < limit < 1 << 20):
+            if exits_fail:
+                assumptions.append(f"loop %{record.header}: its other exits reach only code that does not "
+                                   f"return (abort, exit, a throw): taken as not taken, so it runs to its bound {bound}")
+                return TripCount("bounded", bound, bound_text)
             trip, how = early_exit_trip(bound, early_exit, bound_text)
             assumptions.append(f"loop %{record.header}: trip count depends on data ({reason}); {how}")
             return trip
@@ -815,6 +820,36 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         return TripCount("bounded", Polynomial.constant(bound), text)
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
+
+
+_LABEL = re.compile(r'label %("[^"]+"|[-\w.$]+)')
+
+
+def _leaves_early_only_to_fail(record, body: list) -> bool:
+    """All but one of the loop's exit edges lead only to code that never returns (a block ending
+    in `unreachable` after abort(), exit(), a throw): error paths, as LLVM's branch-probability
+    heuristics take them, not early exits."""
+    inside = set(record.blocks)
+    terminators = {name: instrs[-1] for name, instrs in body if instrs}
+    exits = [target for name in record.blocks if name in terminators
+             for target in (strip_quotes(t) for t in _LABEL.findall(terminators[name].text.split(", !")[0]))
+             if target not in inside]
+    return len(exits) > 1 and sum(not _never_returns(target, terminators) for target in exits) == 1
+
+
+def _never_returns(block: str, terminators: dict, steps: int = 4) -> bool:
+    """`block` ends in `unreachable`, or falls through unconditionally (a few blocks) to one that does."""
+    for _ in range(steps):
+        term = terminators.get(block)
+        if term is None:
+            return False
+        if term.opcode == "unreachable":
+            return True
+        labels = _LABEL.findall(term.text.split(", !")[0])
+        if term.opcode != "br" or len(labels) != 1:
+            return False
+        block = strip_quotes(labels[0])
+    return False
 
 
 def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancestors: dict[str, set[str]],
