@@ -41,7 +41,8 @@ class SourceFunction:
 class LoopBound:
     """A loop statement of C/C++/CUDA source, and its bound as the source names it: `n` in
     `for (i = 0; i < n; i++)`, `v.size()` in `for (auto x : v)` (None when the condition is not a
-    comparison with a name)."""
+    comparison with a name). A call over a container's range, `std::accumulate(v.begin(), v.end(),
+    0)`, counts as a loop one deeper than the call, over `v.size()`: the algorithm's inlined loop."""
 
     start_line: int  # 1-based, inclusive
     end_line: int
@@ -247,36 +248,84 @@ _NAMED = ("identifier", "field_expression", "pointer_expression", "qualified_ide
 
 
 def loop_bounds(tree: tree_sitter.Tree, language: str) -> list[LoopBound]:
-    """Every loop statement of a C-family parse, with the bound its header names (source order).
-    A query finds the loops (a Python walk over every node costs ~50 ms on a 5,000-line file)."""
+    """Every loop statement of a C-family parse, with the bound its header names, and every call
+    over a container's begin and end (source order). Queries find them (a Python walk over every
+    node costs ~50 ms on a 5,000-line file)."""
     if language not in ("c", "cpp", "cuda"):
         return []
     found = []
-    for node in _loop_query(language).captures(tree.root_node).get("loop", []):
-        depth, parent = 1, node.parent
-        while parent is not None and parent.type not in ("function_definition", "lambda_expression"):
-            depth += parent.type in _LOOP_STATEMENTS
-            parent = parent.parent
-        end_row, end_col = node.end_point
+    captures = _loop_query(language).captures(tree.root_node)
+    for node in captures.get("loop", []):
         bound = _for_bound(node) if node.type == "for_statement" else \
             _range_bound(node) if node.type == "for_range_loop" else None
-        found.append((node.start_byte, LoopBound(node.start_point[0] + 1, end_row + 1 if end_col else end_row,
-                                                 depth, bound)))
+        found.append((node.start_byte, _loop_bound(node, _loop_depth(node), bound)))
+    for node in captures.get("range_call", []):
+        if (bound := _range_call_bound(node)) is not None:
+            found.append((node.start_byte, _loop_bound(node, _loop_depth(node) + 1, bound)))
     return [loop for _, loop in sorted(found, key=lambda item: item[0])]
 
 
+def _loop_depth(node: tree_sitter.Node) -> int:
+    """Loop statements around `node` within its function, itself included."""
+    depth, parent = int(node.type in _LOOP_STATEMENTS), node.parent
+    while parent is not None and parent.type not in ("function_definition", "lambda_expression"):
+        depth += parent.type in _LOOP_STATEMENTS
+        parent = parent.parent
+    return depth
+
+
+def _loop_bound(node: tree_sitter.Node, depth: int, bound: str | None) -> LoopBound:
+    end_row, end_col = node.end_point
+    return LoopBound(node.start_point[0] + 1, end_row + 1 if end_col else end_row, depth, bound)
+
+
 _loop_queries: dict[str, tree_sitter.Query] = {}
+# A call whose first two arguments are a range's ends: `f(v.begin(), v.end(), …)`, `std::begin(v)`.
+_RANGE_CALL = ('(call_expression arguments: (argument_list . (call_expression) @first . (call_expression) @second)'
+               ' (#match? @first "begin *[(]") (#match? @second "end *[(]")) @range_call')
 
 
 def _loop_query(language: str) -> tree_sitter.QueryCursor:
     """A fresh cursor (cursors keep state; the server parses on several threads) over the loop
-    statements the language's grammar has (C has no range-for)."""
+    statements the language's grammar has (C has no range-for) and, in C++, range calls."""
     query = _loop_queries.get(language)
     if query is None:
         grammar = _grammar(language)
         kinds = [k for k in _LOOP_STATEMENTS if grammar.id_for_node_kind(k, True)]
-        query = _loop_queries[language] = tree_sitter.Query(grammar, " ".join(f"({k}) @loop" for k in kinds))
+        patterns = [f"({k}) @loop" for k in kinds] + ([_RANGE_CALL] if language in ("cpp", "cuda") else [])
+        query = _loop_queries[language] = tree_sitter.Query(grammar, " ".join(patterns))
     return tree_sitter.QueryCursor(query)
+
+
+def _range_call_bound(call: tree_sitter.Node) -> str | None:
+    """`X.size()` for `f(X.begin(), X.end(), …)`, `f(X.cbegin(), X.cend(), …)` or
+    `f(std::begin(X), std::end(X), …)` over one named container X."""
+    arguments = call.child_by_field_name("arguments")
+    first, second = (arguments.named_children[:2] if arguments is not None else [None, None])
+    ends = [_range_end(first, ("begin", "cbegin")), _range_end(second, ("end", "cend"))]
+    if None in ends or ends[0] != ends[1]:
+        return None
+    return ends[0] + ".size()"
+
+
+def _range_end(node: tree_sitter.Node | None, names: tuple[str, ...]) -> str | None:
+    """The container X of `X.begin()` or `std::begin(X)` (names: the accepted method names)."""
+    if node is None or node.type != "call_expression":
+        return None
+    function, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+    if function is None or arguments is None:
+        return None
+    if function.type == "field_expression" and arguments.named_child_count == 0:
+        field, container = function.child_by_field_name("field"), function.child_by_field_name("argument")
+        ok = field is not None and _text(field) in names and function.child(1) is not None \
+            and _text(function.child(1)) == "."
+    elif _text(function) in tuple(f"std::{n}" for n in names) and arguments.named_child_count == 1:
+        container, ok = arguments.named_children[0], True
+    else:
+        return None
+    if not ok or container is None or container.type not in ("identifier", "field_expression", "qualified_identifier"):
+        return None
+    return _tidy(_text(container))
 
 
 def _for_bound(loop: tree_sitter.Node) -> str | None:

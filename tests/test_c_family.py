@@ -478,9 +478,12 @@ def test_code_inlined_from_a_header_counts_at_its_call_site():
 
 
 @pytest.mark.parametrize("loop", ["for (std::size_t i = 0; i < v.size(); i++)\n    s += v[i] ^ 3;",
-                                  "for (long x : v)\n    s += x ^ 3;"])
+                                  "for (long x : v)\n    s += x ^ 3;",
+                                  # standard algorithms: their inlined loops, named from the call's range
+                                  "s = std::accumulate(v.begin(), v.end(), 0L, [](long a, long x) { return a + (x ^ 3); });",
+                                  "std::for_each(std::begin(v), std::end(v), [&](long x) { s += x ^ 3; });"])
 def test_a_loop_over_a_vector_is_symbolic_in_its_size(loop):
-    code = ("#include <vector>\n#include <cstddef>\n"
+    code = ("#include <vector>\n#include <cstddef>\n#include <numeric>\n#include <algorithm>\n#include <iterator>\n"
             f"long xor_all(const std::vector<long> &v) {{\n  long s = 0;\n  {loop}\n  return s;\n}}\n")
     counted, errors = analyse(code, "cpp", "/tmp/ccls-test/vec.cpp")
     assert errors == []
@@ -489,3 +492,20 @@ def test_a_loop_over_a_vector_is_symbolic_in_its_size(loop):
     elements = sum(poly.evaluate({"v.size()": 1000.0}) * (2 if cls.endswith("@v128") else 1)
                    for cls, poly in f.counts.items() if cls.startswith("load"))
     assert elements == pytest.approx(1000, rel=0.01)
+
+
+@pytest.mark.parametrize("demangled, shown", [
+    ("void ns::f<int>(int, char)", "ns::f<int>"),
+    ("std::vector<int, std::allocator<int>> make<int>(unsigned long)", "make<int>"),
+    ("xor_all(std::vector<long, std::allocator<long>> const&)::$_0::operator()(long, long) const",
+     "xor_all::$_0::operator()"),  # a lambda: its enclosing function's parameters go, the scope stays
+    ("f(int)::{lambda(int)#1}::operator()(int) const", "f::{lambda(int)#1}::operator()"),
+    ("bool operator<(A const&, A const&)", "operator<"),
+    ("std::ostream& operator<<(std::ostream&, P const&)", "operator<<"),
+    ("P::operator->() const", "P::operator->"),
+    ("operator new(unsigned long)", "operator new"),
+    ("ns::C::~C()", "ns::C::~C"),
+])
+def test_demangled_names_are_shown_without_parameters(demangled, shown):
+    from ccls.frontends.c_family import without_parameters
+    assert without_parameters(demangled) == shown

@@ -205,7 +205,9 @@ def test_loop_bounds_name_what_the_condition_compares_with():
            b"}\n"
            b"int g(int n) { for (int i = 0; i < n; i += 2) {} return 0; }\n"
            b"long h(const V &v) { for (long i = 0; i < v.size(); i++) {} for (long i = 0; i < v.at(0); i++) {} }\n"
-           b"long k(const G &g) { for (auto &x : g.items) {} for (auto x : make()) {} }\n")
+           b"long k(const G &g) { for (auto &x : g.items) {} for (auto x : make()) {} }\n"
+           b"void r(V &v, V &w) { for (int t = 0; t < 3; t++) std::sort(v.begin(), v.end());\n"
+           b"  std::copy(std::cbegin(w), std::cend(w), v.begin()); std::copy(v.begin(), w.end(), v.begin()); }\n")
     assert loop_bounds(parse(src, "cpp"), "cpp") == [
         LoopBound(3, 5, 1, "m.n"),
         LoopBound(4, 5, 2, None),  # compares with 0: no name
@@ -217,5 +219,8 @@ def test_loop_bounds_name_what_the_condition_compares_with():
         LoopBound(10, 10, 1, None),  # a call with arguments names no size
         LoopBound(11, 11, 1, "g.items.size()"),  # a range-for over a named container
         LoopBound(11, 11, 1, None),  # over a temporary
-    ]
+        LoopBound(12, 12, 1, None),  # compares with a literal
+        LoopBound(12, 12, 2, "v.size()"),  # an algorithm over a range: a loop inside the call
+        LoopBound(13, 13, 1, "w.size()"),  # std::cbegin / std::cend
+    ]  # (v.begin(), w.end()) is no one container's range
     assert loop_bounds(parse(b"def f(n):\n  for i in range(n): pass\n", "python"), "python") == []

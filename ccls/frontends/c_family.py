@@ -238,21 +238,42 @@ def _demangle(functions: list[FunctionIR], options: AnalysisOptions) -> None:
 
 def without_parameters(signature: str) -> str:
     """`void ns::f<int>(int, char)` → `ns::f<int>`: cut at the parameter list's opening
-    parenthesis, and drop the return type that demangled template functions carry."""
-    depth, cut, spaces = 0, len(signature), []
-    for index, char in enumerate(signature):
-        if char == "<":
+    parenthesis, and drop the return type that demangled template functions carry. A local
+    scope's parameters go too: `f(int)::$_0::operator()(long) const` (a lambda in f) →
+    `f::$_0::operator()`."""
+    name, depth, spaces, index = "", 0, [], 0
+    while index < len(signature):
+        char = signature[index]
+        if char in "<>" and _OPERATOR_NAME.search(name):
+            pass  # part of the name: operator<, operator<<, operator->, operator<=>
+        elif char in "<{":
             depth += 1
-        elif char == ">":
+        elif char in ">}":
             depth -= 1
         elif char == " " and depth == 0:
-            spaces.append(index)
-        elif char == "(" and depth == 0 and index > 0 and not signature.endswith("operator", 0, index):
-            cut = index
-            break
-    name = signature[:cut]
-    spaces = [i for i in spaces if i < cut and not name.endswith("operator", 0, i)]
+            spaces.append(len(name))
+        elif char == "(" and depth == 0 and name and not name.endswith("operator"):
+            close = _closing_parenthesis(signature, index)
+            if not signature.startswith("::", close + 1):
+                break
+            index = close + 1  # the enclosing function's parameters: skip them, keep the scope
+            continue
+        name += char
+        index += 1
+    spaces = [i for i in spaces if not name.endswith("operator", 0, i)]
     return name[spaces[-1] + 1:] if spaces else name
+
+
+_OPERATOR_NAME = re.compile(r"\boperator[<>=-]*$")
+
+
+def _closing_parenthesis(text: str, opening: int) -> int:
+    depth = 0
+    for index in range(opening, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[index], 0)
+        if depth == 0:
+            return index
+    return len(text)
 
 
 class _Outline(NamedTuple):

@@ -709,7 +709,7 @@ def _named_loads(analyses: FunctionAnalyses, parameters: set[str], body: list, d
         bound = spelled[-1].bound if spelled else None
         if not bound or bound in parameters or Polynomial.symbol(bound) in names.values():
             continue
-        where = f"the name the condition at line {spelled[-1].start_line} gives it"
+        where = f"as the source names it at line {spelled[-1].start_line}"
         if len(used) == 1 and definitions[next(iter(used))].type_text != "ptr":  # a pointer is no count
             (value,) = used
             names[value] = Polynomial.symbol(bound)
