@@ -200,8 +200,9 @@ def _host_record(arch: str) -> tuple[dict, str]:
     return record, where
 
 
-def measured_divider(arch: str) -> dict:
-    record, where = _host_record(arch)
+def measured_divider(arch: str, host: tuple[dict, str] | None = None) -> dict:
+    """The divider measured on `arch`'s machine (`host`: its record, if already read)."""
+    record, where = host or _host_record(arch)
     return {"cycles": record["derived"]["divide_cycles"],
             "source": f"{where}: independent div r32 / div r64 with 20-30-bit quotients"}
 
@@ -210,7 +211,7 @@ def host_core(arch: str, base: dict, mcpu: str, hardware: str, core_figures: dic
     """A core described by measurements of the machine itself (measure_host.py), on top of
     `base`'s probes and literature figures for what cannot be measured from user space
     (`core_figures` replaces those where the measured core is not `base`'s)."""
-    record, where = _host_record(arch)
+    record, where = host = _host_record(arch)
     d, cpu = record["derived"], record["cpu"]
     caches = cpu["caches"]
     l1, l2 = (_bytes(caches["L1"]), _bytes(caches["L2"]))
@@ -241,7 +242,7 @@ def host_core(arch: str, base: dict, mcpu: str, hardware: str, core_figures: dic
         "mlp": d["memory_level_parallelism"],
         "mlp_source": f"{where}: DRAM chase latency / time per independent random load (s += a[idx[i]]) "
                       "over 64 MiB",
-        "divider": measured_divider(arch),
+        "divider": measured_divider(arch, host),
         **({"strided_ns": d["strided_miss_ns"],
             "strided_source": f"{where}: loads 128 bytes apart over 512 MiB (s += a[16 * i], 8-byte elements), "
                               "each a line of its own"} if "strided_miss_ns" in d else {}),
