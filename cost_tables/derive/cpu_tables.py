@@ -244,8 +244,9 @@ def host_core(arch: str, base: dict, mcpu: str, hardware: str, core_figures: dic
                       "over 64 MiB",
         "divider": measured_divider(arch, host),
         **({"strided_ns": d["strided_miss_ns"],
-            "strided_source": f"{where}: loads 128 bytes apart over 512 MiB (s += a[16 * i], 8-byte elements), "
-                              "each a line of its own"} if "strided_miss_ns" in d else {}),
+            "strided_source": f"{where}: loads a fixed stride apart over 512 MiB (s += a[i * stride]), each a "
+                              "line of its own: the median over strides of 128 B, 256 B, 512 B, 1 KiB, "
+                              "4 KiB + 64 B and 16 KiB + 64 B"} if "strided_miss_ns" in d else {}),
         **(core_figures or {}),
     }
 

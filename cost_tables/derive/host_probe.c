@@ -220,7 +220,11 @@ int main(void) {
                           16 << 20, 24 << 20, 64 << 20};
   for (int i = 0; i < 11; i++) printf("%s\"%zu\": %.3f", i ? ", " : "", chase_sizes[i], chase_ns(chase_sizes[i]));
   printf("},\n \"gather_ns\": {\"%d\": %.3f},\n", 64 << 20, gather_ns(64u << 20));
-  printf(" \"strided_ns\": {\"128\": %.3f},\n", strided_ns(512u << 20, 128));
+  /* strides from two lines to four pages and a line: within a page, and a page each */
+  size_t strides[] = {128, 256, 512, 1024, 4096 + 64, 16384 + 64};
+  printf(" \"strided_ns\": {");
+  for (int i = 0; i < 6; i++) printf("%s\"%zu\": %.3f", i ? ", " : "", strides[i], strided_ns(512u << 20, strides[i]));
+  printf("},\n");
   printf(" \"stream\": {");
   size_t stream_sizes[] = {2 << 20, 8 << 20, 32 << 20, 512 << 20};
   for (int i = 0; i < 4; i++) {
