@@ -316,14 +316,15 @@ def _range_end(node: tree_sitter.Node | None, names: tuple[str, ...]) -> str | N
     if function is None or arguments is None:
         return None
     if function.type == "field_expression" and arguments.named_child_count == 0:
-        field, container = function.child_by_field_name("field"), function.child_by_field_name("argument")
-        ok = field is not None and _text(field) in names and function.child(1) is not None \
-            and _text(function.child(1)) == "."
+        field, operator = function.child_by_field_name("field"), function.child(1)
+        if field is None or _text(field) not in names or operator is None or _text(operator) != ".":
+            return None  # `p->begin()`: not a named container's own range
+        container = function.child_by_field_name("argument")
     elif _text(function) in tuple(f"std::{n}" for n in names) and arguments.named_child_count == 1:
-        container, ok = arguments.named_children[0], True
+        container = arguments.named_children[0]
     else:
         return None
-    if not ok or container is None or container.type not in ("identifier", "field_expression", "qualified_identifier"):
+    if container is None or container.type not in ("identifier", "field_expression", "qualified_identifier"):
         return None
     return _tidy(_text(container))
 

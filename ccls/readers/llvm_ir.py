@@ -471,10 +471,11 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         blocks.append(block)
     loops = {}
     defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}  # value -> its block
+    terminators = {name: instrs[-1] for name, instrs in body if instrs}
     for header, record in analyses.loops.items():
         trip = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
                  or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count, early_exit,
-                                assumptions, substituted, _leaves_early_only_to_fail(record, body)))
+                                assumptions, substituted, terminators))
         header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
         loops[header] = Loop(header, record.parent, record.depth, trip, header_line,
                              _independent_entries(record, analyses, body, definitions, defined_in))
@@ -781,8 +782,8 @@ def _scev_context(analyses: FunctionAnalyses, parameters: set[str], enclosing: s
 
 def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclosing: set[str],
                 default_trip_count: int, early_exit: str, assumptions: list[str],
-                substituted: dict[str, Polynomial], exits_fail: bool = False) -> TripCount:
-    """`exits_fail`: the loop's only exits besides one reach code that never returns."""
+                substituted: dict[str, Polynomial], terminators: dict) -> TripCount:
+    """`terminators`: each block's last instruction, to tell early exits from error paths."""
     text = record.backedge_taken or ""
     ctx = _scev_context(analyses, parameters, enclosing, substituted)
     if text:
@@ -807,7 +808,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
             bound = None
         limit = bound.constant_value() if bound is not None else None
         if bound is not None and (limit is None or 0 < limit < 1 << 20):
-            if exits_fail:
+            if _leaves_early_only_to_fail(record, terminators):
                 assumptions.append(f"loop %{record.header}: its other exits reach only code that does not "
                                    f"return (abort, exit, a throw): taken as not taken, so it runs to its bound {bound}")
                 return TripCount("bounded", bound, bound_text)
@@ -825,12 +826,11 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
 _LABEL = re.compile(r'label %("[^"]+"|[-\w.$]+)')
 
 
-def _leaves_early_only_to_fail(record, body: list) -> bool:
+def _leaves_early_only_to_fail(record, terminators: dict) -> bool:
     """All but one of the loop's exit edges lead only to code that never returns (a block ending
     in `unreachable` after abort(), exit(), a throw): error paths, as LLVM's branch-probability
     heuristics take them, not early exits."""
     inside = set(record.blocks)
-    terminators = {name: instrs[-1] for name, instrs in body if instrs}
     exits = [target for name in record.blocks if name in terminators
              for target in (strip_quotes(t) for t in _LABEL.findall(terminators[name].text.split(", !")[0]))
              if target not in inside]
