@@ -90,8 +90,8 @@ def hover_markdown(r: FunctionReport, settings: ReportSettings | None = None) ->
     if fn.loops:
         out += ["", "**Loops**"]
         for loop in sorted(fn.loops, key=lambda l: (l.line or 0, l.depth)):
-            kind = {"constant": "known", "symbolic": "symbolic", "bounded": "assumed (upper bound)",
-                    "expected": "assumed (mean of a data-dependent exit)", "unknown": "assumed"}[loop.trip_count.kind]
+            kind = {"constant": "known", "symbolic": "symbolic", "bounded": "assumed: an upper bound",
+                    "expected": "assumed: the mean of a data-dependent exit", "unknown": "assumed"}[loop.trip_count.kind]
             out.append(f"- line {loop.line or '?'}, depth {loop.depth}: {loop.trip_count.iterations.format()} "
                        f"iterations ({kind})")
     if r.hottest_lines:

@@ -478,3 +478,15 @@ def test_trip_counts_match_brute_force_for_exact_ranges(start, step, size):
     assert outer.trip_count.iterations.evaluate({"n": stop}) == pytest.approx(len(range(start, stop, step)))
     total = inner.trip_count.iterations.sum_over(f"@{outer.id}", outer.trip_count.iterations)
     assert total.evaluate({"n": stop}) == pytest.approx(sum(len(range(i)) for i in range(start, stop, step)))
+
+
+def test_hover_names_how_each_loop_count_was_taken():
+    from ccls.counting import count_function
+    from ccls.engine import ReportSettings, report
+    from ccls.render import hover_markdown
+    from ccls.tables import load_tables
+    fs = read(SEARCHES)
+    counted = [count_function(fs[name], None, lambda symbol: 1000.0) for name in ("find", "total")]
+    find, total = report(counted, load_tables(), ReportSettings(), AnalysisOptions())
+    assert "0.5·n + 0.5 iterations (assumed: the mean of a data-dependent exit)" in hover_markdown(find)
+    assert "n iterations (symbolic)" in hover_markdown(total)
