@@ -23,7 +23,7 @@ from ccls.early_exit import early_exit_trip
 from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, MemoryAccess, TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
-from ccls.readers.scev import FunctionAnalyses, NotPolynomial, ScevContext, strip_quotes, to_polynomial
+from ccls.readers.scev import FunctionAnalyses, NotPolynomial, ScevContext, to_polynomial
 from ccls.taxonomy import with_vector
 
 if TYPE_CHECKING:
@@ -823,7 +823,9 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
 
 
-_LABEL = re.compile(r'label %("[^"]+"|[-\w.$]+)')
+def _successors(terminator: _Value) -> list[str]:
+    """The blocks a terminator can go to (its operands of type label)."""
+    return [op.name for op in terminator.operands if op.type_text == "label"]
 
 
 def _leaves_early_only_to_fail(record, terminators: dict) -> bool:
@@ -832,8 +834,7 @@ def _leaves_early_only_to_fail(record, terminators: dict) -> bool:
     heuristics take them, not early exits."""
     inside = set(record.blocks)
     exits = [target for name in record.blocks if name in terminators
-             for target in (strip_quotes(t) for t in _LABEL.findall(terminators[name].text.split(", !")[0]))
-             if target not in inside]
+             for target in _successors(terminators[name]) if target not in inside]
     return len(exits) > 1 and sum(not _never_returns(target, terminators) for target in exits) == 1
 
 
@@ -845,10 +846,10 @@ def _never_returns(block: str, terminators: dict, steps: int = 4) -> bool:
             return False
         if term.opcode == "unreachable":
             return True
-        labels = _LABEL.findall(term.text.split(", !")[0])
-        if term.opcode != "br" or len(labels) != 1:
+        targets = _successors(term)
+        if term.opcode != "br" or len(targets) != 1:
             return False
-        block = strip_quotes(labels[0])
+        block = targets[0]
     return False
 
 

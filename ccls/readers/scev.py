@@ -55,7 +55,7 @@ class FunctionAnalyses:
     small_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
-def strip_quotes(name: str) -> str:
+def _strip_quotes(name: str) -> str:
     return name[1:-1] if name.startswith('"') else name
 
 
@@ -85,7 +85,7 @@ def parse_opt_output(text: str) -> dict[str, FunctionAnalyses]:
             depth = int(m["depth"])
             blocks, header = [], None
             for bm in _BLOCK.finditer(m["blocks"]):
-                name = strip_quotes(bm.group(1))
+                name = _strip_quotes(bm.group(1))
                 blocks.append(name)
                 if bm.group(0).find("<header>") >= 0:
                     header = name
@@ -97,32 +97,32 @@ def parse_opt_output(text: str) -> dict[str, FunctionAnalyses]:
             stack.append(record)
         elif mode == "values":
             if m := _VALUE.match(raw):
-                pending_value = strip_quotes(m["name"][1:])
+                pending_value = _strip_quotes(m["name"][1:])
                 phi = re.search(r"= phi [^\[]*(.*)$", raw)
                 if phi:
                     current.phi_incoming[pending_value] = re.findall(r"\[\s*([^,\]]+),", phi.group(1))
                 elif low := _OR_CONSTANT.search(raw):
-                    current.low_bits_set[pending_value] = (strip_quotes(low["operand"][1:]), int(low["constant"]))
+                    current.low_bits_set[pending_value] = (_strip_quotes(low["operand"][1:]), int(low["constant"]))
             elif pending_value and (m := _VALUE_SCEV.match(raw)):
                 expr = m["expr"].split("\t")[0].strip()
                 current.value_scevs[pending_value] = expr
                 bounds = _UNSIGNED_RANGE.search(raw)
-                if bounds and strip_quotes(expr[1:]) == pending_value and expr.startswith("%"):
+                if bounds and _strip_quotes(expr[1:]) == pending_value and expr.startswith("%"):
                     lo, hi = int(bounds["lo"]), int(bounds["hi"])
                     if 0 <= lo < hi <= lo + SMALL_RANGE:
                         current.small_ranges[pending_value] = (lo, hi)
                 pending_value = None
         elif mode == "counts":
             if m := _BTC.match(raw):
-                loop = current.loops.get(strip_quotes(m["loop"]))
+                loop = current.loops.get(_strip_quotes(m["loop"]))
                 if loop is not None:
                     loop.backedge_taken = m["expr"].strip()
             elif m := _SYMBOLIC_MAX_BTC.match(raw):
-                loop = current.loops.get(strip_quotes(m["loop"]))
+                loop = current.loops.get(_strip_quotes(m["loop"]))
                 if loop is not None:
                     loop.symbolic_max_backedge_taken = m["expr"].strip()
             elif m := _MAX_BTC.match(raw):
-                loop = current.loops.get(strip_quotes(m["loop"]))
+                loop = current.loops.get(_strip_quotes(m["loop"]))
                 if loop is not None and int(m["n"]) >= 0:
                     loop.constant_max_backedge_taken = int(m["n"])
     return result
@@ -189,7 +189,7 @@ class _Parser:
         if tok in ("i1", "i8", "i16", "i32", "i64", "i128") and re.fullmatch(r"-?\d+", self._peek() or ""):
             return Polynomial.constant(int(self._next()))
         if tok.startswith("%"):
-            return self._value(strip_quotes(tok[1:]))
+            return self._value(_strip_quotes(tok[1:]))
         if tok.startswith("@"):
             raise NotPolynomial(f"depends on the address of {tok}")
         if tok == "{":
@@ -218,7 +218,7 @@ class _Parser:
             ctx._resolving.add(name)
             try:
                 for candidate in candidates:
-                    scev = ctx.value_scevs.get(strip_quotes(candidate[1:])) if candidate.startswith("%") else None
+                    scev = ctx.value_scevs.get(_strip_quotes(candidate[1:])) if candidate.startswith("%") else None
                     if scev is None:
                         continue
                     try:
@@ -271,7 +271,7 @@ class _Parser:
             raise NotPolynomial("malformed add recurrence")
         self._skip_flags()
         loop_tok = self._next()
-        loop = strip_quotes(loop_tok[2:-1])
+        loop = _strip_quotes(loop_tok[2:-1])
         if loop not in self.ctx.enclosing_loops:
             raise NotPolynomial(f"recurrence over loop %{loop} that does not enclose it")
         k = Polynomial.symbol("@" + loop)

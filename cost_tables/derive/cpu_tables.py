@@ -398,7 +398,7 @@ def build(arch: str, core: dict) -> dict:
     if "strided_ns" in core:
         # Lines at a regular stride of two lines or more: each a miss of its own, but at addresses
         # the prefetchers can predict and on pages walked in order; on the Zen 4 guest as cheap as
-        # a random miss on a quiet day (7.0 vs 7.25 ns) and cheaper on a busy one (6.5-7 vs 9.9).
+        # a random miss on a quiet day (7.0 vs 7.25 ns) and cheaper on a busy one (6.3-7.1 vs 9.9).
         classes["load.DRAM.strided"] = mem(
             max(core["strided_ns"] * 1e-9 * clock, stream_cycles), dram_cycles,
             overhead + l1 + l2 + l3 + em.DRAM_RANDOM_PJ, core["strided_source"], "measured",
