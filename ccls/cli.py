@@ -30,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("--format", choices=("table", "json"), default="table")
     analyze.add_argument("--scoring", choices=("cohort", "absolute"), default="cohort",
                          help="cohort: min–max within the analysed functions (paper eq. 4); absolute: fixed reference ranges")
+    analyze.add_argument("--normalization", choices=("log-minmax", "minmax"), default="log-minmax",
+                         help="cohort scoring's scale: log-minmax = min–max of log10 between the cohort's 5th and 95th "
+                              "percentiles (default); minmax = the paper's eq. 4 on raw values")
     analyze.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                          help="value of a symbolic parameter for the numbers (default 1000)")
     analyze.add_argument("--default-trip-count", type=int, default=100, help="assumed iterations of a loop whose count is unknown")
@@ -115,7 +118,8 @@ def run_analyze(args: argparse.Namespace) -> int:
         default_trip_count=args.default_trip_count, early_exit=args.early_exit, compile_timeout_s=args.timeout,
         flags_override=tuple(shlex.split(args.flags)) if args.flags is not None else None,
     )
-    settings = ReportSettings(profile=args.profile, region=args.region, scoring=args.scoring)
+    settings = ReportSettings(profile=args.profile, region=args.region, scoring=args.scoring,
+                              normalization=args.normalization)
     files, missing = _walk(args.paths)
     errors = [AnalysisError(p, None, "no such file or directory") for p in missing]
     functions = []

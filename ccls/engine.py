@@ -15,8 +15,9 @@ from ccls.frontends import FrontendResult, SourceFile, frontend_for
 from ccls.model import AnalysisError, CountedFunction, Finding, Metrics
 from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
-from ccls.scoring import absolute_score, composite_scores, grade_for
-from ccls.tables import CostTable, Tables
+from ccls.scoring import (DEFAULT_NORMALIZATION, NORMALIZATION_WORDS, NORMALIZATIONS, absolute_score,
+                          composite_scores, grade_for)
+from ccls.tables import CostTable, Tables, reference_family
 from ccls.targets import CPU_TARGETS
 
 
@@ -33,6 +34,7 @@ class ReportSettings:
     profile: str = "DEFAULT"
     region: str = "WORLD"
     scoring: str = "absolute"  # or "cohort": min–max within the functions reported together
+    normalization: str = DEFAULT_NORMALIZATION  # cohort scoring's: "log-minmax" or "minmax" (paper eq. 4)
 
 
 @dataclass
@@ -53,6 +55,7 @@ class FunctionReport:
     hottest_lines: list[tuple[int, float]]
     inclusive_metrics: Metrics | None = None  # plus analysed callees × calls; None if no calls
     unknown_callees: list[str] = field(default_factory=list)
+    graded_by: str = ""  # which scoring mode graded it, in words (cohort and how, or absolute)
 
 
 def count_source(source: SourceFile, options: AnalysisOptions, tables: Tables | None = None) -> CountedFile:
@@ -108,6 +111,8 @@ def check_settings(tables: Tables, settings: ReportSettings) -> None:
         raise KeyError(f"unknown profile {settings.profile!r}; known: {', '.join(sorted(tables.profiles))}")
     if settings.region not in tables.regions:
         raise KeyError(f"unknown region {settings.region!r}; known: {', '.join(sorted(tables.regions))}")
+    if settings.normalization not in NORMALIZATIONS:
+        raise KeyError(f"unknown normalization {settings.normalization!r}; known: {', '.join(NORMALIZATIONS)}")
 
 
 class _Costed(NamedTuple):
@@ -166,9 +171,18 @@ def _scores_by_profile(metrics: list[Metrics], archs: list[str], peers: Sequence
     def scores_for(profile_name: str) -> list[float]:
         profile = tables.profiles[profile_name]
         if settings.scoring == "cohort" and len(cohort) > 1:
-            return composite_scores(cohort, profile)[:len(metrics)]
+            return composite_scores(cohort, profile, settings.normalization)[:len(metrics)]
         return [absolute_score(m, profile, reference) for m, reference in zip(metrics, references)]
     return {name: scores_for(name) for name in tables.profiles}
+
+
+def _graded_by(settings: ReportSettings, cohort_size: int, arch: str) -> str:
+    """Which mode graded a function, in words (the hover says it)."""
+    if settings.scoring == "cohort" and cohort_size > 1:
+        return f"cohort of {cohort_size} functions, {NORMALIZATION_WORDS[settings.normalization]}"
+    family = reference_family(arch)
+    why = " (a cohort of one cannot be min–max scaled)" if settings.scoring == "cohort" else ""
+    return f"absolute: fixed reference ranges ({family}){why}"
 
 
 def rescore(reports: list[FunctionReport], tables: Tables, settings: ReportSettings,
@@ -178,7 +192,9 @@ def rescore(reports: list[FunctionReport], tables: Tables, settings: ReportSetti
     check_settings(tables, settings)
     by_profile = _scores_by_profile([r.metrics for r in reports], [r.counted.arch for r in reports], peers,
                                     tables, settings)
-    return [replace(r, **_graded(by_profile, index, settings, tables)) for index, r in enumerate(reports)]
+    size = len(reports) + len(peers)
+    return [replace(r, **_graded(by_profile, index, settings, tables),
+                    graded_by=_graded_by(settings, size, r.counted.arch)) for index, r in enumerate(reports)]
 
 
 def _graded(by_profile: dict[str, list[float]], index: int, settings: ReportSettings, tables: Tables) -> dict:
@@ -212,6 +228,7 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
             assumptions=fn.assumptions + notes,
             hottest_lines=_hottest_lines(fn, rates, options),
             inclusive_metrics=inclusive[index][0], unknown_callees=inclusive[index][1],
+            graded_by=_graded_by(settings, len(functions) + len(peers), fn.arch),
         ))
     return reports
 

@@ -79,6 +79,8 @@ def hover_markdown(r: FunctionReport, settings: ReportSettings | None = None) ->
                 + (f"; not included (unknown): {', '.join(r.unknown_callees)}" if r.unknown_callees else "")]
     out += ["", f"Cost expression: `{r.cost_expression.format()}` CU{' per thread' if per_thread else ''} — {r.big_o}",
             ""]
+    if r.graded_by:
+        out += [f"Graded by {r.graded_by}.", ""]
     out += ["| profile | score | grade |", "|---|---:|:---:|"]
     for name, (score, grade) in r.scores_by_profile.items():
         mark = " (active)" if name == profile else ""
@@ -117,7 +119,7 @@ def report_to_json(r: FunctionReport) -> dict:
         "inclusive_metrics": r.inclusive_metrics.as_dict() if r.inclusive_metrics else None,
         "unknown_callees": r.unknown_callees,
         "cost_expression": r.cost_expression.format(), "big_o": r.big_o,
-        "score": round(r.score, 2), "grade": r.grade, "rating": r.rating,
+        "score": round(r.score, 2), "grade": r.grade, "rating": r.rating, "graded_by": r.graded_by,
         "scores_by_profile": {k: {"score": round(s, 2), "grade": g} for k, (s, g) in r.scores_by_profile.items()},
         "loops": [{"line": l.line, "depth": l.depth, "trip_count": l.trip_count.iterations.format(),
                    "kind": l.trip_count.kind} for l in fn.loops],
@@ -133,7 +135,7 @@ def analysis_json(reports: Sequence[FunctionReport], errors: Sequence[AnalysisEr
                   arch: str, table_version: str) -> str:
     document = {
         "schema": JSON_SCHEMA, "profile": settings.profile, "region": settings.region, "arch": arch,
-        "scoring": settings.scoring, "table_version": table_version,
+        "scoring": settings.scoring, "normalization": settings.normalization, "table_version": table_version,
         "functions": [report_to_json(r) for r in reports],
         "errors": [{"file": e.file, "line": e.line, "message": e.message} for e in errors],
     }
@@ -156,7 +158,8 @@ def analysis_table(reports: Sequence[FunctionReport], errors: Sequence[AnalysisE
             f"{r.score:.0f}", r.grade, r.big_o, f"{top.kind} @{top.line}" if top else "",
         ])
     widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(headers)]
-    lines = [f"profile {settings.profile} · region {settings.region} · arch {arch} · scoring {settings.scoring}", ""]
+    scoring = settings.scoring + (f" ({settings.normalization})" if settings.scoring == "cohort" else "")
+    lines = [f"profile {settings.profile} · region {settings.region} · arch {arch} · scoring {scoring}", ""]
     lines.append("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
     lines.append("  ".join("-" * w for w in widths))
     for row in rows:

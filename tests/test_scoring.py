@@ -1,10 +1,14 @@
 """Paper eqs. 4-8: normalisation, composite score under each profile, weights, grades."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ccls.model import Metrics
-from ccls.scoring import EPSILON, absolute_position, absolute_score, composite_scores, grade_for, normalize
+from ccls.scoring import (EPSILON, LOG_MINMAX, MINMAX, NORMALIZATIONS, absolute_position, absolute_score,
+                          composite_scores, grade_for, log_ends, normalize, normalize_by, normalize_log,
+                          profile_flips, weights_at)
 from ccls.tables import GradeScale, Profile, ReferenceRanges, TableError, load_tables, validate_profile
 
 PAPER = {"RESEARCH": (0.4, 0.3, 0.25, 0.05), "COMMERCIAL": (0.3, 0.2, 0.2, 0.3),
@@ -38,26 +42,71 @@ def test_eq4_degenerate_cohort_divides_by_epsilon_not_zero():
 @pytest.mark.parametrize("name", sorted(PAPER))
 def test_eq5_each_paper_profile_on_a_three_function_cohort(name):
     profile = Profile(name, PAPER[name])
-    assert composite_scores(COHORT, profile) == pytest.approx(BY_HAND[name], abs=1e-6)
+    assert composite_scores(COHORT, profile, MINMAX) == pytest.approx(BY_HAND[name], abs=1e-6)
 
 
 def test_shipped_profiles_give_the_same_scores():
     profiles = load_tables().profiles
     for name, expected in BY_HAND.items():
-        assert composite_scores(COHORT, profiles[name]) == pytest.approx(expected, abs=1e-6)
+        assert composite_scores(COHORT, profiles[name], MINMAX) == pytest.approx(expected, abs=1e-6)
 
 
 def test_metric_units_do_not_change_cohort_scores():
     # kg vs g of CO2: min-max is unit-free; epsilon must not drown a 1e-15-scale spread
     grams = [Metrics(m.cu, m.energy_joules, m.co2_kg * 1000, m.usd) for m in COHORT]
     profile = Profile("P", PAPER["COMMERCIAL"])
-    assert composite_scores(grams, profile) == pytest.approx(composite_scores(COHORT, profile))
+    for normalization in NORMALIZATIONS:
+        assert composite_scores(grams, profile, normalization) == pytest.approx(
+            composite_scores(COHORT, profile, normalization))
 
 
 def test_tiny_metric_differences_still_count():
     a, b = Metrics(10, 1e-9, 1e-16, 1e-17), Metrics(10, 1e-9, 2e-16, 1e-17)
-    scores = composite_scores([a, b], Profile("P", PAPER["RESEARCH"]))
+    scores = composite_scores([a, b], Profile("P", PAPER["RESEARCH"]), MINMAX)
     assert scores[0] - scores[1] == pytest.approx(100 * 0.25, abs=1e-4)  # only CO2 differs
+
+
+def test_log_minmax_is_eq4_on_the_logarithm_of_a_small_cohort():
+    assert normalize_log([10.0, 1000.0]) == pytest.approx([0.0, 1.0])
+    # logs 1, 2, 5: ends 1 + 0.1·1 = 1.1 and 2 + 0.9·3 = 4.7 (linear between ranks)
+    assert normalize_log([10.0, 100.0, 100000.0]) == [0.0, pytest.approx((2 - 1.1) / (4.7 - 1.1)), 1.0]
+    values = [10.0, 100.0, 1000.0, 10000.0]
+    assert normalize_by(LOG_MINMAX, values) == normalize_log(values)
+    assert normalize_by(MINMAX, values) == normalize(values)
+    with pytest.raises(ValueError, match="unknown normalization"):
+        normalize_by("zscore", values)
+
+
+def test_log_minmax_ends_at_the_5th_and_95th_percentiles():
+    # 21 logs 0..20: percentiles at 1 and 19; the ends beyond them are clipped
+    values = [10.0 ** k for k in range(21)]
+    assert log_ends(values) == pytest.approx((1.0, 19.0))
+    norm = normalize_log(values)
+    assert norm[0] == 0.0 and norm[1] == pytest.approx(0.0, abs=1e-9) and norm[-1] == 1.0
+    assert norm[10] == pytest.approx(0.5)
+    # a 1e40 outlier instead of 1e20 changes no one else's position
+    assert normalize_log(values[:-1] + [1e40])[:-1] == pytest.approx(norm[:-1])
+
+
+def test_log_minmax_zero_cost_counts_as_the_cheapest():
+    assert normalize_log([0.0, 10.0, 1000.0]) == pytest.approx([0.0, 0.0, 1.0])
+    assert normalize_log([]) == [] and normalize_log([5.0]) == [0.0]
+    assert normalize_log([0.0, 0.0]) == [0.0, 0.0]
+
+
+def test_one_costly_outlier_barely_moves_a_log_distributed_cohort():
+    # 40 functions log-uniform over six decades; a 41st 100x the costliest
+    cohort = [Metrics(10 ** (1 + 6 * i / 39), 1e-9 * 10 ** (6 * i / 39), 1e-16 * 10 ** (6 * i / 39),
+                      1e-17 * 10 ** (6 * i / 39)) for i in range(40)]
+    outlier = Metrics(cohort[-1].cu * 100, cohort[-1].energy_joules * 100, cohort[-1].co2_kg * 100,
+                      cohort[-1].usd * 100)
+    profile = Profile("D", (0.25, 0.25, 0.25, 0.25))
+    before = composite_scores(cohort, profile)
+    after = composite_scores(cohort + [outlier], profile)[:-1]
+    assert max(abs(a - b) for a, b in zip(before, after)) < 5.0
+    # eq. 4 on raw values squeezes everyone to the top: the log scale spreads them
+    raw = composite_scores(cohort, profile, MINMAX)
+    assert sum(s > 90 for s in raw) > 30 and sum(s > 90 for s in before) < 8
 
 
 def test_degenerate_cohort_scores_everyone_100():
@@ -78,8 +127,8 @@ def test_profile_shift_reorders_compute_heavy_and_energy_heavy_functions():
     # On a cloud-priced region USD follows CU, so each function wins half the metrics:
     compute_heavy = Metrics(cu=9e6, energy_joules=1e-4, co2_kg=1e-11, usd=9e-6)
     energy_heavy = Metrics(cu=1e6, energy_joules=9e-4, co2_kg=9e-11, usd=1e-6)
-    hpc = composite_scores([compute_heavy, energy_heavy], Profile("HPC", PAPER["HPC"]))
-    mobile = composite_scores([compute_heavy, energy_heavy], Profile("MOBILE", PAPER["MOBILE"]))
+    hpc = composite_scores([compute_heavy, energy_heavy], Profile("HPC", PAPER["HPC"]), MINMAX)
+    mobile = composite_scores([compute_heavy, energy_heavy], Profile("MOBILE", PAPER["MOBILE"]), MINMAX)
     assert hpc[1] > hpc[0]  # HPC (w_CU 0.5) prefers the fast, power-hungry one
     assert mobile[0] > mobile[1]  # MOBILE (w_EU 0.5) prefers the frugal, slower one
     assert hpc == pytest.approx([45.0, 55.0], abs=1e-6)
@@ -133,3 +182,50 @@ def test_shipped_grade_scale_boundaries():
         assert grade_for(minimum, grades) == (grade, rating)
         if minimum > 0:
             assert grade_for(minimum - 1e-6, grades)[0] != grade
+
+
+def test_profile_flips_find_the_pairs_and_where_they_cross():
+    # test above: HPC scores [45, 55], MOBILE [65, 35] for (compute-heavy, energy-heavy)
+    [flip] = profile_flips([45.0, 55.0], [65.0, 35.0])
+    assert (flip.better_first, flip.better_second) == (1, 0)
+    assert flip.t == pytest.approx(10 / 40)  # d1 = -10, d2 = +30: crosses a quarter of the way
+    hpc, mobile = Profile("HPC", PAPER["HPC"]), Profile("MOBILE", PAPER["MOBILE"])
+    w = weights_at(hpc, mobile, flip.t)
+    pair = [Metrics(cu=9e6, energy_joules=1e-4, co2_kg=1e-11, usd=9e-6),
+            Metrics(cu=1e6, energy_joules=9e-4, co2_kg=9e-11, usd=1e-6)]
+    crossed = composite_scores(pair, Profile("t", w), MINMAX)
+    assert crossed[0] == pytest.approx(crossed[1], abs=1e-6) and sum(w) == pytest.approx(1.0)
+    assert profile_flips([1.0, 2.0, 3.0], [1.5, 2.5, 3.5]) == []  # same order: no flip
+    assert profile_flips([1.0, 1.0], [2.0, 1.0]) == []  # a tie is no order to flip
+
+
+def _counted(name: str, counts: dict[str, float], arch: str = "x86_64"):
+    from ccls.model import CountedFunction
+    from ccls.polynomial import Polynomial
+    return CountedFunction(
+        name=name, display_name=name, file="/src/a.c", line=1, end_line=5, language="c", arch=arch,
+        parameters=[], static_counts={}, counts={k: Polynomial.constant(v) for k, v in counts.items()},
+        machine_instructions=None, loops=[], line_counts={}, calls={}, sites=[], assumptions=[])
+
+
+def test_the_hover_says_which_mode_graded_the_function():
+    from ccls.engine import ReportSettings, report
+    from ccls.options import AnalysisOptions
+    from ccls.render import analysis_json, hover_markdown
+    tables, options = load_tables(), AnalysisOptions()
+    fns = [_counted("small", {"int_add": 10}), _counted("big", {"int_div": 10_000})]
+    cohort = ReportSettings(scoring="cohort")
+    small, big = report(fns, tables, cohort, options)
+    assert small.graded_by == "cohort of 2 functions, min–max of log10, ends at the cohort's 5th/95th percentiles"
+    assert "Graded by cohort of 2 functions" in hover_markdown(small, cohort)
+    assert small.score == pytest.approx(100.0) and big.score == pytest.approx(0.0)
+    linear = ReportSettings(scoring="cohort", normalization="minmax")
+    assert report(fns, tables, linear, options)[0].graded_by.endswith("(paper eq. 4)")
+    [lone] = report(fns[:1], tables, cohort, options)
+    assert lone.graded_by == "absolute: fixed reference ranges (default) (a cohort of one cannot be min–max scaled)"
+    [alone] = report(fns[:1], tables, ReportSettings(), options)
+    assert "Graded by absolute: fixed reference ranges (default)." in hover_markdown(alone)
+    document = json.loads(analysis_json([small, big], [], cohort, "x86_64", tables.version))
+    assert document["normalization"] == "log-minmax" and document["functions"][1]["graded_by"] == big.graded_by
+    with pytest.raises(KeyError, match="unknown normalization"):
+        report(fns, tables, ReportSettings(normalization="zscore"), options)
