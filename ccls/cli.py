@@ -95,7 +95,7 @@ def _parameters(items: Sequence[str]) -> tuple[tuple[str, float], ...]:
 def run_analyze(args: argparse.Namespace) -> int:
     import shlex
 
-    from ccls.engine import ReportSettings, count_source, report
+    from ccls.engine import ReportSettings, count_sources, report
     from ccls.model import AnalysisError
     from ccls.options import AnalysisOptions
     from ccls.render import analysis_json, analysis_table
@@ -122,13 +122,15 @@ def run_analyze(args: argparse.Namespace) -> int:
                               normalization=args.normalization)
     files, missing = _walk(args.paths)
     errors = [AnalysisError(p, None, "no such file or directory") for p in missing]
-    functions = []
+    sources = []
     for path in files:
         source, problem = _read_source(path)
         if source is None:
             errors.append(AnalysisError(path, None, problem))
-            continue
-        counted = count_source(source, options, tables)
+        else:
+            sources.append(source)
+    functions = []
+    for counted in count_sources(sources, options, tables):  # one program: sizes flow between its files
         functions += counted.functions
         errors += counted.errors
     reports = report(functions, tables, settings, options)

@@ -7,14 +7,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from ccls.costing import ClassBreakdown, Hidden, cost_counts, cu_expression, hidden_by_overlap
 from ccls.counting import count_function
 from ccls.frontends import FrontendResult, SourceFile, frontend_for
-from ccls.model import AnalysisError, CountedFunction, Finding, Metrics
+from ccls.model import AnalysisError, CountedFunction, Finding, FunctionIR, Metrics
 from ccls.options import AnalysisOptions
-from ccls.polynomial import Polynomial
+from ccls.polynomial import LOG2_PREFIX, Polynomial
+from ccls.sizes import FunctionKey, InferredSize, infer_sizes
 from ccls.scoring import (DEFAULT_NORMALIZATION, NORMALIZATION_WORDS, NORMALIZATIONS, absolute_score,
                           composite_scores, grade_for)
 from ccls.tables import CostTable, Tables, reference_family
@@ -58,18 +59,71 @@ class FunctionReport:
     graded_by: str = ""  # which scoring mode graded it, in words (cohort and how, or absolute)
 
 
-def count_source(source: SourceFile, options: AnalysisOptions, tables: Tables | None = None) -> CountedFile:
-    """Compile or parse one file and count every function in it."""
+@dataclass
+class ReadFile:
+    """One file compiled or parsed, not yet counted."""
+
+    path: str
+    language: str
+    result: FrontendResult
+
+
+def read_source(source: SourceFile, options: AnalysisOptions) -> ReadFile:
+    """Compile or parse one file (the expensive part)."""
     found = frontend_for(source.path)
     if found is None:
-        return CountedFile(source.path, "", errors=[AnalysisError(source.path, None, "not a supported file type")])
+        return ReadFile(source.path, "", FrontendResult(errors=[AnalysisError(source.path, None, "not a supported file type")]))
     language, frontend = found
-    result: FrontendResult = frontend(source, options)
-    counted = CountedFile(source.path, language, errors=list(result.errors))
-    for fn in result.functions:
+    return ReadFile(source.path, language, frontend(source, options))
+
+
+SizesFor = Callable[[FunctionIR], dict[str, InferredSize]]  # a function's sizes from its call sites
+
+
+def count_read(read: ReadFile, options: AnalysisOptions, tables: Tables | None = None,
+               sizes_for: SizesFor = lambda fn: {}) -> CountedFile:
+    """Count every function of a read file, each at the sizes its callers pass (`sizes_for`,
+    from `ccls.sizes.infer_sizes`) where the user gave none."""
+    counted = CountedFile(read.path, read.language, errors=list(read.result.errors))
+    calls = read.result.calls.sites if read.result.calls is not None else ()
+    for fn in read.result.functions:
         cache = tables.cost[fn.arch].cache if tables is not None and fn.arch in tables.cost else None
-        counted.functions.append(count_function(fn, cache, options.parameter_value))
+        inferred = _sizes_used(fn, sizes_for(fn), options)
+        values = {name: float(size.value) for name, size in inferred.items()}
+        function = count_function(fn, cache, options.for_function(values).parameter_value)
+        function.inferred_sizes = values
+        function.size_notes = [size.describe(name) for name, size in inferred.items()]
+        function.call_sites = tuple(site for site in calls if site.caller == fn.name)
+        counted.functions.append(function)
     return counted
+
+
+def _sizes_used(fn: FunctionIR, inferred: dict[str, InferredSize], options: AnalysisOptions) -> dict[str, InferredSize]:
+    """The inferred sizes the function's trip counts use and the user did not set."""
+    used = {symbol for loop in fn.loops.values() for symbol in loop.trip_count.iterations.symbols}
+    return {name: size for name, size in inferred.items()
+            if not options.given(name) and (name in used or f"{LOG2_PREFIX}{name})" in used)}
+
+
+def count_source(source: SourceFile, options: AnalysisOptions, tables: Tables | None = None,
+                 sizes_for: SizesFor | None = None) -> CountedFile:
+    """Compile or parse one file and count every function in it, at the sizes `sizes_for`
+    gives (the language server's, from the whole workspace), else at those its own call sites
+    pass."""
+    read = read_source(source, options)
+    if sizes_for is None:
+        sizes = infer_sizes([read.result.calls]) if read.result.calls is not None else {}
+        sizes_for = lambda fn: sizes.get((read.path, fn.name), {})  # noqa: E731
+    return count_read(read, options, tables, sizes_for)
+
+
+def count_sources(sources: Sequence[SourceFile], options: AnalysisOptions,
+                  tables: Tables | None = None) -> list[CountedFile]:
+    """Count several files as one program: a function's sizes may come from calls in any of them."""
+    reads = [read_source(source, options) for source in sources]
+    sizes = infer_sizes([r.result.calls for r in reads if r.result.calls is not None])
+    return [count_read(read, options, tables, lambda fn, path=read.path: sizes.get((path, fn.name), {}))
+            for read in reads]
 
 
 def table_for(counted: CountedFunction, tables: Tables, options: AnalysisOptions) -> tuple[CostTable, list[str]]:
@@ -126,6 +180,7 @@ class _Costed(NamedTuple):
 
 
 def _cost(fn: CountedFunction, tables: Tables, settings: ReportSettings, options: AnalysisOptions) -> _Costed:
+    options = options.for_function(fn.inferred_sizes)
     table, notes = table_for(fn, tables, options)
     raw = {cls: _at(poly, options) for cls, poly in fn.counts.items()}
     counts = {cls: max(0.0, value) for cls, value in raw.items()}
@@ -219,14 +274,15 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
     for index, (fn, table, counts, metrics, breakdown, notes, hidden) in enumerate(costed):
         expression = cu_expression(fn.counts, table, fn.machine_cycles, hidden)
         rates = {b.cls: b.rate for b in breakdown}
+        at = options.for_function(fn.inferred_sizes)
         reports.append(FunctionReport(
             counted=fn, counts=counts,
-            instructions=evaluate_count(fn.machine_instructions, options) if fn.machine_instructions is not None else None,
+            instructions=evaluate_count(fn.machine_instructions, at) if fn.machine_instructions is not None else None,
             metrics=metrics, breakdown=breakdown, cost_expression=expression, big_o=expression.big_o(),
             **_graded(by_profile, index, settings, tables),
-            findings=_findings(fn, rates, metrics, options),
-            assumptions=fn.assumptions + notes,
-            hottest_lines=_hottest_lines(fn, rates, options),
+            findings=_findings(fn, rates, metrics, at),
+            assumptions=fn.assumptions + fn.size_notes + notes,
+            hottest_lines=_hottest_lines(fn, rates, at),
             inclusive_metrics=inclusive[index][0], unknown_callees=inclusive[index][1],
             graded_by=_graded_by(settings, len(functions) + len(peers), fn.arch),
         ))
@@ -259,7 +315,8 @@ def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics],
             j = index.get(callee)
             if j is None or j in active:
                 continue
-            times = evaluate_count(calls, options)
+            # A callee's cost is its own, at the sizes its callers pass (the largest).
+            times = evaluate_count(calls, options.for_function(functions[i].inferred_sizes) if i < len(functions) else options)
             sub = total(j, active | {j})
             cu, eu, co2, usd = cu + times * sub.cu, eu + times * sub.energy_joules, co2 + times * sub.co2_kg, usd + times * sub.usd
         memo[i] = Metrics(cu, eu, co2, usd)

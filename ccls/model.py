@@ -171,6 +171,18 @@ class MemoryOverlap:
     misses: dict[str, Polynomial]  # executed count per overlapped memory class (taxonomy.overlaps_compute)
 
 
+@dataclass(frozen=True)
+class CallSite:
+    """A direct call and what it passes: per argument an integer expression (`("const", 120)`,
+    `("param", "n")`, `("op", "mul", a, b)`, `("choice", (a, b))` for a phi or select), or None
+    when the value is not an integer or not known (`ccls.readers.call_sites`)."""
+
+    caller: str  # symbol of the calling function
+    callee: str  # symbol of the called function
+    line: int | None  # source line of the call (debug info), None without it
+    args: tuple = ()
+
+
 @dataclass
 class CountedFunction:
     """Everything the expensive stage (compile → read → count) learns about one function.
@@ -197,3 +209,8 @@ class CountedFunction:
     machine_cycles: Polynomial | None = None  # llvm-mca's core cycles for those (CPU; all loads L1 hits)
     compile_flags: tuple[str, ...] = ()
     overlaps: list[MemoryOverlap] = field(default_factory=list)  # loops whose misses overlap compute
+    # Parameter values from the program's own call sites (`ccls.sizes`), where the counts were
+    # evaluated; values the user gives win over these.
+    inferred_sizes: dict[str, float] = field(default_factory=dict)
+    size_notes: list[str] = field(default_factory=list)  # where each inferred size came from
+    call_sites: tuple[CallSite, ...] = ()  # the calls this function makes, with what they pass

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 from ccls.polynomial import LOG2_PREFIX
 
@@ -23,6 +23,9 @@ class AnalysisOptions:
     default_trip_count: int = 100  # used, and reported, when a trip count is unknown
     parameter_values: tuple[tuple[str, float], ...] = ()  # numeric values for symbolic parameters
     default_parameter_value: float = 1000.0  # for parameters not given above (reported)
+    # One function's sizes from its call sites (`ccls.sizes`): used where `parameter_values`
+    # gives none. The engine sets it per function; views never do.
+    inferred_values: tuple[tuple[str, float], ...] = ()
     # A loop that may leave early on data: "expected" (mean of a uniformly placed exit) or
     # "worst" (its bound); see ccls.early_exit.
     early_exit: str = "expected"
@@ -44,4 +47,16 @@ class AnalysisOptions:
     def parameter_value(self, name: str) -> float:
         if name.startswith(LOG2_PREFIX) and name.endswith(")"):  # a halving loop's trip count
             return math.log2(max(2.0, self.parameter_value(name[len(LOG2_PREFIX):-1])))
-        return dict(self.parameter_values).get(name, self.default_parameter_value)
+        for given in (self.parameter_values, self.inferred_values):
+            value = dict(given).get(name)
+            if value is not None:
+                return value
+        return self.default_parameter_value
+
+    def given(self, name: str) -> bool:
+        """Whether the user set this parameter's value (`--param`, `ccls.parameterValues`)."""
+        return name in dict(self.parameter_values)
+
+    def for_function(self, inferred: dict[str, float]) -> "AnalysisOptions":
+        """These options with one function's sizes from its call sites."""
+        return replace(self, inferred_values=tuple(sorted(inferred.items()))) if inferred or self.inferred_values else self

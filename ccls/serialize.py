@@ -5,10 +5,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from ccls.model import CountedFunction, FindingSite, LoopSummary, MemoryOverlap, TripCount
+from ccls.model import CallSite, CountedFunction, FindingSite, LoopSummary, MemoryOverlap, TripCount
 from ccls.polynomial import Polynomial
 
-SCHEMA = 5
+SCHEMA = 6
 
 
 def poly_to_json(poly: Polynomial) -> list:
@@ -42,6 +42,8 @@ def counted_to_json(f: CountedFunction) -> dict[str, Any]:
         "compile_flags": list(f.compile_flags),
         "overlaps": [{"loop": o.loop, "cycles": poly_to_json(o.cycles), "misses": _polys_to_json(o.misses)}
                      for o in f.overlaps],
+        "inferred_sizes": f.inferred_sizes, "size_notes": f.size_notes,
+        "call_sites": [[c.caller, c.callee, c.line, list(c.args)] for c in f.call_sites],
     }
 
 
@@ -68,4 +70,12 @@ def counted_from_json(d: dict[str, Any]) -> CountedFunction:
         machine_cycles=poly_from_json(d["machine_cycles"]) if d.get("machine_cycles") is not None else None,
         compile_flags=tuple(d["compile_flags"]),
         overlaps=[MemoryOverlap(o["loop"], poly_from_json(o["cycles"]), polys(o["misses"])) for o in d["overlaps"]],
+        inferred_sizes={k: float(v) for k, v in d["inferred_sizes"].items()},
+        size_notes=list(d["size_notes"]),
+        call_sites=tuple(CallSite(caller, callee, line, _tuples(args)) for caller, callee, line, args in d["call_sites"]),
     )
+
+
+def _tuples(value: Any) -> Any:
+    """JSON lists back into the tuples call-site expressions are made of."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value

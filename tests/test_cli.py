@@ -44,7 +44,9 @@ def test_json_names_the_compile_databases_flags(tmp_path):
     done = run("analyze", str(src), "--format", "json")
     assert done.returncode == 0, done.stderr
     [fn] = json.loads(done.stdout)["functions"]
-    assert "-DSCALE=3" in fn["compile_flags"] and fn["compile_flags"][-1] == "-O2"
+    # The program is built at -O3: that is the level analysed, not ccls's default -O2.
+    assert "-DSCALE=3" in fn["compile_flags"] and fn["compile_flags"][-1] == "-O3"
+    assert " -O3; flags from compile_flags.txt" in fn["assumptions"][0]
 
 
 def test_bad_inputs_give_clear_errors_and_exit_codes(tmp_path):

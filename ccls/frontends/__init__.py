@@ -11,6 +11,7 @@ from typing import Callable
 
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import AnalysisOptions
+from ccls.readers.call_sites import ModuleCalls
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class SourceFile:
 class FrontendResult:
     functions: list[FunctionIR] = field(default_factory=list)
     errors: list[AnalysisError] = field(default_factory=list)
+    calls: ModuleCalls | None = None  # what its call sites pass (C-family); sizes for `ccls.sizes`
 
 
 Frontend = Callable[[SourceFile, AnalysisOptions], FrontendResult]

@@ -4,15 +4,18 @@ user's files are only read (as includes), never written. With `options.preamble_
 language server) the buffer's include block is precompiled there once (`ccls.preamble`)."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import tempfile
+import threading
 from typing import Any, NamedTuple, Sequence
 
 from ccls import compile_db, preamble, toolchain
 from ccls.frontends import FrontendResult, SourceFile, register
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import AnalysisOptions
+from ccls.readers.call_sites import ModuleCalls, read_call_sites
 from ccls.readers.llvm_ir import ModuleText, parse_module, read_functions
 from ccls.readers.scev import parse_opt_output
 from ccls.targets import CPU_TARGETS
@@ -47,6 +50,7 @@ def analyze_cpp(source: SourceFile, options: AnalysisOptions) -> FrontendResult:
 def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: str,
                        extra_flags: list[str]) -> FrontendResult:
     """Compile one buffer with clang and read every function it defines (not those of headers)."""
+    options = _built_level(source, options, language)
     try:
         with tempfile.TemporaryDirectory(prefix="ccls-") as work:
             opt = start_opt(options, _OPT_PIPELINE.get(options.optimization))  # starts while clang runs
@@ -55,6 +59,7 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
             except BaseException:
                 opt.cancel()
                 raise
+            calls = CallSiteReader(ir_text, source.path, options)  # runs beside the main opt
             outline = _outline(source, language)
             functions = read_ir_text(_LOCAL_LINKAGE.sub("define ", ir_text), source.path, language, options,
                                      main_file=STDIN_NAME, opt=opt,
@@ -69,7 +74,48 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
     for fn in functions:
         fn.assumptions[:0] = assumptions
         fn.compile_flags = code_flags
-    return FrontendResult(functions=functions)
+    return FrontendResult(functions=functions, calls=calls.result())
+
+
+class CallSiteReader:
+    """What the module's call sites pass (`ccls.readers.call_sites`), read from the IR before
+    optimisation once SROA and constant folding have run, on a thread beside the main
+    analysis. A failure only loses the sizes: the result is then None."""
+
+    PASSES = "function(sroa,early-cse,instsimplify)"
+
+    def __init__(self, ir_text: str, path: str, options: AnalysisOptions):
+        self._result: ModuleCalls | None = None
+        self._thread = threading.Thread(target=self._read, args=(ir_text, path, options), daemon=True)
+        self._thread.start()
+
+    def _read(self, ir_text: str, path: str, options: AnalysisOptions) -> None:
+        try:
+            done = toolchain.run_tool([toolchain.require_tool("opt"), f"-passes={self.PASSES}", "-S", "-o", "-", "-"],
+                                      input=ir_text, timeout_s=options.compile_timeout_s,
+                                      memory_mb=options.compile_memory_mb)
+        except (toolchain.ToolMissing, toolchain.ToolTimeout):
+            return
+        if done.returncode == 0:
+            self._result = read_call_sites(done.stdout, path)
+
+    def result(self) -> ModuleCalls | None:
+        self._thread.join()
+        return self._result
+
+
+def _built_level(source: SourceFile, options: AnalysisOptions, language: str) -> AnalysisOptions:
+    """The options at the optimisation level the program is built with: the last `-O` of its
+    compile database (or flags setting), where that is one ccls can analyse; else as given."""
+    flags = compile_db.flags_for(source.path, language=language, override=options.flags_override,
+                                 extra=options.extra_flags, query_driver=options.query_driver).flags
+    levels = [_LEVEL_ALIASES.get(flag, flag) for flag in flags if flag.startswith("-O")]
+    if levels and levels[-1] in _OPT_PIPELINE and levels[-1] != options.optimization:
+        return dataclasses.replace(options, optimization=levels[-1])
+    return options
+
+
+_LEVEL_ALIASES = {"-O": "-O1", "-Ofast": "-O3", "-O4": "-O3"}  # as clang reads them (-Ofast's -ffast-math stays a flag)
 
 
 def _buffer_name(source: SourceFile) -> str:

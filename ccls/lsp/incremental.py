@@ -24,6 +24,7 @@ from typing import Any, Callable, Sequence
 from ccls.cache import CountCache, cache_key, text_digest
 from ccls.lsp import reduce
 from ccls.lsp.positions import LineIndex, has_lone_cr, lone_cr_as_lf, to_bytes
+from ccls.lsp.program_sizes import DocumentSizes
 from ccls.model import AnalysisError, CountedFunction
 from ccls.options import AnalysisOptions
 
@@ -213,12 +214,12 @@ class Cancelled(Exception):
 class Analyzer:
     """Thread-safe: keys, cache look-ups and compiles for document snapshots."""
 
-    def __init__(self, cache: CountCache, count: Callable[[Any, AnalysisOptions], Any],
+    def __init__(self, cache: CountCache, count: Callable[[Any, AnalysisOptions, Any], Any],
                  tables_version: Callable[[], str]):
         self.cache = cache
         # Precompiled preambles live next to the count cache (never in the source tree).
         self.preamble_dir = os.path.join(cache.directory, "preambles") if cache.path else None
-        self._count = count  # (SourceFile, options) -> CountedFile: the engine
+        self._count = count  # (SourceFile, options, sizes_for) -> CountedFile: the engine
         self._tables_version = tables_version
         self._header_digests: dict[str, tuple[tuple[int, int], str, tuple]] = {}
         self._function_keys: dict[tuple, str] = {}  # (context, text hash, deps) -> key
@@ -293,22 +294,24 @@ class Analyzer:
         with self._lock:
             self._header_digests.pop(path, None)
 
-    def unit_keys(self, snapshot: Snapshot, options: AnalysisOptions) -> list[str]:
-        """One cache key per function (whole-file mode: one key for the file)."""
+    def unit_keys(self, snapshot: Snapshot, options: AnalysisOptions, sizes: DocumentSizes | None = None) -> list[str]:
+        """One cache key per function (whole-file mode: one key for the file). A function's
+        key holds the sizes its callers pass (`sizes`), which its counts are evaluated at."""
         context = self.context_key(snapshot, options)
+        sizes = sizes or {}
         if snapshot.functions is None:
-            return [cache_key("file/1", context, text_digest(snapshot.data))]
+            return [cache_key("file/1", context, text_digest(snapshot.data), size_values(sizes))]
         functions, graph = snapshot.functions, snapshot.graph
         keys = []
         for i, fn in enumerate(functions):
             deps = tuple(sorted(functions[j].text_hash for j in reduce.closure(graph, [i]) if j != i))
             # An edit changes one function's key: the others are looked up, not re-digested.
-            parts = (context, fn.text_hash, deps)
+            parts = (context, fn.text_hash, deps, size_values({fn.qualified_name: sizes.get(fn.qualified_name, {})}))
             key = self._function_keys.get(parts)
             if key is None:
                 if len(self._function_keys) > _MAX_REMEMBERED_KEYS:
                     self._function_keys.clear()
-                key = self._function_keys[parts] = cache_key("fn/1", context, fn.text_hash, list(deps))
+                key = self._function_keys[parts] = cache_key("fn/1", context, fn.text_hash, list(deps), parts[3])
             keys.append(key)
         return keys
 
@@ -316,41 +319,48 @@ class Analyzer:
 
     def analyse(self, snapshot: Snapshot, options: AnalysisOptions,
                 cancelled: Callable[[], bool] = lambda: False, remember: bool = True,
-                previous: Outcome | None = None) -> Outcome:
+                previous: Outcome | None = None, sizes: DocumentSizes | None = None) -> Outcome:
         """Counts for every function of the snapshot. `remember=False` (the background pass)
         keeps its entries out of the cache's memory layer, and compiles each file whole: a
         precompiled preamble only pays off for a buffer compiled again and again. Units of
         `previous` (the document's last outcome) whose key and first line are unchanged are
-        taken over as they are."""
+        taken over as they are. `sizes`: what the workspace's call sites pass each function
+        of the document (by name), see `ccls.sizes`."""
         started = time.monotonic()
-        keys = self.unit_keys(snapshot, options)
+        sizes = sizes or {}
+        keys = self.unit_keys(snapshot, options, sizes)
         if remember:
             options = dataclasses.replace(options, preamble_dir=self.preamble_dir, warm_tools=True)
         if snapshot.functions is None:
-            outcome = self._analyse_file(snapshot, options, keys[0], remember)
+            outcome = self._analyse_file(snapshot, options, keys[0], remember, sizes)
         else:
             reusable = {unit.identity: unit for unit in previous.units} \
                 if previous is not None and previous.snapshot.path == snapshot.path else {}
-            outcome = self._analyse_functions(snapshot, options, keys, snapshot.graph, cancelled, remember, reusable)
+            outcome = self._analyse_functions(snapshot, options, keys, snapshot.graph, cancelled, remember, reusable,
+                                              sizes)
         outcome.duration_s = time.monotonic() - started
         return outcome
 
-    def _compile(self, snapshot: Snapshot, text: str, options: AnalysisOptions) -> Any:
+    def _compile(self, snapshot: Snapshot, text: str, options: AnalysisOptions, sizes: DocumentSizes) -> Any:
         from ccls.frontends import SourceFile
         with self._lock:
             self.compiles += 1
+
+        def sizes_for(fn: Any) -> dict:
+            return sizes.get(fn.display_name) or sizes.get(fn.name) or {}
         try:
-            return self._count(SourceFile(snapshot.path, _compilable(text)), options)
+            return self._count(SourceFile(snapshot.path, _compilable(text)), options, sizes_for)
         except Exception as exc:  # a front-end bug must become a diagnostic, not a dead worker
             log.exception("analysis of %s failed", snapshot.path)
             return _Failed([AnalysisError(snapshot.path, None, f"internal error while analysing: {exc}")])
 
-    def _analyse_file(self, snapshot: Snapshot, options: AnalysisOptions, key: str, remember: bool) -> Outcome:
+    def _analyse_file(self, snapshot: Snapshot, options: AnalysisOptions, key: str, remember: bool,
+                      sizes: DocumentSizes) -> Outcome:
         cached = self.cache.get(key, remember)
         if cached is not None:
-            counted = [reduce.shift_lines(cf, 0, snapshot.path) for cf in cached]
+            counted = [with_size_notes(reduce.shift_lines(cf, 0, snapshot.path), sizes) for cf in cached]
             return Outcome(snapshot, _file_units(key, counted), [], cached_functions=len(counted))
-        result = self._compile(snapshot, snapshot.text, options)
+        result = self._compile(snapshot, snapshot.text, options, sizes)
         counted = list(result.functions)
         if not result.errors:
             self.cache.put(key, counted, remember)
@@ -361,7 +371,7 @@ class Analyzer:
 
     def _analyse_functions(self, snapshot: Snapshot, options: AnalysisOptions, keys: list[str],
                            graph: dict[int, set[int]], cancelled: Callable[[], bool], remember: bool,
-                           reusable: dict[tuple, Unit]) -> Outcome:
+                           reusable: dict[tuple, Unit], sizes: DocumentSizes) -> Outcome:
         functions = snapshot.functions
         found: dict[int, list[CountedFunction]] = {}
         reused: dict[int, Unit] = {}
@@ -378,12 +388,13 @@ class Analyzer:
         if missing:
             if cancelled():
                 raise Cancelled()
-            self._fill(snapshot, options, keys, graph, missing, found, outcome, cancelled, remember)
+            self._fill(snapshot, options, keys, graph, missing, found, outcome, cancelled, remember, sizes)
         for i, fn in enumerate(functions):
             if i in reused:
                 outcome.units.append(reused[i])  # equal keys: equal text hashes
                 continue
-            placed = tuple(reduce.shift_lines(cf, fn.start_line - 1, snapshot.path) for cf in found.get(i, []))
+            placed = tuple(with_size_notes(reduce.shift_lines(cf, fn.start_line - 1, snapshot.path), sizes)
+                           for cf in found.get(i, []))
             if placed:
                 outcome.units.append(Unit(fn.text_hash, (keys[i], fn.start_line), placed))
         return outcome
@@ -391,14 +402,14 @@ class Analyzer:
     def _fill(self, snapshot: Snapshot, options: AnalysisOptions, keys: list[str], graph: dict[int, set[int]],
               missing: list[int],
               found: dict[int, list[CountedFunction]], outcome: Outcome, cancelled: Callable[[], bool],
-              remember: bool) -> None:
+              remember: bool, sizes: DocumentSizes) -> None:
         functions = snapshot.functions
         keep = reduce.units_to_compile(snapshot.data, functions, missing, snapshot.language, graph)
         result = None
         if snapshot.language in REDUCIBLE and len(keep) < len(functions):
             declare = reduce.referenced(snapshot.data, functions, keep, graph)
             reduced = reduce.reduced_text(snapshot.data, functions, keep, snapshot.language, declare)
-            result = self._compile(snapshot, reduced.decode("utf-8", "surrogatepass"), options)
+            result = self._compile(snapshot, reduced.decode("utf-8", "surrogatepass"), options, sizes)
             outcome.compiles += 1
             outcome.reduced = True
             if result.errors and "timed out" not in result.errors[0].message:
@@ -409,7 +420,7 @@ class Analyzer:
                     raise Cancelled()
         if result is None:
             keep = set(range(len(functions)))
-            result = self._compile(snapshot, snapshot.text, options)
+            result = self._compile(snapshot, snapshot.text, options, sizes)
             outcome.compiles += 1
             outcome.reduced = False
         outcome.errors.extend(result.errors)
@@ -428,6 +439,22 @@ class Analyzer:
             if not result.errors:
                 store.append((keys[i], found[i]))
         self.cache.put_many(store, remember)
+
+
+def size_values(sizes: DocumentSizes) -> tuple:
+    """The values (not where they came from) that counts depend on, in a stable order."""
+    return tuple(sorted((name, tuple(sorted((p, s.value) for p, s in params.items())))
+                        for name, params in sizes.items() if params))
+
+
+def with_size_notes(cf: CountedFunction, sizes: DocumentSizes) -> CountedFunction:
+    """A counted function's size notes as the call sites say today: its key fixed the values,
+    but a call site may have moved since it was cached."""
+    if not cf.inferred_sizes:
+        return cf
+    found = sizes.get(cf.display_name) or sizes.get(cf.name) or {}
+    notes = [found[name].describe(name) for name in cf.inferred_sizes if name in found]
+    return dataclasses.replace(cf, size_notes=notes) if notes != cf.size_notes and len(notes) == len(cf.inferred_sizes) else cf
 
 
 def definition_rows(lines: Sequence[str], language: str, cf: CountedFunction) -> tuple[int, int] | None:

@@ -18,7 +18,9 @@ from ccls import toolchain
 from ccls.cache import CountCache, cache_key, default_cache_dir
 from ccls.lsp import convert, reduce
 from ccls.lsp.convert import Placed
-from ccls.lsp.incremental import Analyzer, Cancelled, DocumentModel, Outcome, definition_rows, language_for
+from ccls.lsp.incremental import (Analyzer, Cancelled, DocumentModel, Outcome, all_counted, definition_rows, language_for,
+                                  size_values)
+from ccls.lsp.program_sizes import ProgramSizes
 from ccls.lsp.positions import UTF16
 from ccls.lsp.scheduler import FOREGROUND, DocumentScheduler, WorkerPool
 from ccls.lsp.settings import Settings, merge, parse_settings, read_project_file
@@ -76,6 +78,8 @@ class Session:
         self._report_memo: dict[str, tuple[Any, dict]] = {}
         self._memo_lock = threading.Lock()
         self._parse_ahead: dict[str, asyncio.TimerHandle] = {}
+        self.program_sizes = ProgramSizes()  # what the workspace's call sites pass its functions
+        self._sizes_used: dict[str, list] = {}  # uri -> the size values its last analysis used
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -232,9 +236,9 @@ class Session:
         self.tables  # noqa: B018 - loads on first use
         return self._tables_version
 
-    def _count(self, source: Any, options: Any) -> Any:
+    def _count(self, source: Any, options: Any, sizes_for: Any) -> Any:
         from ccls.engine import count_source
-        return count_source(source, options, self.tables)
+        return count_source(source, options, self.tables, sizes_for)
 
     def _report_settings(self, settings: Settings) -> Any:
         """The settings' profile/region, or DEFAULT/WORLD (with a message) when the tables lack them."""
@@ -352,6 +356,7 @@ class Session:
         self.scheduler.close(uri)
         self._cancel_parse_ahead(uri)
         self.results.pop(uri, None)
+        self._sizes_used.pop(uri, None)
         with self._memo_lock:
             self._report_memo.pop(uri, None)
         if self.docs.pop(uri, None) is not None:
@@ -387,10 +392,11 @@ class Session:
             self.workspace is not None and settings.scoring == "cohort") else None
 
         previous = self.results.get(uri)
+        sizes = self.program_sizes.for_document(model.path)
 
         def work() -> tuple[Outcome, dict]:
             outcome = analyzer.analyse(snapshot, settings.analysis_options(), stop.is_set,
-                                       previous=previous.outcome if previous is not None else None)
+                                       previous=previous.outcome if previous is not None else None, sizes=sizes)
             return outcome, self._unit_reports(uri, outcome, settings, cohort)
 
         future = self.pool.submit(work, FOREGROUND)
@@ -423,12 +429,22 @@ class Session:
             self.stats.stale_dropped += 1
             return
         self.results[uri] = _doc_result(outcome, reports)
+        self._sizes_used[uri] = size_values(sizes)
         self.publish(uri)
         self.refresh_clients()
+        if self.program_sizes.learn(model.path, all_counted(outcome)):
+            self.recheck_sizes()
         if outcome.compiles:
             self.pool.submit(toolchain.SPARES.replenish)  # compilers ready for the next edit
         if self.settings != settings:
             self.refresh_reports()  # profile/region changed while this was analysed
+
+    def recheck_sizes(self) -> None:
+        """Re-analyse the documents whose functions' sizes from call sites have changed (a
+        constant edited at a call, a caller opened or indexed): their keys change with them."""
+        for uri, model in self.docs.items():
+            if uri in self._sizes_used and size_values(self.program_sizes.for_document(model.path)) != self._sizes_used[uri]:
+                self.scheduler.schedule(uri, 0)
 
     def refresh_reports(self) -> None:
         """Re-cost every open document's cached counts (profile, region, tables changed)."""

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from lsprotocol import types
 
 from ccls.engine import CohortPeer, evaluate_count, function_metrics
-from ccls.lsp.incremental import DocumentModel, all_counted, language_for
+from ccls.lsp.incremental import DocumentModel, all_counted, language_for, size_values
 from ccls.lsp.scheduler import BACKGROUND
 from ccls.lsp.settings import PROJECT_FILE
 from ccls.model import CountedFunction, MemoryOverlap
@@ -150,6 +150,7 @@ class WorkspaceIndex:
                 continue
             if not os.path.exists(path):
                 self._set_functions(path, None)
+                self.session.program_sizes.forget(path)
             elif self.session.settings.background_analysis:
                 self._enqueue(path)
 
@@ -241,7 +242,9 @@ class WorkspaceIndex:
         if analyzer is None:
             return
 
-        def work() -> list[CountedFunction] | None:
+        sizes = self.session.program_sizes.for_document(path)
+
+        def work() -> tuple[list[CohortMember], list[CountedFunction]] | None:
             language = language_for(path)
             try:
                 if language is None or os.path.getsize(path) > MAX_FILE_BYTES:
@@ -253,20 +256,25 @@ class WorkspaceIndex:
             # surrogateescape: undecodable bytes reach the compiler unchanged.
             model = DocumentModel("file://" + path, path, language, raw.decode("utf-8", "surrogateescape"), 0)
             options = settings.analysis_options()
-            outcome = analyzer.analyse(model.snapshot(), options, remember=False)
-            members = [CohortMember.of(cf, options) for cf in all_counted(outcome)]
+            outcome = analyzer.analyse(model.snapshot(), options, remember=False, sizes=sizes)
+            counted = all_counted(outcome)
+            members = [CohortMember.of(cf, options) for cf in counted]
             del outcome, model
             release_freed_memory()  # a file's compile leaves megabytes glibc would otherwise keep
-            return members
+            return members, counted
         try:
-            counted = await asyncio.wrap_future(self.session.pool.submit(work, BACKGROUND))
+            done = await asyncio.wrap_future(self.session.pool.submit(work, BACKGROUND))
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("background analysis of %s failed", path)
             return
-        self._set_functions(path, counted)
+        self._set_functions(path, done[0] if done is not None else None)
         self.files_done += 1
+        if done is not None and self.session.program_sizes.learn(path, done[1]):
+            self.session.recheck_sizes()
+            if size_values(self.session.program_sizes.for_document(path)) != size_values(sizes):
+                self._enqueue(path)  # its own calls pass its functions sizes it was not counted at
 
     def cohort_members(self, exclude: set[str]) -> Cohort:
         """(path, members) of every analysed workspace file but the documents `exclude` names,
@@ -333,6 +341,8 @@ class CohortMember:
 
     @classmethod
     def of(cls, cf: CountedFunction, options: AnalysisOptions) -> "CohortMember":
+        options = options.for_function(cf.inferred_sizes)
+
         def value(poly: Polynomial) -> float:
             return evaluate_count(poly, options)
         return cls(cf.name, cf.display_name, cf.file, cf.line, cf.language, cf.arch,

@@ -1,0 +1,168 @@
+"""Call sites of a module, read from IR where each function's locals have been promoted to
+values (`opt -passes=sroa,early-cse,instsimplify`, no inlining): what each call passes for each
+argument, as a constant, one of the caller's parameters, or arithmetic on those.
+
+`int n = N; kernel(n, a);` arrives here as `call void @kernel(i32 noundef 120, ptr %a)`: the
+preprocessor, constant folding and SROA (LLVM's own) did the work. Pure: text in, records out.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Union
+
+from ccls.model import CallSite
+
+# An argument's value as the caller computes it. Only integers matter: sizes and counts.
+Const = tuple  # ("const", int)
+Param = tuple  # ("param", name)
+Op = tuple  # ("op", opcode, left, right)
+Choice = tuple  # ("choice", (expr, …)): a phi or select of several values
+Expr = Union[Const, Param, Op, Choice]
+
+_DEFINE = re.compile(r'^define ([^@]*)@("(?:[^"\\]|\\.)*"|[-\w$.]+)\((.*)\)[^(]*\{\s*$')
+_DEF = re.compile(r"^\s*%([-\w$.]+|\"[^\"]*\") = (.*)$")
+_CALL = re.compile(r'(?:^\s*|= )(?:tail |musttail |notail )?(?:call|invoke) (?:[^@(]*?)@("(?:[^"\\]|\\.)*"|[-\w$.]+)\((.*)$')
+_DBG = re.compile(r"!dbg !(\d+)")
+_DILOCATION = re.compile(r"^!(\d+) = !DILocation\(line: (\d+)", re.M)
+_INT_TYPE = re.compile(r"^i(\d+)$")
+_BINARY = {"add", "sub", "mul", "shl", "sdiv", "udiv", "lshr", "ashr", "and", "or", "xor"}
+_CASTS = {"sext", "zext", "trunc"}
+_ATTRIBUTES = {"noundef", "signext", "zeroext", "nonnull", "immarg", "inreg", "returned", "noalias", "nocapture",
+               "readonly", "writeonly", "nsw", "nuw", "exact", "disjoint"}
+
+
+@dataclass(frozen=True)
+class ModuleCalls:
+    """One module's defined functions (symbol → parameter names) and its direct calls."""
+
+    file: str  # the source file the module was compiled from (for "the call at file:line")
+    parameters: dict[str, tuple[str, ...]]
+    sites: tuple[CallSite, ...]
+    internal: frozenset[str] = frozenset()  # functions only this module can call (static)
+
+
+def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
+    lines = {int(m[1]): int(m[2]) for m in _DILOCATION.finditer(ir_text)}
+    parameters: dict[str, tuple[str, ...]] = {}
+    sites: list[CallSite] = []
+    internal: set[str] = set()
+    caller: str | None = None
+    definitions: dict[str, str] = {}
+    pending: list[tuple[str, str, int | None]] = []  # (callee, argument text, line) in the current function
+
+    def close_function() -> None:
+        for callee, arguments, line in pending:
+            sites.append(CallSite(caller, callee, line, tuple(
+                _expression(arg, definitions, set(parameters[caller]), 0) for arg in _split_arguments(arguments))))
+
+    for raw in ir_text.splitlines():
+        if caller is None:
+            m = _DEFINE.match(raw)
+            if m:
+                caller = _unquote(m[2])
+                parameters[caller] = tuple(_argument_name(a) or "" for a in _split_arguments(m[3]))
+                if re.match(r"(?:internal|private)\b", m[1]):
+                    internal.add(caller)
+                definitions, pending = {}, []
+            continue
+        if raw.startswith("}"):
+            close_function()
+            caller = None
+            continue
+        d = _DEF.match(raw)
+        if d:
+            definitions[_unquote(d[1])] = d[2]
+        call = _CALL.search(raw)
+        if call and not call[1].startswith("llvm."):
+            arguments = _balanced_prefix(call[2])
+            dbg = _DBG.search(raw[call.start(2) + len(arguments):])
+            pending.append((_unquote(call[1]), arguments, lines.get(int(dbg[1])) if dbg else None))
+    return ModuleCalls(file, parameters, tuple(sites), frozenset(internal))
+
+
+def _expression(text: str, definitions: dict[str, str], parameters: set[str], depth: int) -> Expr | None:
+    """An integer argument or operand (`i32 noundef %n`, `i64 120`) as an expression."""
+    words = [w for w in text.split() if w not in _ATTRIBUTES]
+    if len(words) < 2 or not _INT_TYPE.match(words[0]):
+        return None
+    return _value(words[-1], definitions, parameters, depth)
+
+
+def _value(token: str, definitions: dict[str, str], parameters: set[str], depth: int) -> Expr | None:
+    if re.fullmatch(r"-?\d+", token):
+        return ("const", int(token))
+    if token in ("true", "false"):
+        return ("const", int(token == "true"))
+    if not token.startswith("%") or depth > 12:
+        return None
+    name = _unquote(token[1:])
+    if name in parameters:
+        return ("param", name)
+    definition = definitions.get(name)
+    if definition is None:
+        return None
+    definition = definition.split(", !")[0]  # metadata attachments (!dbg, !range)
+    words = [w for w in definition.replace(",", " , ").split() if w not in _ATTRIBUTES]
+    opcode = words[0] if words else ""
+    if opcode in _BINARY:  # add nsw i32 %a, 2
+        operands = " ".join(words[1:]).split(" , ")
+        if len(operands) != 2:
+            return None
+        type_name = operands[0].split()[0]
+        left = _value(operands[0].split()[-1], definitions, parameters, depth + 1)
+        right = _value(operands[1].split()[-1], definitions, parameters, depth + 1)
+        return ("op", opcode, left, right) if _INT_TYPE.match(type_name) and left and right else None
+    if opcode in _CASTS:  # sext i32 %n to i64
+        return _value(words[2], definitions, parameters, depth + 1) if len(words) >= 3 else None
+    if opcode == "phi":  # phi i32 [ 120, %entry ], [ 3, %if.then ]
+        incoming = re.findall(r"\[\s*([^,\]]+),", definition)
+        return _choice([_value(v.strip(), definitions, parameters, depth + 1) for v in incoming])
+    if opcode == "select":  # select i1 %c, i32 4, i32 8
+        operands = " ".join(words[1:]).split(" , ")
+        if len(operands) != 3:
+            return None
+        return _choice([_value(o.split()[-1], definitions, parameters, depth + 1) for o in operands[1:]])
+    return None
+
+
+def _choice(options: list[Expr | None]) -> Expr | None:
+    if not options or any(o is None for o in options):
+        return None
+    return ("choice", tuple(options))
+
+
+def _split_arguments(text: str) -> list[str]:
+    """Top-level comma-separated items of an argument list (types may hold commas)."""
+    items, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char in "([{<":
+            depth += 1
+        elif char in ")]}>":
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append(text[start:index].strip())
+            start = index + 1
+    tail = text[start:].strip()
+    if tail:
+        items.append(tail)
+    return items
+
+
+def _balanced_prefix(text: str) -> str:
+    """The argument list up to its closing parenthesis (`text` starts just after the opening one)."""
+    depth = 1
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return text[:index]
+    return text
+
+
+def _argument_name(parameter: str) -> str | None:
+    last = parameter.split()[-1] if parameter.split() else ""
+    return _unquote(last[1:]) if last.startswith("%") else None
+
+
+def _unquote(name: str) -> str:
+    return name[1:-1] if len(name) >= 2 and name[0] == name[-1] == '"' else name

@@ -1,0 +1,174 @@
+"""Sizes a program passes its own functions: the constant values each function's parameters
+receive at its call sites, followed through the call graph (a → b → c passing `n` on).
+
+A program that says `int n = N; kernel(n, a);` runs `kernel` at n = N, not at ccls's default;
+its numbers are evaluated there and the assumption says where the value came from. The cost
+expression stays symbolic. Pure: call-site records in, values out; nothing is run.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Iterable
+
+from ccls.model import CallSite, CountedFunction
+from ccls.readers.call_sites import Expr, ModuleCalls
+
+MAX_VALUES = 16  # distinct values kept per parameter (a recursion n → n − 1 would go on)
+MAX_ROUNDS = 16  # passes over the call sites: how deep a chain of calls values follow
+_LIMIT = 1 << 62  # arithmetic beyond this is not a size
+
+
+@dataclass(frozen=True)
+class InferredSize:
+    """A parameter's value from its call sites: the largest constant it receives, where from,
+    and the others (the numbers are evaluated at the largest, a bound for the others)."""
+
+    value: int
+    origin: str  # "the call at main.c:141"
+    others: tuple[tuple[int, str], ...] = ()  # other values, each with its call
+    unknown_at: tuple[str, ...] = ()  # calls that pass a value not known at compile time
+
+    def describe(self, name: str) -> str:
+        text = f"{name} = {self.value} from {self.origin}"
+        if self.others:
+            shown = ", ".join(f"{value} ({origin})" for value, origin in self.others[:4])
+            more = f" and {len(self.others) - 4} more" if len(self.others) > 4 else ""
+            text += f"; also called with {shown}{more}"
+        if self.unknown_at:
+            text += f"; also called with a value known only at run time ({', '.join(self.unknown_at[:3])})"
+        return text
+
+
+FunctionKey = tuple[str, str]  # (file, symbol)
+
+
+def module_of(path: str, functions: Iterable[CountedFunction]) -> ModuleCalls:
+    """A file's call sites again, from its counted functions (what the language server keeps
+    per function, cached or freshly compiled)."""
+    functions = list(functions)
+    return ModuleCalls(path, {fn.name: tuple(fn.parameters) for fn in functions},
+                       tuple(site for fn in functions for site in fn.call_sites))
+
+
+def infer_sizes(modules: Iterable[ModuleCalls]) -> dict[FunctionKey, dict[str, InferredSize]]:
+    """Per function (file, symbol): its parameters that receive constants at call sites in
+    `modules`. A call resolves to the caller's own module's definition, else to any other
+    module's non-static definition of that name."""
+    modules = list(modules)
+    defined: dict[str, list[tuple[ModuleCalls, str]]] = {}
+    for module in modules:
+        for symbol in module.parameters:
+            if symbol not in module.internal:
+                defined.setdefault(symbol, []).append((module, symbol))
+    values: dict[tuple[FunctionKey, str], dict[int, str]] = {}
+    unknown: dict[tuple[FunctionKey, str], list[str]] = {}
+    for _ in range(MAX_ROUNDS):
+        changed = False
+        for module in modules:
+            for site in module.sites:
+                for callee_module in _targets(site, module, defined):
+                    changed |= _visit(site, module, callee_module, values, None)
+        if not changed:
+            break
+    for module in modules:  # what stays unknown once everything known has flowed
+        for site in module.sites:
+            for callee_module in _targets(site, module, defined):
+                _visit(site, module, callee_module, values, unknown)
+    out: dict[FunctionKey, dict[str, InferredSize]] = {}
+    for (function, name), found in values.items():
+        ranked = sorted(found.items(), key=lambda item: -item[0])
+        (value, origin), others = ranked[0], tuple(ranked[1:])
+        out.setdefault(function, {})[name] = InferredSize(value, origin, others,
+                                                          tuple(dict.fromkeys(unknown.get((function, name), ()))))
+    return out
+
+
+def _targets(site: CallSite, module: ModuleCalls, defined: dict) -> list[ModuleCalls]:
+    if site.callee in module.parameters:
+        return [module]
+    return [other for other, _ in defined.get(site.callee, ()) if other is not module]
+
+
+def _visit(site: CallSite, module: ModuleCalls, callee_module: ModuleCalls,
+           values: dict[tuple[FunctionKey, str], dict[int, str]], unknown: dict | None) -> bool:
+    """Adds what one call passes to its callee's parameters; True if anything was new. With
+    `unknown`, also notes the calls whose value for a parameter is not known."""
+    caller: FunctionKey = (module.file, site.caller)
+    callee: FunctionKey = (callee_module.file, site.callee)
+    names = callee_module.parameters[site.callee]
+    where = f"the call at {os.path.basename(module.file)}" + (f":{site.line}" if site.line else "")
+    changed = False
+    for name, expr in zip(names, site.args):
+        if not name:
+            continue
+        known = _evaluate(expr, lambda p: values.get((caller, p)), where) if expr is not None else None
+        if not known:
+            if unknown is not None and expr is not None and where not in unknown.setdefault((callee, name), []):
+                unknown[(callee, name)].append(where)
+            continue
+        slot = values.setdefault((callee, name), {})
+        for value, origin in known.items():
+            if value not in slot and (len(slot) < MAX_VALUES or value > min(slot)):
+                slot[value] = origin
+                if len(slot) > MAX_VALUES:
+                    del slot[min(slot)]
+                changed = True
+    return changed
+
+
+def _evaluate(expr: Expr, parameter: callable, where: str) -> dict[int, str] | None:
+    """The values `expr` can take, each with where it came from; None if any part is unknown."""
+    kind = expr[0]
+    if kind == "const":
+        return {expr[1]: where}
+    if kind == "param":
+        known = parameter(expr[1])
+        if not known:
+            return None
+        return {value: f"{where}, passing on {expr[1]} = {value} from {origin}" for value, origin in known.items()}
+    if kind == "choice":
+        out: dict[int, str] = {}
+        for option in expr[1]:
+            part = _evaluate(option, parameter, where)
+            if part is None:
+                return None
+            for value, origin in part.items():
+                out.setdefault(value, origin)
+        return out
+    if kind == "op":
+        left, right = _evaluate(expr[2], parameter, where), _evaluate(expr[3], parameter, where)
+        if left is None or right is None:
+            return None
+        out = {}
+        for a, origin in list(left.items())[:MAX_VALUES]:
+            for b, other in list(right.items())[:MAX_VALUES]:
+                value = _apply(expr[1], a, b)
+                if value is not None:
+                    out.setdefault(value, origin if origin != where else other)
+        return out or None
+    return None
+
+
+def _apply(opcode: str, a: int, b: int) -> int | None:
+    if opcode == "add":
+        value = a + b
+    elif opcode == "sub":
+        value = a - b
+    elif opcode == "mul":
+        value = a * b
+    elif opcode == "shl":
+        value = a << b if 0 <= b < 63 else None
+    elif opcode in ("sdiv", "udiv"):
+        value = int(a / b) if b else None
+    elif opcode in ("lshr", "ashr"):
+        value = a >> b if 0 <= b < 63 else None
+    elif opcode == "and":
+        value = a & b
+    elif opcode == "or":
+        value = a | b
+    elif opcode == "xor":
+        value = a ^ b
+    else:
+        value = None
+    return value if value is not None and abs(value) < _LIMIT else None

@@ -1,0 +1,180 @@
+"""Sizes from the program's own call sites: the IR reader (inline IR), the inference over the
+call graph (inline records), and the whole path through clang (inline C, two files)."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from ccls.engine import count_sources
+from ccls.frontends import SourceFile
+from ccls.options import AnalysisOptions
+from ccls.model import CallSite
+from ccls.readers.call_sites import ModuleCalls, read_call_sites
+from ccls.sizes import infer_sizes
+
+needs_clang = pytest.mark.skipif(shutil.which("clang-19") is None or shutil.which("opt-19") is None,
+                                 reason="clang-19/opt-19 not installed")
+
+IR = """
+define dso_local void @kernel(i32 noundef %n, ptr noundef %a) #0 !dbg !9 {
+entry:
+  ret void
+}
+define internal void @mid(i32 noundef %m, ptr noundef %a) #0 !dbg !29 {
+entry:
+  %mul = mul nsw i32 %m, 2, !dbg !30
+  %wide = sext i32 %mul to i64
+  call void @kernel(i32 noundef %mul, ptr noundef %a), !dbg !31
+  ret void
+}
+define dso_local i32 @main(i32 noundef %argc, ptr noundef %argv) #0 !dbg !52 {
+entry:
+  %n.0 = phi i32 [ 120, %entry ], [ 3, %if.then ]
+  call void @llvm.lifetime.start.p0(i64 8000, ptr %a)
+  call void @kernel(i32 noundef 481, ptr noundef %a), !dbg !54
+  call void @mid(i32 noundef 64, ptr noundef %a), !dbg !56
+  %r = call i32 @other(i32 noundef %argc, { i32, i32 } %pair, double 2.0), !dbg !57
+  call void @kernel(i32 noundef %n.0, ptr noundef %a), !dbg !62
+  ret i32 0
+}
+!31 = !DILocation(line: 5, column: 37, scope: !29)
+!54 = !DILocation(line: 12, column: 3, scope: !52)
+!56 = !DILocation(line: 13, column: 3, scope: !52)
+!57 = !DILocation(line: 14, column: 3, scope: !52)
+!62 = !DILocation(line: 16, column: 3, scope: !52)
+"""
+
+
+def test_reader_takes_constants_parameters_arithmetic_and_choices():
+    module = read_call_sites(IR, "/src/a.c")
+    assert module.parameters == {"kernel": ("n", "a"), "mid": ("m", "a"), "main": ("argc", "argv")}
+    assert module.internal == {"mid"}
+    by_line = {site.line: site for site in module.sites}
+    assert set(by_line) == {5, 12, 13, 14, 16}  # llvm.* intrinsics are not calls to sizes
+    assert by_line[12].args == (("const", 481), None)
+    assert by_line[5].args[0] == ("op", "mul", ("param", "m"), ("const", 2))
+    assert by_line[16].args[0] == ("choice", (("const", 120), ("const", 3)))
+    assert by_line[14].callee == "other" and by_line[14].args == (("param", "argc"), None, None)
+
+
+def test_inference_follows_the_call_graph_and_keeps_the_largest():
+    sizes = infer_sizes([read_call_sites(IR, "/src/a.c")])
+    kernel = sizes[("/src/a.c", "kernel")]["n"]
+    assert kernel.value == 481 and kernel.origin == "the call at a.c:12"
+    assert [value for value, _ in kernel.others] == [128, 120, 3]
+    assert "passing on m = 64 from the call at a.c:13" in dict(kernel.others)[128]
+    assert sizes[("/src/a.c", "mid")]["m"].value == 64
+    assert ("/src/a.c", "main") not in sizes  # nobody calls main
+
+
+def test_a_value_known_only_at_run_time_is_listed_not_guessed():
+    module = ModuleCalls("/src/b.c", {"f": ("n",), "g": ("k",)},
+                         (CallSite("g", "f", 3, (("param", "k"),)), CallSite("g", "f", 4, (("const", 10),))))
+    f = infer_sizes([module])[("/src/b.c", "f")]["n"]
+    assert f.value == 10 and f.unknown_at == ("the call at b.c:3",)
+    assert "known only at run time (the call at b.c:3)" in f.describe("n")
+    assert infer_sizes([ModuleCalls("/src/b.c", {"f": ("n",)}, (CallSite("g", "f", 3, (None,)),))]) == {}
+
+
+def test_recursion_ends():
+    module = ModuleCalls("/src/r.c", {"f": ("n",), "main": ()},
+                         (CallSite("f", "f", 2, (("op", "sub", ("param", "n"), ("const", 1)),)),
+                          CallSite("main", "f", 5, (("const", 50),))))
+    f = infer_sizes([module])[("/src/r.c", "f")]["n"]
+    assert f.value == 50 and len(f.others) < 20
+
+
+def test_static_functions_resolve_within_their_own_file():
+    a = ModuleCalls("/src/a.c", {"helper": ("n",), "main": ()}, (CallSite("main", "helper", 3, (("const", 7),)),),
+                    frozenset({"helper"}))
+    b = ModuleCalls("/src/b.c", {"helper": ("n",), "run": ()}, (CallSite("run", "helper", 9, (("const", 900),)),),
+                    frozenset({"helper"}))
+    sizes = infer_sizes([a, b])
+    assert sizes[("/src/a.c", "helper")]["n"].value == 7
+    assert sizes[("/src/b.c", "helper")]["n"].value == 900
+
+
+PROGRAM = """
+#define SIZE 120
+#define SCALE(x) ((x) * 4)
+static const int ROWS = 64;
+enum { DEPTH = 3 };
+double total(int n, const double *a) { double s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }
+void scale(int n, double *a) { for (int i = 0; i < n; i++) a[i] *= 2.0; }
+static void pass_on(int m, double *a) { scale(m, a); }
+void grid(int rows, int cols, double *a) { for (int i = 0; i < rows; i++) for (int j = 0; j < cols; j++) a[i * cols + j] += 1; }
+void untouched(int n, double *a) { for (int i = 0; i < n; i++) a[i] = a[i] * 3 + 1; }
+int main(int argc, char **argv) {
+  static double a[1 << 16];
+  int n = SIZE;
+  double s = total(n, a);
+  s += total(SCALE(n) + 1, a);
+  pass_on(ROWS * DEPTH, a);
+  grid(ROWS, argc, a);
+  untouched(argc, a);
+  return (int)s;
+}
+"""
+
+OTHER_FILE = """
+void scale(int n, double *a);
+void driver(double *a) { scale(5000, a); }
+"""
+
+
+def _by_name(tmp_path, options: AnalysisOptions = AnalysisOptions(), with_other: bool = False):
+    main = tmp_path / "prog.c"
+    main.write_text(PROGRAM)
+    sources = [SourceFile(str(main), PROGRAM)]
+    if with_other:
+        other = tmp_path / "driver.c"
+        other.write_text(OTHER_FILE)
+        sources.append(SourceFile(str(other), OTHER_FILE))
+    counted = count_sources(sources, options)
+    assert not [e for f in counted for e in f.errors]
+    return {fn.name: fn for f in counted for fn in f.functions}
+
+
+@needs_clang
+def test_sizes_from_macros_locals_constants_and_arithmetic(tmp_path):
+    fns = _by_name(tmp_path)
+    total = fns["total"]
+    assert total.inferred_sizes == {"n": 481.0}  # SCALE(SIZE) + 1 beats SIZE
+    assert total.size_notes == ["n = 481 from the call at prog.c:15; also called with 120 (the call at prog.c:14)"]
+    assert "numbers evaluated at n=481" in total.assumptions
+    assert any("n" in loop.trip_count.iterations.symbols for loop in total.loops)  # the expression stays symbolic
+    assert fns["pass_on"].inferred_sizes == {"m": 192.0}  # ROWS * DEPTH through a const and an enum
+    assert fns["scale"].inferred_sizes == {"n": 192.0}  # through pass_on: a call chain
+    assert "passing on m = 192" in fns["scale"].size_notes[0]
+    assert [(site.callee, site.line) for site in fns["main"].call_sites][:2] == [("total", 14), ("total", 15)]
+    # grid: rows from the call, cols only known at run time: the default, stated as before.
+    assert fns["grid"].inferred_sizes == {"rows": 64.0}
+    assert "numbers evaluated at cols=1000, rows=64" in fns["grid"].assumptions
+    assert fns["untouched"].inferred_sizes == {}
+    assert "numbers evaluated at n=1000" in fns["untouched"].assumptions
+
+
+@needs_clang
+def test_sizes_flow_from_another_file_and_user_values_win(tmp_path):
+    fns = _by_name(tmp_path, with_other=True)
+    assert fns["scale"].inferred_sizes == {"n": 5000.0}
+    assert fns["scale"].size_notes[0].startswith("n = 5000 from the call at driver.c:3")
+    given = _by_name(tmp_path, AnalysisOptions(parameter_values=(("n", 7.0),)), with_other=True)
+    assert given["scale"].inferred_sizes == {} and given["total"].inferred_sizes == {}
+    assert "numbers evaluated at n=7" in given["total"].assumptions
+    assert given["pass_on"].inferred_sizes == {"m": 192.0}  # only n was given
+
+
+@needs_clang
+def test_report_evaluates_each_function_at_its_own_sizes(tmp_path):
+    from ccls.engine import ReportSettings, report
+    from ccls.tables import load_tables
+
+    fns = _by_name(tmp_path)
+    reports = {r.counted.name: r for r in report([fns["total"], fns["untouched"]], load_tables(None),
+                                                 ReportSettings(), AnalysisOptions())}
+    assert reports["total"].assumptions[-1].startswith("n = 481 from the call at prog.c:15")
+    per_element_total = reports["total"].instructions / 481
+    per_element_untouched = reports["untouched"].instructions / 1000
+    assert 0.5 < per_element_total / per_element_untouched < 2.0  # both about a few instructions per element
