@@ -1,4 +1,6 @@
 """ScalarEvolution text → polynomials, on expressions copied from opt-19's output."""
+from fractions import Fraction
+
 import pytest
 
 from ccls.polynomial import Polynomial
@@ -132,3 +134,84 @@ def test_a_small_opaque_value_is_the_middle_of_its_range():
     assert any("[0, 8)" in a for a in c.assumptions)
     with pytest.raises(NotPolynomial):
         to_polynomial("%big", c)
+
+
+# -- a function's phi web is read once per value, within a budget ---------------------------------
+
+import contextlib
+import signal
+
+from ccls.readers.scev import BudgetExhausted, ReadingBudget, ValueTable
+
+
+@contextlib.contextmanager
+def deadline(seconds: float):
+    """Fail (instead of hanging) when the body runs longer than `seconds`."""
+    def expire(*_):
+        raise TimeoutError(f"took more than {seconds} s")
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def if_else_chain(depth: int):
+    """opt-19's values for `s = n; if (a[k]) s += 2k+1; else s += 2k+2;` repeated `depth` times
+    (issue 17's gen_phichain.py): each merge %s.k reads both arms, and each arm reads %s.(k-1)."""
+    values, phis = {}, {}
+    for k in range(depth):
+        before = "%n" if k == 0 else f"%s.{k - 1}"
+        values[f"then.{k}"] = f"({2 * k + 1} + {before})"
+        values[f"else.{k}"] = f"({2 * k + 2} + {before})"
+        values[f"s.{k}"] = f"%s.{k}"
+        phis[f"s.{k}"] = [f"%then.{k}", f"%else.{k}"]
+    return values, phis
+
+
+def test_a_chain_of_if_else_merges_is_resolved_once_per_value():
+    # 60 merges: 2^60 paths for a resolver without a memo (it took 57 s at 18).
+    depth = 60
+    values, phis = if_else_chain(depth)
+    budget = ReadingBudget()
+    c = ScevContext({"n"}, values, phis, set(), budget=budget)
+    with deadline(10):
+        p = to_polynomial(f"(-1 + (zext i32 %s.{depth - 1} to i64))", c)
+    # each merge adds the mean of its arms, 2k + 1.5
+    assert p == n - 1 + sum(Fraction(4 * k + 3, 2) for k in range(depth))
+    assert budget.steps < 40 * depth  # linear in the chain
+    assert not budget.exhausted
+
+
+def test_a_shared_memo_replays_its_notes_in_every_context_that_uses_it():
+    values, phis = if_else_chain(3)
+    table = ValueTable()
+    first = ScevContext({"n"}, values, phis, set(), memo=table)
+    second = ScevContext({"n"}, values, phis, set(), memo=table)
+    assert to_polynomial("%s.2", first) == to_polynomial("%s.2", second)
+    assert first.assumptions and first.assumptions == second.assumptions
+    assert set(table.values) >= {"s.0", "s.1", "s.2"}
+
+
+def test_a_value_carried_round_a_loop_is_read_from_outside_its_cycle_whoever_asks_first():
+    # %x = phi [%y.next, …], [%start, …]; %y = phi [%x.next, …], [%m.plus, …]: x and y feed each
+    # other (a state machine's variables), so each takes only the value entering from outside.
+    values = {"y.next": "(1 + %y)", "start": "(2 + %n)", "x.next": "(3 + %x)", "m.plus": "(4 + %n)",
+              "x": "%x", "y": "%y"}
+    phis = {"x": ["%y.next", "%start"], "y": ["%x.next", "%m.plus"]}
+    answers = []
+    for order in (("x", "y"), ("y", "x")):
+        c = ScevContext({"n"}, values, phis, set())
+        answers.append({name: to_polynomial(f"%{name}", c) for name in order})
+    assert answers[0] == answers[1] == {"x": n + 2, "y": n + 4}
+
+
+def test_a_reading_over_its_budget_stops_with_budget_exhausted_not_a_guess():
+    values, phis = if_else_chain(30)
+    c = ScevContext({"n"}, values, phis, set(), budget=ReadingBudget(max_steps=20))
+    with pytest.raises(BudgetExhausted):
+        to_polynomial("%s.29", c)
+    with pytest.raises(BudgetExhausted):  # and stays spent
+        to_polynomial("(1 + %n)", c)

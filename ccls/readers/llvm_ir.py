@@ -23,7 +23,8 @@ from ccls.early_exit import early_exit_trip
 from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, MemoryAccess, TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
-from ccls.readers.scev import FunctionAnalyses, NotPolynomial, ScevContext, to_polynomial
+from ccls.readers.scev import (BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget, ScevContext,
+                               ValueMemo, to_polynomial)
 from ccls.taxonomy import with_vector
 
 if TYPE_CHECKING:
@@ -395,20 +396,32 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
 
 def read_functions(parsed: ParsedModule, file: str, language: str, arch: str,
                    default_trip_count: int, loop_bounds: Sequence[LoopBound] = (), *,
-                   early_exit: str = "expected") -> list[FunctionIR]:
+                   early_exit: str = "expected", budget_steps: int | None = None,
+                   budget_seconds: float | None = None) -> list[FunctionIR]:
     """Every function of the module; `loop_bounds` (from the source, if any) name loop bounds
-    that the IR reads from memory; `early_exit` is the policy for data-dependent exits."""
+    that the IR reads from memory; `early_exit` is the policy for data-dependent exits. Each
+    function's loop and memory analysis gets its own budget (`ReadingBudget`; defaults when
+    None): past it, the function is reported with what is known and says what it assumed."""
+    def budget() -> ReadingBudget:
+        chosen = ReadingBudget()
+        if budget_steps is not None:
+            chosen.max_steps = budget_steps
+        if budget_seconds is not None:
+            chosen.max_seconds = budget_seconds
+        return chosen
+
     return [_read_function(d.fn, parsed.module, file, language, arch, default_trip_count, early_exit,
                            parsed.dilocation_lines, d.subprogram, d.machine, list(d.notes),
-                           parsed.dbg_ids.get(d.fn.name, []), loop_bounds)
+                           parsed.dbg_ids.get(d.fn.name, []), loop_bounds, budget())
             for d in parsed.functions]
 
 
 def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, default_trip_count: int,
                    early_exit: str, dilocation_lines: dict[str, int], subprogram: tuple[str, int | None],
                    machine: dict[str, list[str]] | None, assumptions: list[str],
-                   dbg_ids: list[str | None], loop_bounds: Sequence[LoopBound]) -> FunctionIR:
+                   dbg_ids: list[str | None], loop_bounds: Sequence[LoopBound], budget: ReadingBudget) -> FunctionIR:
     analyses = module.analyses.get(fn.name, FunctionAnalyses())
+    reading = _Reading(ValueMemo(), budget)
     arguments = [(a.name, str(a.type)) for a in fn.arguments if a.name]
     parameters = [name for name, _ in arguments]
     block_loop = {}
@@ -463,22 +476,34 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
                     symbols_by_loop[loop_id] = set(parameters) | {
                         name for name in loaded if not _inside(loop_defined.get(name), loop_id, analyses)}
                 access = _memory_access(pointer.name, max(1, (width or elem_bits) // 8), loop_id, ancestors,
-                                        analyses, symbols_by_loop[loop_id], loaded, load_pointers, bases, substituted)
+                                        analyses, symbols_by_loop[loop_id], loaded, load_pointers, bases, substituted,
+                                        reading)
             data_dependent = opcode == "br" and _branches_on_loaded_data(instr, loop_id, block_loop, analyses,
-                                                                          definitions, loop_defined, loaded)
+                                                                          definitions, loop_defined, loaded, budget)
             block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor,
                                                   data_dependent))
         blocks.append(block)
     loops = {}
     defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}  # value -> its block
     terminators = {name: instrs[-1] for name, instrs in body if instrs}
+    stopped: list[int | None] = []  # lines of the loops left unread once the budget ran out
     for header, record in analyses.loops.items():
-        trip = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
-                 or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count, early_exit,
-                                assumptions, substituted, terminators))
         header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
-        loops[header] = Loop(header, record.parent, record.depth, trip, header_line,
-                             _independent_entries(record, analyses, body, definitions, defined_in))
+        try:
+            budget.spend()
+            trip = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
+                    or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count,
+                                   early_exit, assumptions, substituted, terminators, reading))
+        except BudgetExhausted:
+            trip = TripCount("unknown", Polynomial.constant(default_trip_count), record.backedge_taken or "")
+            stopped.append(header_line)
+        try:
+            independent = _independent_entries(record, analyses, body, definitions, defined_in, budget)
+        except BudgetExhausted:
+            independent = False  # the cautious answer: entries not overlapped
+        loops[header] = Loop(header, record.parent, record.depth, trip, header_line, independent)
+    if budget.exhausted:
+        assumptions.append(_stopped_note(budget, stopped, default_trip_count))
     name, line = subprogram
     return FunctionIR(
         name=fn.name, display_name=name or fn.name, file=file,
@@ -488,19 +513,43 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     )
 
 
+@dataclass
+class _Reading:
+    """What the analyses of one function share: resolved SCEV values and the budget."""
+
+    memo: ValueMemo
+    budget: ReadingBudget
+
+
+def _stopped_note(budget: ReadingBudget, stopped_lines: list[int | None], default_trip_count: int) -> str:
+    """The assumption of a function whose reading ran out of budget."""
+    where = ("the loops at " + ", ".join(f"line {line}" if line else "an unknown line"
+                                         for line in sorted(stopped_lines, key=lambda l: l or 0))
+             if stopped_lines else "none of its loops")
+    return (f"analysis stopped after {budget.elapsed_seconds() * 1000:.0f} ms ({budget.steps} steps, over its "
+            f"budget): loop trip counts in {where} assumed {default_trip_count}; memory accesses and branches "
+            "read after that taken as unknown")
+
+
 def _branches_on_loaded_data(instr, loop_id: str | None, block_loop: dict[str, str], analyses: FunctionAnalyses,
-                             definitions: dict, loop_defined: dict[str, str | None], loaded: set[str]) -> bool:
+                             definitions: dict, loop_defined: dict[str, str | None], loaded: set[str],
+                             budget: ReadingBudget) -> bool:
     """A conditional branch inside a loop, both of whose targets stay in that loop, deciding on a
     value loaded in the loop (``if (a[i] > t)``): its direction follows the data, so the
-    predictor may miss. Loop exits are excluded: they go one way until the last iteration."""
+    predictor may miss. Loop exits are excluded: they go one way until the last iteration.
+    Past the budget: False (not known to follow the data)."""
     operands = instr.operands
-    if loop_id is None or len(operands) != 3:
+    if loop_id is None or len(operands) != 3 or budget.exhausted:
         return False
     targets = [op.name for op in operands[1:]]
     if not all(_inside(block_loop.get(t), loop_id, analyses) for t in targets):
         return False
     pending, seen = [operands[0].name], set()
     while pending:  # the condition and what it is computed from, within the loop
+        try:
+            budget.spend()
+        except BudgetExhausted:
+            return False
         name = pending.pop()
         if not name or name in seen or not _inside(loop_defined.get(name), loop_id, analyses):
             continue
@@ -612,7 +661,7 @@ _PHI_INCOMING = re.compile(r"\[\s*%?([-\w.$]+),\s*%([-\w.$]+)\s*\]")
 
 
 def _independent_entries(record, analyses: FunctionAnalyses, body: list, definitions: dict,
-                         defined_in: dict[str, str]) -> bool:
+                         defined_in: dict[str, str], budget: ReadingBudget) -> bool:
     """Whether no value this loop carries starts from what an enclosing loop carried out of the
     loop's previous entry (``p = c[0]`` per point: independent; ``h`` hashed on across rows:
     not). Top-level loops say no: their entries are calls, which this function cannot see."""
@@ -626,6 +675,7 @@ def _independent_entries(record, analyses: FunctionAnalyses, body: list, definit
         """Whether `name` is computed (within the enclosing loop) from a value of this loop."""
         if not name or name in seen or defined_in.get(name) not in outer:
             return False
+        budget.spend()
         seen.add(name)
         if defined_in[name] in inside:
             return True
@@ -636,6 +686,7 @@ def _independent_entries(record, analyses: FunctionAnalyses, body: list, definit
         """Whether a start value depends on an enclosing loop's phi fed by this loop."""
         if not name or name in seen or defined_in.get(name) not in outer:
             return False
+        budget.spend()
         seen.add(name)
         definition = definitions.get(name)
         if definition is None:
@@ -773,19 +824,22 @@ def _fixed_address(pointer: _Value, parameters: set[str], definitions: dict) -> 
 
 
 def _scev_context(analyses: FunctionAnalyses, parameters: set[str], enclosing: set[str],
-                  substituted: dict[str, Polynomial]) -> ScevContext:
-    """A converter for one loop's SCEV text with everything the function's analyses know."""
+                  substituted: dict[str, Polynomial], reading: _Reading) -> ScevContext:
+    """A converter for one loop's SCEV text with everything the function's analyses know, and
+    the values already resolved in the function under the same parameters and loops."""
     return ScevContext(parameters, analyses.value_scevs, analyses.phi_incoming, enclosing,
                        low_bits_set=analyses.low_bits_set, small_ranges=analyses.small_ranges,
-                       substituted=substituted)
+                       substituted=substituted, memo=reading.memo.table(parameters, enclosing),
+                       budget=reading.budget)
 
 
 def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclosing: set[str],
                 default_trip_count: int, early_exit: str, assumptions: list[str],
-                substituted: dict[str, Polynomial], terminators: dict) -> TripCount:
-    """`terminators`: each block's last instruction, to tell early exits from error paths."""
+                substituted: dict[str, Polynomial], terminators: dict, reading: _Reading) -> TripCount:
+    """`terminators`: each block's last instruction, to tell early exits from error paths.
+    Raises BudgetExhausted when the function's budget runs out."""
     text = record.backedge_taken or ""
-    ctx = _scev_context(analyses, parameters, enclosing, substituted)
+    ctx = _scev_context(analyses, parameters, enclosing, substituted, reading)
     if text:
         try:
             iterations = to_polynomial(text, ctx) + 1
@@ -855,17 +909,22 @@ def _never_returns(block: str, terminators: dict, steps: int = 4) -> bool:
 
 def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancestors: dict[str, set[str]],
                    analyses: FunctionAnalyses, parameters: set[str], loaded: set[str],
-                   load_pointers: dict[str, str], bases: set[str] = frozenset(),
-                   substituted: dict[str, Polynomial] | None = None) -> MemoryAccess:
+                   load_pointers: dict[str, str], bases: set[str], substituted: dict[str, Polynomial],
+                   reading: _Reading) -> MemoryAccess:
+    """How an access's address moves with its loops; "unknown" once the budget is spent."""
     if loop_id is None:
         return MemoryAccess("invariant", element_bytes)
     scev = analyses.value_scevs.get(pointer)
     if scev is None:
         # Pointer arguments and globals have no SCEV line of their own: loop-invariant.
         return MemoryAccess("invariant" if pointer in parameters or not pointer else "unknown", element_bytes)
-    ctx = _scev_context(analyses, set(parameters), ancestors[loop_id] | {loop_id}, substituted or {})
+    if reading.budget.exhausted:
+        return MemoryAccess("unknown", element_bytes)
+    ctx = _scev_context(analyses, set(parameters), ancestors[loop_id] | {loop_id}, substituted, reading)
     try:
         address = to_polynomial(scev, ctx)
+    except BudgetExhausted:
+        return MemoryAccess("unknown", element_bytes)
     except NotPolynomial:
         unknowns = set(re.findall(r"%([-\w.$]+)", scev)) | {pointer}
         # p = p->next: the address comes from a loop-carried phi fed by a load.

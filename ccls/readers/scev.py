@@ -9,6 +9,7 @@ few non-polynomial forms are replaced by their expectation, each noted as an ass
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -132,6 +133,63 @@ class NotPolynomial(Exception):
     """The SCEV expression depends on something we cannot express (a loaded value…)."""
 
 
+class BudgetExhausted(Exception):
+    """A function's reading used up its budget of steps or time (`ReadingBudget`)."""
+
+
+# Per function: far more than the phi web of a decoder's state machine takes once its values are
+# memoised (zlib's inflate(), 422 blocks: ~60,000 steps), small enough that no function holds a
+# worker for long. The clock is the safety net for what steps do not measure (a loaded machine).
+DEFAULT_BUDGET_STEPS = 500_000
+DEFAULT_BUDGET_SECONDS = 5.0
+
+
+@dataclass
+class ReadingBudget:
+    """Steps (SCEV expression nodes read, IR values walked) and seconds one function's reading
+    may take. Once spent, every later `spend` raises BudgetExhausted too: the reader reports
+    what it knows and assumes the rest."""
+
+    max_steps: int = DEFAULT_BUDGET_STEPS
+    max_seconds: float = DEFAULT_BUDGET_SECONDS
+    steps: int = 0
+    exhausted: bool = False
+    started: float = field(default_factory=time.monotonic)
+
+    def spend(self, steps: int = 1) -> None:
+        self.steps += steps
+        if not self.exhausted:
+            # The clock is read once per 1024 steps: a step is a few microseconds.
+            over_time = (self.steps & 1023) < steps and self.elapsed_seconds() > self.max_seconds
+            self.exhausted = self.steps > self.max_steps or over_time
+        if self.exhausted:
+            raise BudgetExhausted(f"analysis stopped after {self.elapsed_seconds() * 1000:.0f} ms")
+
+    def elapsed_seconds(self) -> float:
+        return time.monotonic() - self.started
+
+
+@dataclass
+class ValueTable:
+    """The values of one function already resolved under one set of parameters and enclosing
+    loops, and the strongly connected components of its phi web found so far."""
+
+    values: dict[str, tuple] = field(default_factory=dict)  # name → (Polynomial | NotPolynomial, notes)
+    component: dict[str, int] = field(default_factory=dict)  # phi → its component's number
+
+
+class ValueMemo:
+    """Per function, a ValueTable for each (parameters, enclosing loops) its contexts use: a phi
+    merging two values that each depend on the previous merge (a chain of if/else) is then
+    resolved once, not 2^depth times."""
+
+    def __init__(self) -> None:
+        self._tables: dict[tuple[frozenset, frozenset], ValueTable] = {}
+
+    def table(self, parameters: set[str], enclosing_loops: set[str]) -> ValueTable:
+        return self._tables.setdefault((frozenset(parameters), frozenset(enclosing_loops)), ValueTable())
+
+
 @dataclass
 class ScevContext:
     parameters: set[str]  # function argument names, without '%'
@@ -144,7 +202,24 @@ class ScevContext:
     # values read as a polynomial: a symbol named from the source (`%i` -> `n`), or a container's
     # begin/end pointers as 0 and its byte size (`%end` -> 8·`v.size()`)
     substituted: dict[str, Polynomial] = field(default_factory=dict)
+    # share one (ValueMemo.table) between the contexts of a function with the same parameters
+    # and enclosing loops
+    memo: ValueTable = field(default_factory=ValueTable)
+    budget: ReadingBudget | None = None
+    _blocked: frozenset[str] = frozenset()  # the phis of the cycle being resolved
     _resolving: set[str] = field(default_factory=set)
+    _frames: list[list[str]] = field(default_factory=list)  # notes of each value being resolved
+
+    def note(self, text: str) -> None:
+        """Record an assumption once: for the value being resolved (its memo entry replays it
+        wherever it is used), or, at the top, for the expression being read."""
+        notes = self._frames[-1] if self._frames else self.assumptions
+        if text not in notes:
+            notes.append(text)
+
+    def spend(self, steps: int = 1) -> None:
+        if self.budget is not None:
+            self.budget.spend(steps)
 
 
 _TOKEN = re.compile(
@@ -181,6 +256,7 @@ class _Parser:
             self.pos += 1
 
     def expression(self) -> Polynomial:
+        self.ctx.spend()
         tok = self._next()
         if tok == UNKNOWN:
             raise NotPolynomial("ScalarEvolution could not compute it")
@@ -204,8 +280,109 @@ class _Parser:
             return ctx.substituted[name]
         if name in ctx.parameters:
             return Polynomial.symbol(name)
-        if name in ctx._resolving:
-            raise NotPolynomial(f"%{name} is defined in terms of itself")
+        if name in ctx._blocked or name in ctx._resolving:
+            raise NotPolynomial(f"%{name} is carried round a loop (it depends on itself)")
+        table = ctx.memo
+        if name not in table.values:
+            if self._is_phi(name) and name not in table.component:
+                self._resolve_web(name)
+            if name not in table.values:  # not a phi (nothing to resolve it through), or a guard
+                self._memoise(name, frozenset())
+        value, notes = table.values[name]
+        for note in notes:
+            ctx.note(note)
+        if isinstance(value, NotPolynomial):
+            raise NotPolynomial(str(value))
+        return value
+
+    def _is_phi(self, name: str) -> bool:
+        """Whether `name` is resolved through other values (a phi's incoming values, or the
+        operand of `or x, c`) and is no leaf of this context."""
+        ctx = self.ctx
+        return (bool(ctx.phi_incoming.get(name)) or name in ctx.low_bits_set) \
+            and name not in ctx.parameters and name not in ctx.substituted
+
+    def _through(self, name: str) -> list[str]:
+        """The phis whose values `name`'s resolution reads."""
+        ctx = self.ctx
+        texts = [ctx.value_scevs.get(_strip_quotes(v[1:]), "") for v in ctx.phi_incoming.get(name) or ()
+                 if v.startswith("%")]
+        if name in ctx.low_bits_set:
+            texts.append(ctx.value_scevs.get(ctx.low_bits_set[name][0], ""))
+        return [used for text in texts for token in _TOKEN.findall(text) if token.startswith("%")
+                and self._is_phi(used := _strip_quotes(token[1:]))]
+
+    def _resolve_web(self, start: str) -> None:
+        """Resolve `start` and every phi it reads, in order: Tarjan's strongly connected
+        components, each finished after those it reads. A component of more than one phi (or
+        one reading itself) is a value carried round a loop: within it, each phi takes only the
+        incoming values from outside, so every value is resolved once, whatever asked first."""
+        table = self.ctx.memo
+        index: dict[str, int] = {}
+        low: dict[str, int] = {}
+        stack: list[str] = []
+        on_stack: set[str] = set()
+        work = [(start, iter(self._through(start)))]
+        index[start] = low[start] = 0
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            advanced = False
+            for nxt in successors:
+                self.ctx.spend()
+                if nxt in table.component:
+                    continue  # finished earlier (in an earlier walk)
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(self._through(nxt))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    members.append(member)
+                    if member == node:
+                        break
+                number = len(table.component) + len(index)
+                for member in members:
+                    table.component[member] = number
+                cyclic = len(members) > 1 or node in self._through(node)
+                for member in members:
+                    self._memoise(member, frozenset(members) if cyclic else frozenset())
+
+    def _memoise(self, name: str, cycle: frozenset[str]) -> None:
+        """Resolve one value, the phis of `cycle` (its own) cut off, and keep it with its notes."""
+        ctx = self.ctx
+        blocked, ctx._blocked = ctx._blocked, cycle
+        ctx._resolving.add(name)
+        ctx._frames.append([])
+        try:
+            value = self._resolve(name)
+        except NotPolynomial as why:
+            value = why
+        finally:
+            ctx._blocked = blocked
+            ctx._resolving.discard(name)
+            notes = ctx._frames.pop()
+        ctx.memo.values[name] = (value, tuple(notes))
+
+    def _resolve(self, name: str) -> Polynomial:
+        """A value that is neither a parameter nor substituted: through its phi's incoming
+        values, its low bits, or its small range."""
+        ctx = self.ctx
         incoming = ctx.phi_incoming.get(name)
         if incoming:
             # A phi merging a start with computed values (a remainder loop's start after
@@ -215,24 +392,18 @@ class _Parser:
             # values that move with the function's sizes are the computed ones.
             candidates = [v for v in incoming if not re.fullmatch(r"-?\d+|poison|undef|zeroinitializer", v)]
             values = []
-            ctx._resolving.add(name)
-            try:
-                for candidate in candidates:
-                    scev = ctx.value_scevs.get(_strip_quotes(candidate[1:])) if candidate.startswith("%") else None
-                    if scev is None:
-                        continue
-                    try:
-                        values.append(to_polynomial(scev, ctx))
-                    except NotPolynomial:
-                        continue
-            finally:
-                ctx._resolving.discard(name)
+            for candidate in candidates:
+                scev = ctx.value_scevs.get(_strip_quotes(candidate[1:])) if candidate.startswith("%") else None
+                if scev is None:
+                    continue
+                try:
+                    values.append(to_polynomial(scev, ctx))
+                except NotPolynomial:
+                    continue
             sized = [v for v in values if any(not s.startswith("@") for s in v.symbols)]
             values = sized or values
             if values:
-                note = f"remainder-loop start %{name} taken as its value after the main loop"
-                if note not in ctx.assumptions:
-                    ctx.assumptions.append(note)
+                ctx.note(f"remainder-loop start %{name} taken as its value after the main loop")
                 total = Polynomial()
                 for value in values:
                     total = total + value
@@ -241,22 +412,14 @@ class _Parser:
             operand, constant = ctx.low_bits_set[name]
             scev = ctx.value_scevs.get(operand)
             if scev is not None and 0 < constant < 64:
-                ctx._resolving.add(name)
-                try:
-                    value = to_polynomial(scev, ctx)
-                finally:
-                    ctx._resolving.discard(name)
+                value = to_polynomial(scev, ctx)
                 # Setting bits the operand has set half the time adds, on average, half of them.
-                note = f"%{name} = %{operand} | {constant} taken as %{operand} + {constant / 2:g} (its mean)"
-                if note not in ctx.assumptions:
-                    ctx.assumptions.append(note)
+                ctx.note(f"%{name} = %{operand} | {constant} taken as %{operand} + {constant / 2:g} (its mean)")
                 return value + Polynomial.constant(Fraction(constant, 2))
         if name in ctx.small_ranges:
             lo, hi = ctx.small_ranges[name]
             middle = Fraction(lo + hi - 1, 2)
-            note = f"%{name}, a run-time value in [{lo}, {hi}), taken as {float(middle):g} (the middle of its range)"
-            if note not in ctx.assumptions:
-                ctx.assumptions.append(note)
+            ctx.note(f"%{name}, a run-time value in [{lo}, {hi}), taken as {float(middle):g} (the middle of its range)")
             return Polynomial.constant(middle)
         raise NotPolynomial(f"depends on the run-time value %{name}")
 
@@ -294,7 +457,7 @@ class _Parser:
             bits = int(narrow[1:]) if re.fullmatch(r"i\d+", narrow) else 64
             if bits < 8:
                 # A value reduced modulo 2^bits (unrolling remainders): use its mean.
-                self.ctx.assumptions.append(f"value modulo {2 ** bits} taken as its mean {(2 ** bits - 1) / 2:g}")
+                self.ctx.note(f"value modulo {2 ** bits} taken as its mean {(2 ** bits - 1) / 2:g}")
                 return Polynomial.constant(Fraction(2**bits - 1, 2))
             return inner
         operands = [self.expression()]
@@ -341,10 +504,10 @@ class _Parser:
                 # (all tiles but the last are full).
                 constants = [v.constant_value() for v in operands if v.constant_value() is not None]
                 if constants:
-                    self.ctx.assumptions.append(f"{op} of a bound taken as its constant operand {min(constants)} "
-                                                "(the smaller once the sizes are large)")
+                    self.ctx.note(f"{op} of a bound taken as its constant operand {min(constants)} "
+                                  "(the smaller once the sizes are large)")
                     return Polynomial.constant(min(constants))
-            self.ctx.assumptions.append(f"{op} of a bound taken as its symbolic operand {symbolic[0]}")
+            self.ctx.note(f"{op} of a bound taken as its symbolic operand {symbolic[0]}")
             return symbolic[0]
         raise NotPolynomial(f"operator {op}")
 

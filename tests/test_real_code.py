@@ -1,0 +1,89 @@
+"""Shapes of real C libraries (zlib, lz4, xxHash, stb, cJSON) that the IR reader got wrong:
+each reproduces issue 17's finding with clang-19 and opt-19, and checks what ccls reads now."""
+import contextlib
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+from ccls import toolchain
+from ccls.counting import count_function
+from ccls.frontends import SourceFile
+from ccls.frontends.c_family import ANALYSIS_PASSES, analyze_with_clang
+from ccls.options import AnalysisOptions
+from ccls.polynomial import Polynomial
+from ccls.readers.llvm_ir import ModuleText, parse_module, read_functions
+from ccls.readers.scev import parse_opt_output
+
+pytestmark = pytest.mark.skipif(shutil.which("clang-19") is None and shutil.which("clang") is None,
+                                reason="clang-19 is not installed (apt-get install clang-19)")
+
+n = Polynomial.symbol("n")
+
+
+def analyse(code: str, path: str = "/tmp/ccls-test/real.c", **options):
+    result = analyze_with_clang(SourceFile(path, code), AnalysisOptions(**options), "c", [])
+    return {f.display_name: f for f in result.functions}, result.errors
+
+
+def module(code: str) -> tuple[str, str]:
+    """(IR, opt's analyses) of C code at -O2, as the C front end gets them."""
+    clang = subprocess.run([toolchain.require_tool("clang"), "-x", "c", "-O2", "-gline-tables-only", "-fno-discard-value-names",
+                            "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm", "-o", "-", "-"],
+                           input=code, capture_output=True, text=True, check=True)
+    opt = subprocess.run([toolchain.require_tool("opt"), f"-passes=default<O2>,{ANALYSIS_PASSES}", "-S", "-o", "-"],
+                         input=clang.stdout, capture_output=True, text=True, check=True)
+    return opt.stdout, opt.stderr
+
+
+@contextlib.contextmanager
+def deadline(seconds: float):
+    """Fail (instead of hanging) when the body runs longer than `seconds`."""
+    def expire(*_):
+        raise TimeoutError(f"took more than {seconds} s")
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def phichain(depth: int) -> str:
+    """issue 17's gen_phichain.py: `depth` if/else merges, then a loop to their sum."""
+    merges = "\n".join(f"  if (a[{i}]) {{ s += {2 * i + 1}; g(); }} else {{ s += {2 * i + 2}; h(); }}"
+                       for i in range(depth))
+    return ("void g(void); void h(void);\nint phichain(const int *a, int n) {\n  int s = n;\n" + merges +
+            "\n  int t = 0;\n  for (int i = 0; i < s; i++) t += a[i];\n  return t;\n}\n")
+
+
+# -- 1. no hang: a phi web is resolved once per value, within a budget ----------------------------
+
+def test_a_chain_of_forty_if_else_merges_is_read_in_well_under_a_second():
+    # 12 → 18 merges took 2.0 → 57.5 s before the memo (doubling per merge): 40 would never end.
+    ir, analyses = module(phichain(40))
+    started = time.monotonic()
+    with deadline(30):
+        [fn] = read_functions(parse_module(ModuleText(ir, parse_opt_output(analyses))), "p.c", "c", "x86_64", 100)
+    assert time.monotonic() - started < 5
+    trips = {loop.trip_count.kind: loop.trip_count.iterations for loop in fn.loops.values()}
+    # the vectorised loop runs to s = n + Σ(2i + 1.5), eight at a time
+    assert trips["symbolic"].symbols == {"n"}
+    assert trips["symbolic"].evaluate({"n": 8000}) == pytest.approx((8000 + sum(2 * i + 1.5 for i in range(40))) / 8,
+                                                                     abs=2)
+    assert not any("analysis stopped" in a for a in fn.assumptions)
+
+
+def test_a_function_over_its_budget_is_reported_with_what_is_known_and_says_so():
+    ir, analyses = module(phichain(6))
+    parsed = parse_module(ModuleText(ir, parse_opt_output(analyses)))
+    [fn] = read_functions(parsed, "p.c", "c", "x86_64", 100, budget_steps=10)
+    [note] = [a for a in fn.assumptions if a.startswith("analysis stopped after")]
+    assert "loop trip counts in the loops at line" in note and "assumed 100" in note
+    assert {loop.trip_count.kind for loop in fn.loops.values()} == {"unknown"}
+    assert fn.blocks and sum(len(b.instructions) for b in fn.blocks) > 50  # instructions still counted
+    [full] = read_functions(parsed, "p.c", "c", "x86_64", 100)
+    assert sum(len(b.instructions) for b in fn.blocks) == sum(len(b.instructions) for b in full.blocks)
