@@ -14,7 +14,7 @@ from ccls.frontends import SourceFile
 from ccls.frontends.c_family import ANALYSIS_PASSES, analyze_with_clang
 from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
-from ccls.readers.llvm_ir import ModuleText, parse_module, read_functions
+from ccls.readers.llvm_ir import IRNotReadable, ModuleText, parse_module, read_functions, readable_ir
 from ccls.readers.scev import parse_opt_output
 
 pytestmark = pytest.mark.skipif(shutil.which("clang-19") is None and shutil.which("clang") is None,
@@ -87,3 +87,34 @@ def test_a_function_over_its_budget_is_reported_with_what_is_known_and_says_so()
     assert fn.blocks and sum(len(b.instructions) for b in fn.blocks) > 50  # instructions still counted
     [full] = read_functions(parsed, "p.c", "c", "x86_64", 100)
     assert sum(len(b.instructions) for b in fn.blocks) == sum(len(b.instructions) for b in full.blocks)
+
+
+# -- 2. IR that llvmlite's newer LLVM cannot read costs that file, not the run --------------------
+
+MMX = """#include <mmintrin.h>
+__m64 add8(__m64 a, __m64 b) { return _mm_add_pi8(a, b); }
+int plain(int n) { return n + 1; }
+"""
+
+
+def test_an_mmx_intrinsic_is_read_as_llvm_upgrades_its_type():
+    # clang-19 prints the x86_mmx type, which LLVM 20 removed (llvmlite's LLVM: "expected type")
+    functions, errors = analyse(MMX)
+    assert errors == []
+    assert set(functions) == {"add8", "plain"}
+    assert "<1 x i64>" in functions["add8"].ir_text
+
+
+def test_ir_the_parser_rejects_is_an_error_naming_the_function_and_line():
+    ir = ("define i32 @good(i32 %n) {\nentry:\n  ret i32 %n\n}\n\n"
+          "define i32 @bad(i32 %n) {\nentry:\n  %x = frobnicate i32 %n\n  ret i32 %x\n}\n")
+    with pytest.raises(IRNotReadable) as raised:
+        parse_module(ModuleText(ir, {}))
+    assert (raised.value.function, raised.value.line) == ("bad", 8)
+    assert "IR line 8, in function bad: `%x = frobnicate i32 %n`" in str(raised.value)
+
+
+def test_the_mmx_upgrade_rewrites_types_and_leaves_strings_alone():
+    text = '@s = constant [8 x i8] c"x86_mmx\\00"\ndefine x86_mmx @f(x86_mmx %a) {\n  ret x86_mmx %a\n}\n'
+    assert readable_ir(text) == ('@s = constant [8 x i8] c"x86_mmx\\00"\n'
+                                 'define <1 x i64> @f(<1 x i64> %a) {\n  ret <1 x i64> %a\n}\n')

@@ -9,6 +9,7 @@ from ccls.frontends import FrontendResult, SourceFile, register
 from ccls.frontends.c_family import CompileFailed, read_ir_text
 from ccls.model import AnalysisError
 from ccls.options import AnalysisOptions
+from ccls.readers.llvm_ir import IRNotReadable
 
 
 @register("llvm-ir", (".ll", ".bc"))
@@ -24,6 +25,6 @@ def analyze_llvm_ir(source: SourceFile, options: AnalysisOptions) -> FrontendRes
         functions = read_ir_text(text, source.path, "llvm-ir", options)
     except CompileFailed as failed:
         return FrontendResult(errors=[failed.error])
-    except (toolchain.ToolMissing, toolchain.ToolTimeout) as problem:
+    except (toolchain.ToolMissing, toolchain.ToolTimeout, IRNotReadable) as problem:
         return FrontendResult(errors=[AnalysisError(source.path, None, str(problem))])
     return FrontendResult(functions=functions)

@@ -13,7 +13,7 @@ import math
 import os
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Sequence
 
@@ -23,8 +23,8 @@ from ccls.early_exit import early_exit_trip
 from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, MemoryAccess, TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
-from ccls.readers.scev import (BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget, ScevContext,
-                               ValueMemo, to_polynomial)
+from ccls.readers.scev import (GLOBAL_BASE, BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget,
+                               ScevContext, ValueMemo, to_polynomial)
 from ccls.taxonomy import with_vector
 
 if TYPE_CHECKING:
@@ -352,6 +352,7 @@ class ParsedModule:
     functions: list[_Defined]
     dilocation_lines: dict[str, int]
     dbg_ids: dict[str, list[str | None]]
+    global_bytes: dict[str, int] = field(default_factory=dict)  # each global array's size in bytes
 
     def machine_blocks(self) -> set[tuple[str, ...]]:
         """The distinct machine code of every block, as BasicBlock.machine_code will hold it."""
@@ -373,10 +374,60 @@ def _source_lines(ir: str) -> dict[str, int]:
     return lines
 
 
+class IRNotReadable(Exception):
+    """IR that llvmlite's LLVM rejects, with its parser's words, the line and the function
+    (`.line`, `.function`) they point at. The front ends report it as the file's error."""
+
+    def __init__(self, message: str, line: int | None = None, function: str | None = None):
+        super().__init__(message)
+        self.line, self.function = line, function
+
+
+# LLVM 20 removed the x86_mmx type (MMX intrinsics' operands); its bitcode reader upgrades it to
+# <1 x i64>, the same 64 bits. clang-19 still prints x86_mmx; llvmlite's LLVM no longer parses it.
+_MMX_TYPE = re.compile(r'"(?:[^"\\]|\\.)*"|\bx86_mmx\b')
+_PARSE_ERROR = re.compile(r"<string>:(?P<line>\d+):(?P<column>\d+): error: (?P<message>[^\n]*)")
+
+
+def readable_ir(ir: str) -> str:
+    """`ir` as llvmlite's newer LLVM reads it: types LLVM has since removed are written as LLVM's
+    own upgrade writes them (x86_mmx as <1 x i64>); quoted strings are left alone."""
+    if "x86_mmx" not in ir:
+        return ir
+    return _MMX_TYPE.sub(lambda m: m.group(0) if m.group(0).startswith('"') else "<1 x i64>", ir)
+
+
+def _parse_assembly(ir: str):
+    """llvmlite's module for `ir` (upgraded by `readable_ir`), or IRNotReadable."""
+    try:
+        return llvm.parse_assembly(readable_ir(ir))
+    except RuntimeError as problem:
+        found = _PARSE_ERROR.search(str(problem))
+        if found is None:
+            raise IRNotReadable(f"LLVM IR not readable by llvmlite (LLVM {_llvm_version()}): {problem}") from None
+        line = int(found["line"])
+        lines = ir.splitlines()
+        function = None
+        for text in reversed(lines[:line]):
+            if text.startswith("}"):
+                break
+            if m := _DEFINE.match(text):
+                function = m.group(1).strip('"')
+                break
+        where = f"IR line {line}" + (f", in function {function}" if function else "")
+        code = lines[line - 1].strip() if line <= len(lines) else ""
+        raise IRNotReadable(f"LLVM IR not readable by llvmlite (LLVM {_llvm_version()}): {found['message']} "
+                            f"({where}: `{code[:200]}`)", line, function) from None
+
+
+def _llvm_version() -> str:
+    return ".".join(str(part) for part in llvm.llvm_version_info)
+
+
 def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModule:
     """Parse the module; with `main_file`, keep only functions whose debug info places them in
-    that file (not inline functions from headers)."""
-    parsed = llvm.parse_assembly(module.ir)
+    that file (not inline functions from headers). Raises IRNotReadable."""
+    parsed = _parse_assembly(module.ir)
     subprograms = _subprogram_info(module.ir)
     fn_subprogram = {m.group(1).strip('"'): m.group(2) for m in _DEFINE_DBG.finditer(module.ir)}
     machine = _machine_code(module.assembly) if module.assembly else {}
@@ -391,7 +442,7 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
         grouped = _machine_per_ir_block(machine.get(fn.name), {bb.name for bb in fn.blocks}, notes)
         kept.append(_Defined(fn, (name, line), grouped, notes))
     dilocation_lines = _source_lines(module.ir)
-    return ParsedModule(module, kept, dilocation_lines, _instruction_dbg_ids(module.ir))
+    return ParsedModule(module, kept, dilocation_lines, _instruction_dbg_ids(module.ir), global_sizes(module.ir))
 
 
 def read_functions(parsed: ParsedModule, file: str, language: str, arch: str,
@@ -412,16 +463,17 @@ def read_functions(parsed: ParsedModule, file: str, language: str, arch: str,
 
     return [_read_function(d.fn, parsed.module, file, language, arch, default_trip_count, early_exit,
                            parsed.dilocation_lines, d.subprogram, d.machine, list(d.notes),
-                           parsed.dbg_ids.get(d.fn.name, []), loop_bounds, budget())
+                           parsed.dbg_ids.get(d.fn.name, []), loop_bounds, budget(), parsed.global_bytes)
             for d in parsed.functions]
 
 
 def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, default_trip_count: int,
                    early_exit: str, dilocation_lines: dict[str, int], subprogram: tuple[str, int | None],
                    machine: dict[str, list[str]] | None, assumptions: list[str],
-                   dbg_ids: list[str | None], loop_bounds: Sequence[LoopBound], budget: ReadingBudget) -> FunctionIR:
+                   dbg_ids: list[str | None], loop_bounds: Sequence[LoopBound], budget: ReadingBudget,
+                   global_bytes: dict[str, int]) -> FunctionIR:
     analyses = module.analyses.get(fn.name, FunctionAnalyses())
-    reading = _Reading(ValueMemo(), budget)
+    reading = _Reading(ValueMemo(), budget, global_bytes)
     arguments = [(a.name, str(a.type)) for a in fn.arguments if a.name]
     parameters = [name for name, _ in arguments]
     block_loop = {}
@@ -519,6 +571,7 @@ class _Reading:
 
     memo: ValueMemo
     budget: ReadingBudget
+    global_bytes: dict[str, int] = field(default_factory=dict)  # each global array's size (`global_sizes`)
 
 
 def _stopped_note(budget: ReadingBudget, stopped_lines: list[int | None], default_trip_count: int) -> str:
@@ -824,13 +877,14 @@ def _fixed_address(pointer: _Value, parameters: set[str], definitions: dict) -> 
 
 
 def _scev_context(analyses: FunctionAnalyses, parameters: set[str], enclosing: set[str],
-                  substituted: dict[str, Polynomial], reading: _Reading) -> ScevContext:
+                  substituted: dict[str, Polynomial], reading: _Reading, addresses: bool = False) -> ScevContext:
     """A converter for one loop's SCEV text with everything the function's analyses know, and
-    the values already resolved in the function under the same parameters and loops."""
+    the values already resolved in the function under the same parameters and loops.
+    `addresses`: for an access's address, where a global array's address is its base."""
     return ScevContext(parameters, analyses.value_scevs, analyses.phi_incoming, enclosing,
                        low_bits_set=analyses.low_bits_set, small_ranges=analyses.small_ranges,
-                       substituted=substituted, memo=reading.memo.table(parameters, enclosing),
-                       budget=reading.budget)
+                       substituted=substituted, memo=reading.memo.table(parameters, enclosing, addresses),
+                       budget=reading.budget, global_bases=addresses)
 
 
 def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclosing: set[str],
@@ -920,7 +974,8 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
         return MemoryAccess("invariant" if pointer in parameters or not pointer else "unknown", element_bytes)
     if reading.budget.exhausted:
         return MemoryAccess("unknown", element_bytes)
-    ctx = _scev_context(analyses, set(parameters), ancestors[loop_id] | {loop_id}, substituted, reading)
+    ctx = _scev_context(analyses, set(parameters), ancestors[loop_id] | {loop_id}, substituted, reading,
+                        addresses=True)
     try:
         address = to_polynomial(scev, ctx)
     except BudgetExhausted:
@@ -934,9 +989,10 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
         sources = unknowns & (loaded - parameters)
         if any(_address_is_loaded(load_pointers.get(v, ""), analyses, loaded) for v in sources):
             return MemoryAccess("pointer-chase", element_bytes)
-        # a[idx[i]]: the address depends on a loaded value.
+        # a[idx[i]]: the address depends on a loaded value; within a global array, within its size.
         if sources:
-            return MemoryAccess("indirect", element_bytes, span_bytes=_narrow_index_span(scev))
+            spans = [s for s in (_narrow_index_span(scev), _global_array_bytes(scev, reading.global_bytes)) if s]
+            return MemoryAccess("indirect", element_bytes, span_bytes=min(spans) if spans else None)
         return MemoryAccess("unknown", element_bytes)
     stride = _stride(address, loop_id)
     if stride.is_zero:
@@ -955,7 +1011,8 @@ def _stream_and_offset(address: Polynomial, bases: set[str]) -> tuple[Polynomial
     two rows apart."""
     moving = Polynomial(tuple((m, c) for m, c in address.terms
                               if any(symbol.startswith("@") for symbol, _ in m)
-                              or (c == 1 and len(m) == 1 and m[0][1] == 1 and m[0][0] in bases)))
+                              or (c == 1 and len(m) == 1 and m[0][1] == 1
+                                  and (m[0][0] in bases or m[0][0].startswith(GLOBAL_BASE)))))
     return moving, address - moving
 
 
@@ -968,6 +1025,36 @@ def _ancestors_innermost_first(loop_id: str, analyses: FunctionAnalyses) -> list
 
 
 _SCALED_NARROW_INDEX = re.compile(r"\((\d+) \* \(zext i(8|16) %[-\w.$\"]+ to i\d+\)\)")
+
+
+_GLOBAL = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?(?:global|constant) ((?:\[[^=]*?\])|[^\s,]+) ', re.M)
+_ARRAY = re.compile(r"^\[(\d+) x (.+)\]$")
+_SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "i128": 16, "half": 2, "bfloat": 2, "float": 4,
+                 "double": 8, "x86_fp80": 16, "fp128": 16, "ptr": 8}
+
+
+def global_sizes(ir: str) -> dict[str, int]:
+    """Bytes of each global whose type is a scalar or a (nested) array of scalars."""
+    out = {}
+    for m in _GLOBAL.finditer(ir):
+        size = _type_bytes(m.group(2).strip())
+        if size:
+            out[m.group(1).strip('"')] = size
+    return out
+
+
+def _type_bytes(type_text: str) -> int | None:
+    m = _ARRAY.match(type_text)
+    if m:
+        inner = _type_bytes(m.group(2).strip())
+        return int(m.group(1)) * inner if inner else None
+    return _SCALAR_BYTES.get(type_text)
+
+
+def _global_array_bytes(scev: str, global_bytes: dict[str, int]) -> int | None:
+    """The size of the one global array an address points into, if it names one."""
+    names = {n.strip('"') for n in re.findall(r'@("[^"]+"|[-\w.$]+)', scev)}
+    return global_bytes.get(names.pop()) if len(names) == 1 else None
 
 
 def _narrow_index_span(scev: str) -> int | None:
