@@ -30,6 +30,7 @@ SMALL_RANGE = 64  # an opaque value known to lie in fewer values than this is ta
 _BLOCK = re.compile(r"%(\"[^\"]+\"|[-\w.$]+)(<[^,]*>)*")
 
 UNKNOWN = "***COULDNOTCOMPUTE***"
+GLOBAL_BASE = "&"  # symbol prefix of a global's address in address polynomials (`&a`)
 
 
 @dataclass
@@ -184,10 +185,10 @@ class ValueMemo:
     resolved once, not 2^depth times."""
 
     def __init__(self) -> None:
-        self._tables: dict[tuple[frozenset, frozenset], ValueTable] = {}
+        self._tables: dict[tuple[frozenset, frozenset, bool], ValueTable] = {}
 
-    def table(self, parameters: set[str], enclosing_loops: set[str]) -> ValueTable:
-        return self._tables.setdefault((frozenset(parameters), frozenset(enclosing_loops)), ValueTable())
+    def table(self, parameters: set[str], enclosing_loops: set[str], global_bases: bool = False) -> ValueTable:
+        return self._tables.setdefault((frozenset(parameters), frozenset(enclosing_loops), global_bases), ValueTable())
 
 
 @dataclass
@@ -206,6 +207,9 @@ class ScevContext:
     # and enclosing loops
     memo: ValueTable = field(default_factory=ValueTable)
     budget: ReadingBudget | None = None
+    # Addresses: a global's address (`@a`) is a symbol of its own (GLOBAL_BASE + name), the base
+    # of the array it holds. Counts never take it (a trip count in an address is meaningless).
+    global_bases: bool = False
     _blocked: frozenset[str] = frozenset()  # the phis of the cycle being resolved
     _resolving: set[str] = field(default_factory=set)
     _frames: list[list[str]] = field(default_factory=list)  # notes of each value being resolved
@@ -267,6 +271,8 @@ class _Parser:
         if tok.startswith("%"):
             return self._value(_strip_quotes(tok[1:]))
         if tok.startswith("@"):
+            if self.ctx.global_bases:  # an address in a global array: the array is its base
+                return Polynomial.symbol(GLOBAL_BASE + _strip_quotes(tok[1:]))
             raise NotPolynomial(f"depends on the address of {tok}")
         if tok == "{":
             return self._add_recurrence()
@@ -495,10 +501,13 @@ class _Parser:
             if "max" in op:
                 # max(n, i + 1) guards `for (j = i; j < n; ...)`, max(end, p + 8) `while (p < end)`:
                 # the bound is the larger once inside the loop. It does not move with an enclosing
-                # loop, and it is a bare value where the other is the start plus a step.
+                # loop; it is the one that exceeds the others by sizes (`do { p += 16; } while
+                # (p < p0 + len - 15)` runs to max(p0 + 16, p0 + len - 15): the second, by len - 31),
+                # or else a bare value where the other is the start plus a step.
                 fixed = [v for v in symbolic if not any(s.startswith("@") for s in v.symbols)] or symbolic
+                larger = [v for v in fixed if all(_grows_past(v, other) for other in fixed if other is not v)]
                 bare = [v for v in fixed if len(v.symbols) == 1 and v == Polynomial.symbol(next(iter(v.symbols)))]
-                symbolic = bare or fixed
+                symbolic = larger or bare or fixed
             else:
                 # min(64, n - ii): a tile's bound. Once the sizes are large the constant binds
                 # (all tiles but the last are full).
@@ -515,3 +524,11 @@ class _Parser:
         if self._next() != ")":
             raise NotPolynomial("unbalanced parentheses")
         self._skip_flags()
+
+
+def _grows_past(a: Polynomial, b: Polynomial) -> bool:
+    """Whether a - b is a constant plus sizes with positive coefficients: a exceeds b once the
+    sizes are large, whatever they are."""
+    difference = a - b
+    sized = [coefficient for monomial, coefficient in difference.terms if monomial]
+    return bool(sized) and all(coefficient > 0 for coefficient in sized)
