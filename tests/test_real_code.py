@@ -118,3 +118,26 @@ def test_the_mmx_upgrade_rewrites_types_and_leaves_strings_alone():
     text = '@s = constant [8 x i8] c"x86_mmx\\00"\ndefine x86_mmx @f(x86_mmx %a) {\n  ret x86_mmx %a\n}\n'
     assert readable_ir(text) == ('@s = constant [8 x i8] c"x86_mmx\\00"\n'
                                  'define <1 x i64> @f(<1 x i64> %a) {\n  ret <1 x i64> %a\n}\n')
+
+
+# -- 3. a do-while's bound is the operand of max that grows with the sizes ------------------------
+
+def test_an_xxhash_style_do_while_runs_len_over_16_times():
+    functions, _ = analyse("""#include <stddef.h>
+unsigned hash16(const unsigned char *input, size_t len) {
+    const unsigned char *p = input;
+    const unsigned char *const bEnd = p + len;
+    unsigned v = 0;
+    if (len >= 16) {
+        const unsigned char *const limit = bEnd - 15;
+        do {
+            v = v * 31 + p[0] + p[4] + p[8] + p[12];
+            p += 16;
+        } while (p < limit);
+    }
+    return v;
+}
+""")
+    [loop] = functions["hash16"].loops.values()
+    assert loop.trip_count.kind == "symbolic"  # was "constant", 1.47 iterations
+    assert loop.trip_count.iterations.evaluate({"len": 1_000_000}) == pytest.approx(1_000_000 / 16, rel=1e-3)

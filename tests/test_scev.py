@@ -215,3 +215,16 @@ def test_a_reading_over_its_budget_stops_with_budget_exhausted_not_a_guess():
         to_polynomial("%s.29", c)
     with pytest.raises(BudgetExhausted):  # and stays spent
         to_polynomial("(1 + %n)", c)
+
+
+def test_a_do_while_runs_to_the_operand_of_max_that_grows_with_the_sizes():
+    # opt-19 on xxHash's `do { …; p += 16; } while (p < input + len - 15)`: the loop runs at least
+    # once, so its end is max(input + 16, input + len - 15); the second exceeds the first by len - 31.
+    text = ("((-1 + (-1 * (ptrtoint ptr %input to i64)) + ((16 + (ptrtoint ptr %input to i64)) umax "
+            "(-15 + (ptrtoint ptr %input to i64) + %len))) /u 16)")
+    c = ctx(params={"input", "len"})
+    backedges = to_polynomial(text, c)
+    assert backedges.symbols == {"len"}
+    assert (backedges + 1).evaluate({"len": 1600}) == pytest.approx(1600 / 16, abs=1)
+    # two sizes, neither larger whatever they are: the bare one, as before
+    assert to_polynomial("((8 + %p) umax %end)", ctx(params={"p", "end"})) == Polynomial.symbol("end")
