@@ -1,5 +1,9 @@
-"""Reading verbose assembly and llvm-mca reports (pure text in, nothing run)."""
-from ccls.machine_code import BlockTiming, divides, parse_mca_cycles
+"""Reading verbose assembly and llvm-mca reports (pure text in), and llvm-mca on inline blocks."""
+import shutil
+
+import pytest
+
+from ccls.machine_code import BlockTiming, block_cycles, divides, parse_mca_cycles, without_move_elimination
 from ccls.readers.llvm_ir import DIVIDE_BYPASS_SLOW, _machine_code
 
 # Shaped like LLVM 19's x86 output for `s += a[i] / d[i]` unrolled twice: the bypass's blocks
@@ -91,3 +95,33 @@ def test_divider_correction_takes_the_model_excess_off_but_keeps_the_divides_own
     # bound by something longer (a 100-cycle chain): only the excess comes off, never below the divides
     assert _divider_corrected(100.0, None, (0, 1), divider) == (90.0, None)
     assert _divider_corrected(8.0, None, (1, 0), divider)[0] == 6.5
+
+
+# A Gauss-Seidel-style inner loop as clang -O2 emits it: the division's result reaches the next
+# repetition's sum through `movapd %xmm1, %xmm7` (a 6-add + divide chain, ~31 cycles on Zen 4).
+_CHAIN_THROUGH_MOVES = (
+    "\tmovapd\t%xmm3, %xmm6", "\taddsd\t%xmm3, %xmm1", "\tmovsd\t-16000(%r11,%rbx,8), %xmm3",
+    "\taddsd\t%xmm3, %xmm1", "\taddsd\t%xmm7, %xmm1", "\taddsd\t%xmm2, %xmm1", "\tmovsd\t-8000(%r11,%rbx,8), %xmm2",
+    "\taddsd\t%xmm2, %xmm1", "\taddsd\t%xmm4, %xmm1", "\taddsd\t%xmm5, %xmm1", "\tmovapd\t%xmm5, %xmm4",
+    "\tmovsd\t(%r11,%rbx,8), %xmm5", "\taddsd\t%xmm5, %xmm1", "\tdivsd\t%xmm0, %xmm1",
+    "\tmovsd\t%xmm1, -8008(%r11,%rbx,8)", "\tincq\t%rbx", "\tmovapd\t%xmm1, %xmm7", "\tmovapd\t%xmm6, %xmm1",
+    "\tcmpq\t%rbx, %r8", "\tjne\t.LBB0_5")
+# A multiply-add chain through two moves that llvm-mca follows correctly: 3 + 3 cycles.
+_CHAIN_MCA_FOLLOWS = ("\tmulsd\t%xmm0, %xmm0", "\tmovapd\t%xmm0, %xmm1", "\taddsd\t%xmm1, %xmm2",
+                      "\tmovapd\t%xmm2, %xmm0")
+
+
+def test_vector_moves_are_rewritten_as_ors_that_cannot_be_eliminated():
+    code, moves = without_move_elimination(("\tmovapd\t%xmm1, %xmm7", "\tvmovaps\t%ymm2, %ymm3",
+                                            "\tmovsd\t%xmm1, %xmm2", "\tmovsd\t(%rax), %xmm0"))
+    assert moves == 2
+    assert code == ("\tvpor\t%xmm1, %xmm1, %xmm7", "\tvpor\t%ymm2, %ymm2, %ymm3", "\tmovsd\t%xmm1, %xmm2",
+                    "\tmovsd\t(%rax), %xmm0")
+
+
+@pytest.mark.skipif(shutil.which("llvm-mca-19") is None and shutil.which("llvm-mca") is None,
+                    reason="llvm-mca not installed")
+def test_a_chain_through_eliminated_moves_is_not_lost():
+    lost, followed = block_cycles([_CHAIN_THROUGH_MOVES, _CHAIN_MCA_FOLLOWS], "x86_64-zen4", 30, 1024)
+    assert lost.cycles >= 25  # llvm-mca alone: 5.4
+    assert 5.5 <= followed.cycles <= 6.5  # no moves' cycle added where llvm-mca already follows the chain

@@ -58,7 +58,8 @@ def engine_digest() -> str:
 
 
 _COUNTING_MODULES = frozenset({"counting.py", "machine_code.py", "taxonomy.py", "model.py", "polynomial.py",
-                               "compile_db.py", "source_map.py", "toolchain.py"})
+                               "compile_db.py", "source_map.py", "toolchain.py", "early_exit.py", "targets.py",
+                               "options.py", "sizes.py", "engine.py"})
 
 
 def language_for(path: str) -> str | None:
