@@ -16,7 +16,7 @@ from ccls.frontends import FrontendResult, SourceFile, register
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import AnalysisOptions
 from ccls.readers.call_sites import ModuleCalls, read_call_sites
-from ccls.readers.llvm_ir import ModuleText, parse_module, read_functions
+from ccls.readers.llvm_ir import IRNotReadable, ModuleText, parse_module, read_functions
 from ccls.readers.scev import parse_opt_output
 from ccls.targets import CPU_TARGETS
 
@@ -68,6 +68,8 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
         return FrontendResult(errors=[failed.error])
     except (toolchain.ToolMissing, toolchain.ToolTimeout) as problem:
         return FrontendResult(errors=[AnalysisError(source.path, None, str(problem))])
+    except IRNotReadable as problem:  # the file alone is lost, never the run
+        return FrontendResult(errors=[AnalysisError(source.path, None, f"ccls cannot read the compiled IR: {problem}")])
     _demangle(functions, options)
     if outline is not None:
         _source_ranges(functions, outline.functions)
