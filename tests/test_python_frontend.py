@@ -1,6 +1,7 @@
 """Python front end: functions, loops and trip counts read from CPython bytecode (never run)."""
 from __future__ import annotations
 
+import math
 import textwrap
 from collections import Counter
 from fractions import Fraction
@@ -14,7 +15,7 @@ from ccls.frontends.python import analyse_python
 from ccls.model import FunctionIR, Loop
 from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
-from ccls.readers.python_bytecode import read_code, read_module
+from ccls.readers.python_bytecode import is_work_loop, read_code, read_module
 
 n, m = Polynomial.symbol("n"), Polynomial.symbol("m")
 
@@ -25,9 +26,18 @@ def read(source: str, default_trip_count: int = 100) -> dict[str, FunctionIR]:
     return {f.name: f for f in functions}
 
 
+def source_loops(f: FunctionIR) -> list[Loop]:
+    """Loops written in the source, without those that stand for work inside a builtin."""
+    return [lp for lp in f.loops.values() if not is_work_loop(lp.id)]
+
+
+def work_loops(f: FunctionIR) -> list[Loop]:
+    return [lp for lp in f.loops.values() if is_work_loop(lp.id)]
+
+
 def loops_by_line(f: FunctionIR) -> dict[int, Loop]:
-    by_line = {lp.line: lp for lp in f.loops.values()}
-    assert len(by_line) == len(f.loops), "one loop per source line in these snippets"
+    by_line = {lp.line: lp for lp in source_loops(f)}
+    assert len(by_line) == len(source_loops(f)), "one loop per source line in these snippets"
     return by_line
 
 
@@ -253,11 +263,14 @@ def test_list_comprehension_loop_is_inlined_in_its_function_on_every_version():
                 out.append(sum([j * i for j in range(m)]))
             return [[a for a in range(b)] for b in range(n)]
         """)["comp"]
-    loops = sorted(f.loops.values(), key=lambda lp: (lp.line, lp.depth))
+    loops = sorted(source_loops(f), key=lambda lp: (lp.line, lp.depth))
     assert [(lp.line, lp.depth) for lp in loops] == [(4, 1), (5, 2), (6, 1), (6, 2)]
     assert loops[1].parent == loops[0].id and loops[1].trip_count.iterations == m
     assert loops[2].trip_count.iterations == n
     assert loops[3].parent == loops[2].id
+    # sum() adds up the comprehension's m items, once per outer iteration
+    (adds,) = work_loops(f)
+    assert (adds.line, adds.parent, adds.trip_count.iterations) == (5, loops[0].id, m)
     assert loops[3].trip_count.iterations == Polynomial.symbol(f"@{loops[2].id}")
     # every block names a loop that exists
     assert {b.loop for b in f.blocks} - {None} <= set(f.loops)
@@ -454,7 +467,8 @@ def test_read_module_never_raises_and_its_output_is_consistent(text):
         assert {b.loop for b in f.blocks} - {None} <= set(f.loops)
         for lp in f.loops.values():
             assert lp.parent is None or f.loops[lp.parent].depth == lp.depth - 1
-            assert (lp.trip_count.kind == "unknown") == lp.trip_count.is_assumed or lp.trip_count.kind == "bounded"
+            assert lp.trip_count.kind in ("constant", "symbolic", "bounded", "expected", "unknown")
+            assert lp.trip_count.is_assumed == (lp.trip_count.kind in ("bounded", "expected", "unknown"))
             # index symbols may only name loops that enclose this one
             enclosing, p = set(), lp.parent
             while p is not None:
@@ -490,3 +504,222 @@ def test_hover_names_how_each_loop_count_was_taken():
     find, total = report(counted, load_tables(), ReportSettings(), AnalysisOptions())
     assert "0.5·n + 0.5 iterations (assumed: the mean of a data-dependent exit)" in hover_markdown(find)
     assert "n iterations (symbolic)" in hover_markdown(total)
+
+
+# -- work inside builtins (TimeComplexity), log loops, ranges between two sizes, encodings -------
+def analyse(source: str, **values: float):
+    """Count and cost each function as the CLI does, with `values` as --param."""
+    from ccls.engine import ReportSettings, count_source, report
+    from ccls.tables import load_tables
+    options = AnalysisOptions(parameter_values=tuple(values.items()))
+    tables = load_tables()
+    counted = count_source(SourceFile("/src/example.py", textwrap.dedent(source)), options, tables)
+    return {r.counted.name: r for r in report(counted.functions, tables, ReportSettings(), options)}
+
+
+len_a = Polynomial.symbol("len(a)")
+
+
+def test_sorted_costs_n_log_n_in_the_length_of_its_argument():
+    fs = read("""
+        def s(a):
+            return sorted(a)
+        """)
+    (work,) = work_loops(fs["s"])
+    assert work.trip_count.iterations == len_a * Polynomial.symbol("log2(len(a))")
+    assert work.line == 3 and work.trip_count.kind == "symbolic"
+    (block,) = [b for b in fs["s"].blocks if b.loop == work.id]
+    assert [i.cls for i in block.instructions] == ["py.work.sort"]
+    assert any("sorted(a) costed as len(a)·log2(len(a)) × py.work.sort" in a for a in fs["s"].assumptions)
+    small, large = analyse("def s(a):\n    return sorted(a)\n")["s"], analyse(
+        "def s(a):\n    return sorted(a)\n", **{"len(a)": 100_000})["s"]
+    assert small.big_o == "O(len(a)·log2(len(a)))"
+    # 100× the elements, log₂ 1e5 / log₂ 1e3 = 5/3 more comparisons each: ~167× the work
+    assert 150 < large.metrics.cu / small.metrics.cu < 170
+    assert small.metrics.cu > 1000 * 9.9 * 5  # the sort's per-comparison price is several cycles
+
+
+def test_a_module_that_shadows_a_builtin_is_not_costed_as_the_builtin():
+    fs = read("""
+        def sorted(xs):
+            return xs
+
+        def s(a):
+            return sorted(a)
+
+        def t(a):
+            return sum(a)
+        """)
+    assert work_loops(fs["s"]) == []
+    assert [lp.trip_count.iterations for lp in work_loops(fs["t"])] == [len_a]
+
+
+def test_copies_reductions_joins_and_string_methods_are_linear_and_methods_on_unknown_objects_say_so():
+    f = read("""
+        import os
+
+        def f(a, s, sep):
+            b = list(a) + [max(a)]
+            t = ", ".join(a)
+            u = sep.join(a)
+            v = s.split()
+            w = os.path.join(s, s)
+            return set(range(len(a)))
+        """)["f"]
+    by_cls = Counter(i.cls for b in f.blocks for i in b.instructions if i.cls.startswith("py.work."))
+    assert by_cls == {"py.work.copy": 1, "py.work.minmax": 1, "py.work.join": 2, "py.work.split": 1,
+                      "py.work.hash": 1}
+    assert {str(lp.trip_count.iterations) for lp in work_loops(f)} == {"len(a)", "len(s)"}
+    assumed = [a for a in f.assumptions if "the object's type is not known" in a]
+    assert [a.split(": ", 1)[1].split(" taken")[0] for a in assumed] == ["sep.join(a)", "s.split()"]
+    assert not any("os.path.join" in a for a in f.assumptions)  # a module's function, not str.join
+
+
+def test_membership_scans_a_list_built_here_and_takes_an_unknown_container_as_a_hash():
+    f = read("""
+        def m(a, x):
+            seen = list(a)
+            return x in seen, x in a
+        """, default_trip_count=100)["m"]
+    copy, scan = sorted(work_loops(f), key=lambda lp: lp.trip_count.kind != "symbolic")  # list(a), then `in`
+    assert (copy.trip_count.kind, copy.trip_count.iterations) == ("symbolic", len_a)
+    assert (scan.trip_count.kind, scan.trip_count.iterations) == ("expected", (len_a + 1) * Fraction(1, 2))
+    assert any("`in a`: the type of a is not known; taken as a set or dict" in a for a in f.assumptions)
+
+
+def test_a_slice_copies_its_length():
+    f = read("""
+        def sl(a, lo, hi):
+            return a[lo:hi], a[1:], a[-3:], a[:]
+        """)["sl"]
+    got = sorted(str(lp.trip_count.iterations) for lp in work_loops(f))
+    assert got == ["3", "len(a)", "len(a) - 1", "len(a[lo:hi])"]
+
+
+def test_a_builtin_over_a_value_of_unknown_length_takes_the_default_and_says_so():
+    f = read("""
+        def u(d):
+            xs = d.values()
+            return sum(xs)
+        """, default_trip_count=37)["u"]
+    (work,) = work_loops(f)
+    assert (work.trip_count.kind, work.trip_count.iterations) == ("unknown", Polynomial.constant(37))
+    assert any("sum(xs): length of xs not known, assumed 37" in a for a in f.assumptions)
+
+
+LOG_LOOPS = """
+    def halve(n):
+        c = 0
+        while n > 1:
+            n //= 2
+            c += 1
+        return c
+
+    def double(n):
+        i = 1
+        while i < n:
+            i *= 2
+        return i
+
+    def shift(n):
+        while n:
+            n >>= 1
+
+    def digits(m):
+        x = m
+        while x >= 10:
+            x /= 10
+
+    def constant():
+        x = 1000
+        while x > 1:
+            x //= 3
+
+    def linear(n):
+        while n > 1:
+            n -= 2
+    """
+
+
+def test_loops_that_divide_or_multiply_their_variable_are_logarithmic():
+    fs = read(LOG_LOOPS)
+    log_n = Polynomial.symbol("log2(n)")
+    trip = {name: next(iter(fs[name].loops.values())).trip_count for name in fs}
+    assert (trip["halve"].kind, trip["halve"].iterations) == ("bounded", log_n)
+    assert (trip["double"].kind, trip["double"].iterations) == ("bounded", log_n)
+    assert trip["shift"].iterations == log_n + 1
+    assert trip["constant"] == replace_kind(trip["constant"], "constant")
+    assert trip["constant"].iterations == Polynomial.constant(6)  # 1000 → 333 → 111 → 37 → 12 → 4 → 1
+    assert trip["linear"].kind == "unknown"
+    assert any("n is divided by 2 each iteration while n > 1; trip count taken as log2(n)" in a
+               for a in fs["halve"].assumptions)
+    r = analyse(LOG_LOOPS, n=1 << 20, m=10 ** 6)
+    assert r["halve"].big_o == "O(log2(n))"
+
+
+def replace_kind(trip, kind):
+    from dataclasses import replace
+    return replace(trip, kind=kind)
+
+
+@settings(max_examples=40, deadline=None)
+@given(start=st.integers(2, 10 ** 9), divisor=st.integers(2, 16))
+def test_log_trip_counts_are_within_one_of_running_the_loop(start, divisor):
+    f = read(f"""
+        def h(n):
+            while n > 1:
+                n //= {divisor}
+        """)["h"]
+    (loop,) = f.loops.values()
+    x, actual = start, 0
+    while x > 1:
+        x //= divisor
+        actual += 1
+    predicted = loop.trip_count.iterations.evaluate({"log2(n)": math.log2(start)})
+    assert abs(predicted - actual) <= 1
+
+
+def test_range_between_two_sizes_is_one_size_and_never_free():
+    fs = read("""
+        def dump(tag, x, lo, hi):
+            out = []
+            for i in range(lo, hi):
+                out.append(x[i])
+            return out
+
+        def tail(a, i, n):
+            for k in range(n):
+                for j in range(k, n):
+                    pass
+        """)
+    (loop,) = fs["dump"].loops.values()
+    assert loop.trip_count.iterations == Polynomial.symbol("len(range(lo, hi))")
+    assert any("hi - lo items taken as one size, len(range(lo, hi))" in a for a in fs["dump"].assumptions)
+    outer, inner = sorted(fs["tail"].loops.values(), key=lambda lp: lp.depth)
+    assert inner.trip_count.iterations == n - Polynomial.symbol(f"@{outer.id}")  # an index: kept exact
+    r = analyse("def dump(x, lo, hi):\n    for i in range(lo, hi):\n        x[i] += 1\n")["dump"]
+    assert r.big_o == "O(len(range(lo, hi)))" and r.metrics.cu > 1000 * 10
+    given = analyse("def dump(x, lo, hi):\n    for i in range(lo, hi):\n        x[i] += 1\n",
+                    **{"len(range(lo, hi))": 10})["dump"]
+    assert given.metrics.cu < r.metrics.cu / 50
+
+
+def test_a_pep_263_latin_1_file_is_read_with_its_declared_encoding():
+    raw = b"# -*- coding: latin-1 -*-\n# caf\xe9\ndef f(n):\n    s = 'd\xe9j\xe0'\n    return sum(range(n))\n"
+    text = raw.decode("utf-8", errors="surrogateescape")  # how the CLI and the server read a file
+    functions, errors = read_module(text, "/src/latin1.py")
+    assert errors == [] and [f.name for f in functions] == ["f"]
+    # a file that declares UTF-8 but is not: the compiler's own message, not an internal error
+    bad = b"# -*- coding: utf-8 -*-\ndef g():\n    return '\xe9'\n".decode("utf-8", errors="surrogateescape")
+    functions, errors = read_module(bad, "/src/bad.py")
+    assert functions == [] and len(errors) == 1 and "UnicodeEncodeError" not in errors[0].message
+
+
+def test_every_work_class_the_reader_emits_is_measured_in_the_table():
+    from ccls.readers.python_bytecode import _BUILTIN_WORK, _METHOD_WORK, _SCAN, _SLICE
+    from ccls.tables import load_tables
+    table = load_tables().cost["cpython-3.11"]
+    classes = {spec.cls for spec in (*_BUILTIN_WORK.values(), *_METHOD_WORK.values(), _SCAN, _SLICE)}
+    for cls in classes:
+        entry = table.classes[cls]  # the exact key, not a fallback to py.other
+        assert entry.method == "measured" and "cpython_builtins.py" in entry.source and entry.cu > 0

@@ -14,8 +14,12 @@ the iterator exhausted is not counted separately (one cheap instruction per loop
 """
 from __future__ import annotations
 
+import builtins
 import dis
+import io
+import math
 import platform
+import tokenize
 import types
 import warnings
 from dataclasses import dataclass, field, replace
@@ -24,9 +28,10 @@ from inspect import CO_OPTIMIZED
 
 from ccls.early_exit import early_exit_trip
 from ccls.model import AnalysisError, BasicBlock, FunctionIR, Instruction, Loop, TripCount
-from ccls.polynomial import Polynomial
+from ccls.polynomial import LOG2_PREFIX, Polynomial
 
 ARCH = "cpython-3.11"  # cost table id; the interpreter's own version goes into an assumption
+WORK_LOOP = "W"  # id prefix of a loop that stands for the C loop inside a builtin (`sorted(a)`)
 COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
 _MAX_CHAIN = 40  # how many `a = b + 1` assignments deep a value is followed
 
@@ -128,6 +133,13 @@ class _Val:
     is_global: bool = False  # loaded by LOAD_GLOBAL/LOAD_NAME: a builtin unless the module shadows it
     is_str: bool = False
     is_null: bool = False
+    is_none: bool = False
+    owner: "_Val | None" = None  # for an attribute: the object it was read from
+    attr: str | None = None  # for an attribute: its own name
+    from_global: bool = False  # an attribute chain that starts at a global (a module's function)
+    container: str | None = None  # "list" / "tuple" when this function built it
+    length: Polynomial | None = None  # its length, when known
+    bounds: tuple["_Val", "_Val"] | None = None  # a slice object's (start, stop), step 1
 
 
 _UNKNOWN = _Val()
@@ -139,6 +151,10 @@ def _const_value(value: object) -> _Val:
         return _Val(poly=Polynomial.constant(value))
     if isinstance(value, str):
         return _Val(is_str=True)
+    if value is None:
+        return _Val(is_none=True)
+    if isinstance(value, (tuple, frozenset)):
+        return _Val(container="tuple", length=Polynomial.constant(len(value)))
     if isinstance(value, types.CodeType):
         return _Val(code=value)
     return _UNKNOWN
@@ -167,8 +183,10 @@ def _call_builtin(name: str, args: list[_Val]) -> _Val:
             if abs(step) != 1:
                 notes += (f"range step {step}: trip count (stop − start)/{step}, ignoring rounding",)
         return _Val(rng=_Range(args[0].poly, args[1].poly, step, notes))
-    if name in ("sorted", "list", "tuple") and len(args) == 1 and args[0].seq is not None:
-        return _Val(seq=args[0].seq)  # same length as its argument
+    if name in ("sorted", "list", "tuple") and len(args) == 1:
+        size = _length(args[0])  # same length as its argument
+        return _Val(seq=args[0].seq, container="tuple" if name == "tuple" else "list",
+                    length=size[0] if size is not None and size[1] != "unknown" else None)
     if name in ("enumerate", "reversed") and len(args) == 1:
         inner = _get_iter(args[0])
         if inner is not None and name == "enumerate":
@@ -178,21 +196,162 @@ def _call_builtin(name: str, args: list[_Val]) -> _Val:
     return _UNKNOWN
 
 
+def _is_difference(p: Polynomial) -> bool:
+    """A count such as ``hi - lo``: a size with a negative coefficient and no loop index, which
+    evaluating each size at the same default would make 0 (or negative)."""
+    return (not any(s.startswith("@") for s in p.symbols)
+            and any(c < 0 for m, c in p.terms if m))
+
+
+def _range_trips(r: _Range) -> tuple[Polynomial, tuple[str, ...]]:
+    """Items of a range: (stop − start)/step; a difference of sizes gets a name of its own,
+    ``len(range(lo, hi))``, so that it is evaluated (and set with --param) as one size."""
+    trips = (r.stop - r.start) * (1 / r.step)
+    value = trips.constant_value()
+    if value is not None and value < 0:
+        return Polynomial.constant(0), r.notes
+    if _is_difference(trips):
+        args = f"{r.start}, {r.stop}" + (f", {r.step}" if r.step != 1 else "")
+        name = f"len(range({args}))"
+        return Polynomial.symbol(name), r.notes + (f"{trips} items taken as one size, {name}",)
+    return trips, r.notes
+
+
+def _length(v: _Val) -> tuple[Polynomial, str, tuple[str, ...]] | None:
+    """How many items a value holds (polynomial, trip kind, notes), when the reader knows."""
+    if v.length is not None:
+        return v.length, _kind(v.length), v.notes
+    if v.seq is not None:
+        return Polynomial.symbol(f"len({v.seq})"), "symbolic", ()
+    if v.rng is not None:
+        trips, notes = _range_trips(v.rng)
+        return trips, _kind(trips), notes
+    if v.iter is not None:
+        return v.iter.trips, v.iter.kind, v.iter.notes
+    return None
+
+
+def _comprehension_value(code: types.CodeType, iterator: _Val) -> _Val:
+    """What a 3.11 comprehension call returns: a list or set (a generator) as long as its first
+    iterable, when that is known (an upper bound when it filters, a lower one when it nests)."""
+    it = iterator.iter
+    if it is None or code.co_name == "<dictcomp>":
+        return _UNKNOWN
+    note = f"{code.co_name[1:-1]} at line {code.co_firstlineno}: as many items as its first iterable, {it.trips}"
+    if code.co_name == "<genexpr>":
+        return _Val(iter=replace(it, notes=it.notes + (note,)), length=it.trips, notes=it.notes + (note,))
+    return _Val(container="list" if code.co_name == "<listcomp>" else None, length=it.trips,
+                notes=it.notes + (note,))
+
+
 def _get_iter(v: _Val) -> _Iter | None:
     """The iterator GET_ITER makes of a value, when its length is known."""
     if v.iter is not None:
         return v.iter
     if v.rng is not None:
         r = v.rng
-        trips = (r.stop - r.start) * (1 / r.step)
-        value = trips.constant_value()
-        if value is not None and value < 0:
-            trips = Polynomial.constant(0)
-        return _Iter(trips, _kind(trips), r.notes, start=r.start, step=r.step)
+        trips, notes = _range_trips(r)
+        return _Iter(trips, _kind(trips), notes, start=r.start, step=r.step)
     if v.seq is not None:
         return _Iter(Polynomial.symbol(f"len({v.seq})"), "symbolic",
                      (f"iterates over {v.seq}: trip count taken as len({v.seq})",))
+    if v.length is not None:
+        return _Iter(v.length, _kind(v.length), v.notes)
     return None
+
+
+# -- work inside builtins: C loops that bytecode does not show --------------------------------
+# Documented complexity: CPython wiki, "TimeComplexity" (https://wiki.python.org/moin/TimeComplexity).
+# Each unit of work is priced by a py.work.<kind> class measured by cost_tables/derive/cpython_builtins.py.
+TIME_COMPLEXITY = "https://wiki.python.org/moin/TimeComplexity"
+
+
+@dataclass(frozen=True)
+class _WorkSpec:
+    cls: str  # py.work.* cost class: the price of one unit
+    owner_type: str  # the type whose operation this is ("list", "str", "builtin")
+    complexity: str  # as TimeComplexity lists it
+    early_exit: bool = False  # may stop at the first match (a search)
+    sized_by: str = "arg"  # whose length counts: "arg" (first argument) or "self" (the object)
+
+
+_SORT = _WorkSpec("py.work.sort", "list", "O(n log n)", sized_by="self")
+_BUILTIN_WORK = {
+    "sorted": replace(_SORT, owner_type="builtin", sized_by="arg"),
+    **dict.fromkeys(("list", "tuple"), _WorkSpec("py.work.copy", "builtin", "O(n)")),
+    **dict.fromkeys(("set", "frozenset", "dict"), _WorkSpec("py.work.hash", "builtin", "O(n)")),
+    "sum": _WorkSpec("py.work.sum", "builtin", "O(n)"),
+    **dict.fromkeys(("min", "max"), _WorkSpec("py.work.minmax", "builtin", "O(n)")),
+    **dict.fromkeys(("any", "all"), _WorkSpec("py.work.sum", "builtin", "O(n)", early_exit=True)),
+}
+_STR_METHOD = _WorkSpec("py.work.char", "str", "O(n)", sized_by="self")
+_METHOD_WORK = {
+    "sort": _SORT,
+    "index": _WorkSpec("py.work.scan", "list", "O(n)", early_exit=True, sized_by="self"),
+    "count": _WorkSpec("py.work.scan", "list", "O(n)", sized_by="self"),
+    "copy": _WorkSpec("py.work.copy", "list", "O(n)", sized_by="self"),
+    "extend": _WorkSpec("py.work.copy", "list", "O(k), k = len(argument)"),
+    "join": _WorkSpec("py.work.join", "str", "O(n), n = len(argument)"),
+    **dict.fromkeys(("replace", "strip", "lstrip", "rstrip", "lower", "upper", "find", "rfind"), _STR_METHOD),
+    **dict.fromkeys(("split", "rsplit", "splitlines"), replace(_STR_METHOD, cls="py.work.split")),
+}
+_SCAN = _WorkSpec("py.work.scan", "list", "O(n)", early_exit=True)
+_SLICE = _WorkSpec("py.work.copy", "list", "O(k), k = the slice's length")
+
+
+@dataclass(frozen=True)
+class _Work:
+    """Work a builtin does in C for one call: ``units`` × the price of ``cls``."""
+
+    label: str  # the call as the user wrote it, e.g. "sorted(a)"
+    cls: str
+    trip: TripCount
+    notes: tuple[str, ...]
+
+
+def _label(v: _Val | None) -> str:
+    if v is None:
+        return "…"
+    if v.seq or v.var or v.name:
+        return v.seq or v.var or v.name
+    if v.rng is not None:
+        return f"range({v.rng.start}, {v.rng.stop})"
+    return "'…'" if v.is_str else "[…]" if v.container == "list" else "(…)" if v.container == "tuple" else "…"
+
+
+def _n_log_n(n: Polynomial) -> Polynomial:
+    """n·log₂ n, with log₂ of a size as the symbol ``log2(size)`` (as halving loops use)."""
+    value = n.constant_value()
+    if value is not None:
+        return Polynomial.constant(Fraction(value * math.log2(max(float(value), 2.0))).limit_denominator(1000))
+    symbols = sorted(n.symbols)
+    return n * Polynomial.symbol(f"{LOG2_PREFIX}{symbols[0]})")  # several sizes: log₂ of the first
+
+
+def _make_work(spec: _WorkSpec, label: str, sized: _Val | None, default: int, early_exit: str,
+               assumed_type: bool) -> _Work:
+    """The work of one call of a builtin over a value of known (or default) length."""
+    size = _length(sized) if sized is not None else None
+    notes: list[str] = []
+    if assumed_type:
+        notes.append(f"{label} taken as {spec.owner_type}.{label.rsplit('.', 1)[-1].split('(')[0]} "
+                     "(the object's type is not known)")
+    if size is None:
+        n, kind = Polynomial.constant(default), "unknown"
+        notes.append(f"{label}: length of {_label(sized)} not known, assumed {default}")
+    else:
+        n, kind, more = size
+        notes.extend(more)
+    units = _n_log_n(n) if spec.cls == "py.work.sort" else n
+    text = f"{label}: {spec.complexity} ({TIME_COMPLEXITY})"
+    trip = TripCount(kind, units, text)
+    if spec.early_exit and kind != "unknown":
+        trip, how = early_exit_trip(units, early_exit, text)
+        notes.append(f"{label} may stop at its first match; {how}")
+    units_text = f"({trip.iterations})" if len(trip.iterations.terms) > 1 else str(trip.iterations)
+    notes.append(f"{label} costed as {units_text} × {spec.cls} (documented complexity "
+                 f"{spec.complexity}, TimeComplexity)")
+    return _Work(label, spec.cls, trip, tuple(notes))
 
 
 def _binary(symbol: str, a: _Val, b: _Val) -> _Val:
@@ -217,10 +376,10 @@ def _binary(symbol: str, a: _Val, b: _Val) -> _Val:
 # Opcodes whose stack effect the interpreter models as (pops, unknown pushes).
 _POPS_PUSHES = {
     **dict.fromkeys(("STORE_FAST", "STORE_DEREF", "STORE_GLOBAL", "STORE_NAME", "LIST_APPEND", "SET_ADD",
-                     "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE"), (1, 0)),
+                     "SET_UPDATE", "DICT_UPDATE"), (1, 0)),
     "STORE_ATTR": (2, 0), "STORE_SUBSCR": (3, 0), "MAP_ADD": (2, 0),
     **dict.fromkeys(("DELETE_FAST", "DELETE_DEREF", "DELETE_GLOBAL", "DELETE_NAME"), (0, 0)),
-    **dict.fromkeys(("COMPARE_OP", "IS_OP", "CONTAINS_OP", "BINARY_SUBSCR"), (2, 1)),
+    **dict.fromkeys(("COMPARE_OP", "IS_OP"), (2, 1)),
     **dict.fromkeys(("UNARY_NEGATIVE", "UNARY_NOT", "UNARY_INVERT", "TO_BOOL", "FORMAT_SIMPLE"), (1, 1)),
 }
 
@@ -342,9 +501,11 @@ class _FunctionReader:
     a nested reader and spliced in at its call site, as 3.12 inlines list comprehensions."""
 
     def __init__(self, code: types.CodeType, file: str, source_lines: list[str], default_trip_count: int,
-                 early_exit: str = "expected", prefix: str = "", overrides: dict[str, _Val] | None = None):
+                 early_exit: str = "expected", prefix: str = "", overrides: dict[str, _Val] | None = None,
+                 shadowed: frozenset[str] = frozenset()):
         self.code, self.file, self.lines, self.default = code, file, source_lines, default_trip_count
         self.early_exit = early_exit
+        self.shadowed = shadowed  # module-level names that hide builtins of the same name
         self.prefix, self.overrides = prefix, overrides or {}
         self.instrs = list(dis.get_instructions(code))
         self.line_of = self._lines()
@@ -358,6 +519,7 @@ class _FunctionReader:
         self.entry = self.instrs[0].offset if self.instrs else 0
         self.live = _reachable(self.blocks, self.entry) if self.blocks else set()
         self.stores = self._stores()
+        self.dom: dict[int, set[int]] = {}  # dominators of live blocks, set by _find_loops
         self.loops = self._find_loops()
         self.innermost = self._innermost()
         self.assumptions: list[str] = []
@@ -392,7 +554,7 @@ class _FunctionReader:
     def _find_loops(self) -> dict[str, _LoopInfo]:
         if not self.blocks:
             return {}
-        dom = _dominators(self.blocks, self.live, self.entry)
+        dom = self.dom = _dominators(self.blocks, self.live, self.entry)
         bodies: dict[int, set[int]] = {}
         for start in self.live:
             last = self.blocks[start].instrs[-1]
@@ -448,7 +610,8 @@ class _FunctionReader:
             value = self._single_store(name, *sites[0])
             visible = {f"@{lp.id}" for lp in loops}
             if value.poly is None or {s for s in value.poly.symbols if s.startswith("@")} <= visible:
-                return _Val(poly=value.poly, seq=value.seq, notes=value.notes, name=name, direct=True)
+                return _Val(poly=value.poly, seq=value.seq, notes=value.notes, name=name, direct=True,
+                            from_global=value.from_global, container=value.container, length=value.length)
         return _Val(name=name, direct=name not in self.symbol_names)
 
     def _single_store(self, name: str, block: int, index: int) -> _Val:
@@ -463,7 +626,9 @@ class _FunctionReader:
                 finally:
                     self._depth -= 1
                 value = stack[-1] if stack else _UNKNOWN
-                self._memo[name] = _Val(poly=value.poly, seq=value.seq, notes=value.notes)
+                self._memo[name] = _Val(poly=value.poly, seq=value.seq, notes=value.notes,
+                                        from_global=value.from_global or value.is_global,
+                                        container=value.container, length=value.length)
         return self._memo[name]
 
     def _divisor_kind(self, divisor: _Val, block: int) -> str:
@@ -481,6 +646,67 @@ class _FunctionReader:
             return "variant"  # an expression we cannot see through
         written = any(b in loop.body or b == -1 for b, _ in self.stores.get(divisor.var, []))
         return "variant" if written else "loop-invariant"
+
+    # -- work inside builtins ---------------------------------------------------------------
+    def _call_work(self, func: _Val, args: list[_Val], builtin: bool, line: int | None) -> _Work | None:
+        """A call to a builtin (not shadowed in the module) or to a common method, whose work
+        grows with its argument's length; None for anything else."""
+        if builtin:
+            spec = _BUILTIN_WORK.get(func.name or "")
+            if spec is None or len(args) != 1 or (func.name in ("min", "max") and len(args) > 1):
+                return None
+            return _make_work(spec, f"{func.name}({_label(args[0])})", args[0], self.default, self.early_exit,
+                              assumed_type=False)
+        owner, spec = func.owner, _METHOD_WORK.get(func.attr or "")
+        if owner is None or spec is None or func.from_global or owner.is_global:
+            return None  # a module's function (os.path.join), not a method of a value
+        if owner.is_str and spec.owner_type != "str":
+            spec = replace(_STR_METHOD, early_exit=spec.early_exit)  # "abc".count(x): a string search
+        known = (owner.is_str and spec.owner_type == "str") or owner.container == spec.owner_type \
+            or (owner.container == "tuple" and spec.cls == "py.work.scan")
+        sized = owner if spec.sized_by == "self" else (args[0] if args else None)
+        label = f"{_label(owner)}.{func.attr}({', '.join(_label(a) for a in args)})"
+        return _make_work(spec, label, sized, self.default, self.early_exit, assumed_type=not known)
+
+    def _contains_work(self, container: _Val, line: int | None) -> _Work | None:
+        """``x in seq`` scans a list or tuple built here; a value of unknown type is taken as a
+        hash container (O(1) on average) and, when it has a size, that is said."""
+        if container.container in ("list", "tuple"):
+            return _make_work(_SCAN, f"x in {_label(container)}", container, self.default, self.early_exit,
+                              assumed_type=False)
+        if container.seq is not None:
+            self.assumptions.append(f"line {line}: `in {container.seq}`: the type of {container.seq} is not "
+                                    f"known; taken as a set or dict (O(1) on average), a list would cost "
+                                    f"O(len({container.seq}))")
+        return None
+
+    def _slice_work(self, container: _Val, start: _Val, stop: _Val, line: int | None) -> _Work:
+        """``a[i:j]`` copies j − i items (TimeComplexity: get slice O(k))."""
+        size = _length(container)
+        whole = size[0] if size is not None else None
+
+        def bound(v: _Val, default: Polynomial | None) -> Polynomial | None:
+            if v.is_none:
+                return default
+            value = v.poly.constant_value() if v.poly is not None else None
+            if value is not None and value < 0:  # counted from the end
+                return whole + value if whole is not None else None
+            return v.poly
+
+        lo, hi = bound(start, Polynomial.constant(0)), bound(stop, whole)
+        label = f"{_label(container)}[{'' if start.is_none else _label(start) if start.poly is None else start.poly}:" \
+                f"{'' if stop.is_none else _label(stop) if stop.poly is None else stop.poly}]"
+        if lo is not None and hi is not None:
+            k = hi - lo
+            value = k.constant_value()
+            if value is not None and value < 0:
+                k = Polynomial.constant(0)
+            named = Polynomial.symbol(f"len({label})") if _is_difference(k) else k
+            sized = _Val(length=named, notes=((f"{k} items taken as one size, len({label})",)
+                                              if named is not k else ()))
+        else:
+            sized = container  # a bound the reader cannot see: at most the whole sequence
+        return _make_work(_SLICE, label, sized, self.default, self.early_exit, assumed_type=False)
 
     # -- the block-local stack interpreter --------------------------------------------------
     def _simulate(self, block: int, upto: int | None = None) -> tuple[list[_Val], dict[int, tuple]]:
@@ -521,11 +747,15 @@ class _FunctionReader:
                 base = pop()[0]
                 attr = str(ins.argval)
                 owner = base.name or ("str" if base.is_str else None)
-                value = _Val(name=f"{owner}.{attr}" if owner else attr, direct=True)
+                value = _Val(name=f"{owner}.{attr}" if owner else attr, direct=True, owner=base, attr=attr,
+                             from_global=base.is_global or base.from_global)
                 is_method = op == "LOAD_METHOD" or ("NULL|self" in ins.argrepr)
                 stack.extend((value, value) if is_method else (value,))
             elif op == "PUSH_NULL":
                 stack.append(_NULL)
+            elif op in ("IMPORT_NAME", "IMPORT_FROM"):  # a module (or its member), never a sized value
+                pop(2 if op == "IMPORT_NAME" else 0)
+                stack.append(_Val(name=str(ins.argval), from_global=True))
             elif op in ("LOAD_FAST_AND_CLEAR", "LOAD_CLOSURE", "LOAD_ASSERTION_ERROR", "LOAD_BUILD_CLASS"):
                 stack.append(_UNKNOWN)
             elif op in _POPS_PUSHES:
@@ -575,16 +805,48 @@ class _FunctionReader:
                 a, b = pop(2)
                 func, this = (b, None) if a.is_null else (a, None) if b.is_null else (a, b)
                 if func.code is not None and func.code.co_name in COMPREHENSIONS and this is not None:
-                    facts[ins.offset] = ("call", func.code.co_qualname, func.code, this)
-                    stack.append(_UNKNOWN)
+                    facts[ins.offset] = ("call", func.code.co_qualname, func.code, this, None)
+                    stack.append(_comprehension_value(func.code, this))
                     continue
-                facts[ins.offset] = ("call", func.name if func.direct else None, None, None)
-                builtin = func.is_global and this is None and not keywords
+                builtin = func.is_global and this is None and not keywords and func.name not in self.shadowed
+                work = self._call_work(func, args, builtin, self.line_of[ins.offset])
+                facts[ins.offset] = ("call", func.name if func.direct else None, None, None, work)
                 stack.append(_call_builtin(func.name, args) if builtin else _UNKNOWN)
+            elif op == "CONTAINS_OP":
+                _, container = pop(2)
+                stack.append(_UNKNOWN)
+                work = self._contains_work(container, self.line_of[ins.offset])
+                if work is not None:
+                    facts[ins.offset] = ("work", work)
+            elif op == "BUILD_SLICE" and ins.arg in (2, 3):
+                bounds = pop(ins.arg)
+                unit_step = ins.arg == 2 or bounds[2].is_none or bounds[2].poly == Polynomial.constant(1)
+                stack.append(_Val(bounds=(bounds[0], bounds[1])) if unit_step else _UNKNOWN)
+            elif op == "BINARY_SUBSCR" or op == "BINARY_SLICE":
+                if op == "BINARY_SLICE":
+                    container, start, stop = pop(3)
+                    key = _Val(bounds=(start, stop))
+                else:
+                    container, key = pop(2)
+                stack.append(_UNKNOWN)
+                if key.bounds is not None:
+                    facts[ins.offset] = ("work", self._slice_work(container, *key.bounds, self.line_of[ins.offset]))
+            elif op == "LIST_EXTEND" and len(stack) > ins.arg:
+                extra = pop()[0]
+                target = stack[-ins.arg]
+                more = _length(extra)
+                grown = target.length + more[0] if target.length is not None and more is not None else None
+                stack[-ins.arg] = _Val(container=target.container, length=grown) if grown is not None else _UNKNOWN
+            elif op == "LIST_TO_TUPLE":
+                value = pop()[0]
+                stack.append(replace(value, container="tuple") if value.container else _UNKNOWN)
             elif op == "KW_NAMES":
                 kw_pending = True
-            elif op in ("BUILD_LIST", "BUILD_TUPLE", "BUILD_SET", "BUILD_STRING", "BUILD_SLICE", "BUILD_MAP",
-                        "BUILD_CONST_KEY_MAP"):
+            elif op in ("BUILD_LIST", "BUILD_TUPLE"):
+                pop(ins.arg or 0)
+                stack.append(_Val(container="list" if op == "BUILD_LIST" else "tuple",
+                                  length=Polynomial.constant(ins.arg or 0)))
+            elif op in ("BUILD_SET", "BUILD_STRING", "BUILD_SLICE", "BUILD_MAP", "BUILD_CONST_KEY_MAP"):
                 pop((ins.arg or 0) * (2 if op == "BUILD_MAP" else 1) + (op == "BUILD_CONST_KEY_MAP"))
                 stack.append(_UNKNOWN)
             elif op == "UNPACK_SEQUENCE":
@@ -597,7 +859,7 @@ class _FunctionReader:
             else:
                 # Unmodelled: forget everything, so nothing wrong is ever inferred past it.
                 if classify(ins) == "py.call":
-                    facts[ins.offset] = ("call", None, None, None)
+                    facts[ins.offset] = ("call", None, None, None, None)
                 stack.clear()
         return stack, facts
 
@@ -619,6 +881,12 @@ class _FunctionReader:
                     it = stack[-1].iter if stack else None
             text = self._line_text(loop.line)
             where = f"loop at line {loop.line}"
+            if it is None and header.instrs[0].opname != "FOR_ITER":
+                found = self._log_trip(loop, text)
+                if found is not None:
+                    loop.trip, how = found
+                    self.assumptions.append(f"{where}: {how}")
+                    continue
             if it is None:
                 loop.trip = TripCount("unknown", Polynomial.constant(self.default), text)
                 self.assumptions.append(f"{where}: trip count unknown, assumed {self.default} iterations")
@@ -629,6 +897,137 @@ class _FunctionReader:
                 loop.trip, how = early_exit_trip(it.trips, self.early_exit, text)
                 self.assumptions.append(f"{where}: a break or return can leave it early; {how}")
             loop.bindings = self._bind_loop_target(loop, it)
+
+    def _log_trip(self, loop: _LoopInfo, text: str) -> tuple[TripCount, str] | None:
+        """A ``while`` loop whose only exits test one variable that each iteration divides
+        (``//=``, ``/=``, ``>>=`` by a constant) until a small bound, or multiplies (``*=``,
+        ``<<=``) until a bound: log_c(start) or log_c(bound) iterations, as the C reader's rule."""
+        tests = []
+        for b in loop.body:
+            for succ in self.blocks[b].succs:
+                if succ not in loop.body:
+                    test = self._exit_test(b, loop)
+                    if test is None:
+                        return None
+                    tests.append(test)
+        if not tests or len({(v, op, str(o.poly)) for v, op, o, _ in tests}) != 1:
+            return None
+        var, op, other, exit_block = tests[0]
+        step = self._log_step(var, loop, [b for _, _, _, b in tests])
+        if step is None or other.poly is None:
+            return None
+        symbol, factor, shrinks = step
+        bits = math.log2(factor) if symbol in ("//", "/", "*") else factor
+        if bits <= 0 or (shrinks and op not in (">", ">=", "!=")) or (not shrinks and op not in ("<", "<=")):
+            return None
+        start = self._start_value(var, loop)
+        if start is None or start.poly is None:
+            return None
+        sign = {"//": "divided by", "/": "divided by", ">>": "shifted right by", "*": "multiplied by",
+                "<<": "shifted left by"}[symbol]
+        how = f"{var} is {sign} {factor} each iteration while {var} {op} {other.poly}"
+        first, bound = (start.poly, other.poly) if shrinks else (other.poly, start.poly)
+        exact = self._run_constant(start.poly, other.poly, op, symbol, factor)
+        if exact is not None:
+            return TripCount("constant", Polynomial.constant(exact), text), f"{how}: {exact} iterations"
+        low = bound.constant_value()
+        if low is None or (not shrinks and low <= 0) or (symbol == "/" and low <= 0):
+            return None  # growing from 0 never ends; a float halved towards 0 takes ~1075 steps
+        size = _log2_of(first)
+        if size is None:
+            return None
+        # log_c(first / bound) iterations; one more when the test admits equality (or tests != 0).
+        extra = 1 if op in (">=", "<=") or low == 0 else 0
+        offset = Fraction(-math.log2(max(float(low), 1.0))).limit_denominator(1000) + size[1]
+        iterations = (Polynomial.symbol(size[0]) + offset) * Fraction(1 / bits).limit_denominator(1000) + extra
+        return TripCount("bounded", iterations, text), f"{how}; trip count taken as {iterations}"
+
+    def _exit_test(self, block: int, loop: _LoopInfo) -> tuple[str, str, _Val, int] | None:
+        """(variable, comparison that keeps the loop going, the other operand, block) for a block
+        that leaves the loop on a test of one local: ``v > 1``, ``1 < v``, ``v`` (≠ 0)."""
+        instrs = self.blocks[block].instrs
+        last = instrs[-1]
+        if not last.opname.startswith("POP_JUMP") or "NONE" in last.opname:
+            return None
+        stays_if_true = (_jump_target(last) in loop.body) == ("TRUE" in last.opname)
+        k = len(instrs) - 2
+        while k >= 0 and instrs[k].opname in ("TO_BOOL", "NOP", "CACHE", "EXTENDED_ARG"):
+            k -= 1
+        if k < 0:
+            return None
+        if instrs[k].opname == "COMPARE_OP":
+            stack, _ = self._simulate(block, k)
+            if len(stack) < 2:
+                return None
+            left, right = stack[-2], stack[-1]
+            op = instrs[k].argrepr.replace("bool(", "").replace(")", "").strip()
+            if left.var is not None and left.var not in self.symbol_names - set(self.stores):
+                var, other = left.var, right
+            elif right.var is not None:
+                var, other, op = right.var, left, _FLIP.get(op, op)
+            else:
+                return None
+        else:
+            stack, _ = self._simulate(block, k + 1)
+            if not stack or stack[-1].var is None:
+                return None
+            var, other, op = stack[-1].var, _Val(poly=Polynomial.constant(0)), "!="
+        op = op if stays_if_true else _NEGATE.get(op, "")
+        return (var, op, other, block) if op else None
+
+    def _log_step(self, var: str, loop: _LoopInfo, exits: list[int]) -> tuple[str, Fraction, bool] | None:
+        """(operator, constant, shrinks) when the loop writes `var` once, as ``var = var op c``,
+        on every path to its exits."""
+        sites = [s for s in self.stores.get(var, []) if s[0] in loop.body or s[0] == -1]
+        if len(sites) != 1 or sites[0][0] == -1:
+            return None
+        block, index = sites[0]
+        instrs = self.blocks[block].instrs
+        if index < 3 or instrs[index].opname not in ("STORE_FAST", "STORE_DEREF") or any(
+                block not in self.dom.get(e, set()) for e in exits):
+            return None
+        load, const, binary = instrs[index - 3], instrs[index - 2], instrs[index - 1]
+        if binary.opname != "BINARY_OP" or load.opname not in ("LOAD_FAST", "LOAD_DEREF") or load.argval != var \
+                or const.opname not in ("LOAD_CONST", "LOAD_SMALL_INT"):
+            return None
+        symbol, c = binary.argrepr.strip().rstrip("="), const.argval
+        if isinstance(c, bool) or not isinstance(c, (int, float)):
+            return None
+        if symbol in ("//", "/") and c > 1 or symbol == ">>" and c >= 1:
+            return symbol, Fraction(c).limit_denominator(1000), True
+        if symbol == "*" and c > 1 or symbol == "<<" and c >= 1:
+            return symbol, Fraction(c).limit_denominator(1000), False
+        return None
+
+    def _start_value(self, var: str, loop: _LoopInfo) -> _Val | None:
+        """`var`'s value on entry to the loop: the parameter itself, or its one assignment
+        before the loop."""
+        outside = [s for s in self.stores.get(var, []) if s[0] not in loop.body]
+        if not outside and var in self.parameters:
+            return _Val(poly=Polynomial.symbol(var))
+        if len(outside) != 1 or outside[0][0] == -1 or outside[0][0] not in self.dom.get(loop.header, set()):
+            return None
+        block, index = outside[0]
+        if self.blocks[block].instrs[index].opname not in ("STORE_FAST", "STORE_DEREF"):
+            return None
+        stack, _ = self._simulate(block, index)
+        return stack[-1] if stack else None
+
+    @staticmethod
+    def _run_constant(start: Polynomial, bound: Polynomial, op: str, symbol: str, factor: Fraction) -> int | None:
+        """Iterations of a loop whose start and bound are constants, by running the arithmetic."""
+        v, b = start.constant_value(), bound.constant_value()
+        if v is None or b is None:
+            return None
+        keep = {">": lambda x: x > b, ">=": lambda x: x >= b, "!=": lambda x: x != b,
+                "<": lambda x: x < b, "<=": lambda x: x <= b}[op]
+        step = {"//": lambda x: x // factor, "/": lambda x: x / factor, ">>": lambda x: int(x) >> int(factor),
+                "*": lambda x: x * factor, "<<": lambda x: int(x) << int(factor)}[symbol]
+        for count in range(2000):
+            if not keep(v):
+                return count
+            v = step(v)
+        return None
 
     def _leaves_early(self, loop: _LoopInfo) -> bool:
         """A jump from the loop's body (not its header's exhausted iterator) to outside it: a
@@ -692,8 +1091,22 @@ class _FunctionReader:
                     divisor=divisor))
                 if fact and fact[0] == "call" and fact[2] is not None:
                     spliced += self._splice(ins, fact[2], fact[3], start, inner, out_loops, listings, lines)
+                work = fact[4] if fact and fact[0] == "call" else fact[1] if fact and fact[0] == "work" else None
+                if work is not None:
+                    spliced.append(self._work_loop(ins, work, inner, out_loops))
             out_blocks.extend(spliced)
         return out_blocks, out_loops, self.assumptions, lines, listings
+
+    def _work_loop(self, ins: dis.Instruction, work: _Work, at: _LoopInfo | None,
+                   out_loops: dict[str, Loop]) -> BasicBlock:
+        """The C loop inside a builtin, as a loop of its own: one block of one py.work.* unit,
+        run trip-count times each time the call runs (nested in the loop that makes the call)."""
+        line = self.line_of[ins.offset]
+        loop_id = f"{self.prefix}{WORK_LOOP}{ins.offset}"
+        out_loops[loop_id] = Loop(loop_id, at.id if at else None, (at.depth if at else 0) + 1, work.trip, line)
+        self.assumptions.extend(f"line {line}: {note}" for note in work.notes)
+        return BasicBlock(loop_id, loop_id, [Instruction(work.cls, line, f"<{work.label}: {work.trip.iterations} "
+                                                                          f"× {work.cls}>")])
 
     def _splice(self, call: dis.Instruction, code: types.CodeType, iterator: _Val, block: int,
                 at: _LoopInfo | None, out_loops: dict[str, Loop], listings: list[str],
@@ -702,7 +1115,7 @@ class _FunctionReader:
         if code.co_argcount:
             overrides[code.co_varnames[0]] = iterator if iterator.iter is not None else _UNKNOWN
         sub = _FunctionReader(code, self.file, self.lines, self.default, self.early_exit,
-                              prefix=f"{self.prefix}C{call.offset}.", overrides=overrides)
+                              prefix=f"{self.prefix}C{call.offset}.", overrides=overrides, shadowed=self.shadowed)
         blocks, loops, assumptions, sub_lines, sub_listings = sub.read()
         depth = at.depth if at else 0
         for lp in loops.values():
@@ -719,6 +1132,26 @@ class _FunctionReader:
         listings.extend(sub_listings)
         lines.extend(sub_lines)
         return blocks
+
+
+_FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
+_NEGATE = {"<": ">=", ">": "<=", "<=": ">", ">=": "<", "==": "!=", "!=": "=="}
+
+
+def _log2_of(p: Polynomial) -> tuple[str, Fraction] | None:
+    """log₂ of a size ``a·n + b`` as (``log2(n)``, log₂ a); b is dropped, as the C reader does."""
+    if len(p.symbols) != 1 or p.degree() != 1 or len([m for m, _ in p.terms if m]) != 1:
+        return None
+    (symbol,) = p.symbols
+    a = next(c for m, c in p.terms if m)
+    if a <= 0 or symbol.startswith("@"):
+        return None
+    return f"{LOG2_PREFIX}{symbol})", Fraction(math.log2(a)).limit_denominator(1000)
+
+
+def is_work_loop(loop_id: str) -> bool:
+    """Whether a loop id stands for the work inside a builtin call, not a loop in the source."""
+    return loop_id.rsplit(".", 1)[-1].startswith(WORK_LOOP)
 
 
 def _nonlocal_writes(code: types.CodeType) -> set[str]:
@@ -742,8 +1175,8 @@ def read_code(code: types.CodeType, file: str, source_text: str, default_trip_co
 
 
 def _read_function(code: types.CodeType, file: str, lines: list[str], default_trip_count: int,
-                   early_exit: str) -> FunctionIR:
-    reader = _FunctionReader(code, file, lines, default_trip_count, early_exit)
+                   early_exit: str, shadowed: frozenset[str] = frozenset()) -> FunctionIR:
+    reader = _FunctionReader(code, file, lines, default_trip_count, early_exit, shadowed=shadowed)
     blocks, loops, assumptions, seen_lines, listings = reader.read()
     qualname = getattr(code, "co_qualname", code.co_name)
     return FunctionIR(
@@ -778,24 +1211,60 @@ def _function_codes(code: types.CodeType) -> list[types.CodeType]:
     return sorted(found, key=lambda c: c.co_firstlineno)
 
 
+def _shadowed_names(module: types.CodeType) -> frozenset[str]:
+    """Names the module binds itself (assignments, imports, def/class, ``global`` writes in any
+    function): a call to one of these is not the builtin of that name. ``import *`` may bind
+    anything, so then every name counts as bound."""
+    bound: set[str] = set()
+    todo = [module]
+    while todo:
+        code = todo.pop()
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        for ins in dis.get_instructions(code):
+            if ins.opname == "IMPORT_STAR" or (ins.opname == "CALL_INTRINSIC_1" and "IMPORT_STAR" in ins.argrepr):
+                return frozenset(dir(builtins))
+            if ins.opname in ("STORE_NAME", "STORE_GLOBAL", "DELETE_NAME", "DELETE_GLOBAL") and (
+                    code is module or ins.opname.endswith("GLOBAL")):
+                bound.add(str(ins.argval))
+    return frozenset(bound)
+
+
+def _compilable(text: str) -> tuple[str | bytes, list[str]]:
+    """What to hand compile(), and the source lines. Text read from disk as UTF-8 with
+    surrogateescape keeps undecodable bytes as surrogates; such a file is compiled from its
+    bytes, so that a PEP 263 coding declaration (``# -*- coding: latin-1 -*-``) decides."""
+    try:
+        text.encode("utf-8")
+        return text, text.splitlines()
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "surrogateescape")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        lines = raw.decode(encoding, errors="replace").splitlines()
+    except (SyntaxError, LookupError):  # compile() reports the bad declaration itself
+        lines = text.splitlines()
+    return raw, lines
+
+
 def read_module(text: str, file: str, default_trip_count: int = 100,
                 early_exit: str = "expected") -> tuple[list[FunctionIR], list[AnalysisError]]:
     """Compile (never run) a module and read every function in it. Never raises: compile errors
     and reader failures come back as `AnalysisError`s."""
+    source, lines = _compilable(text)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings must not become errors or stderr noise
-            module = compile(text, file, "exec", dont_inherit=True, optimize=0)
+            module = compile(source, file, "exec", dont_inherit=True, optimize=0)
     except SyntaxError as e:  # includes IndentationError / TabError
         return [], [AnalysisError(file, e.lineno, e.msg or str(e))]
     except (ValueError, OverflowError, RecursionError, MemoryError) as e:  # null bytes, too deep, too big
         return [], [AnalysisError(file, None, f"{type(e).__name__}: {e}")]
     functions: list[FunctionIR] = []
     errors: list[AnalysisError] = []
-    lines = text.splitlines()
+    shadowed = _shadowed_names(module)
     for code in _function_codes(module):
         try:
-            functions.append(_read_function(code, file, lines, default_trip_count, early_exit))
+            functions.append(_read_function(code, file, lines, default_trip_count, early_exit, shadowed))
         except Exception as e:  # noqa: BLE001 — a reader bug must not take the editor down
             errors.append(AnalysisError(file, code.co_firstlineno,
                                         f"internal error reading bytecode of {code.co_qualname}: "

@@ -37,6 +37,7 @@ HERE = Path(__file__).resolve().parent
 OUT_DIR = HERE.parent
 VERSION = f"{sys.version_info.major}.{sys.version_info.minor}"
 MEASUREMENTS = HERE / f"cpython-{VERSION}-measurements.json"
+BUILTINS = HERE / f"cpython-{VERSION}-builtins-measurements.json"  # cpython_builtins.py: py.work.*
 
 sys.path.insert(0, str(HERE))
 from envelope import envelope, write_table  # noqa: E402
@@ -272,6 +273,7 @@ def build(rows: list[dict], ns: dict[str, float], resid: list[dict], model: str,
                      "source": src, "method": "measured", "energy_source": classes["py.other"]["energy_source"],
                      "energy_method": "modelled", "notes": "unqualified py = py.other"}
     classes["other"] = {**classes["py"], "notes": "anything unclassified = py.other"}
+    classes.update(work_classes(pj_per_cycle))
     data = {
         "arch": f"cpython-{_minor(python_version)}",
         "core": f"CPython {python_version} bytecode on {model}",
@@ -298,8 +300,35 @@ def build(rows: list[dict], ns: dict[str, float], resid: list[dict], model: str,
               "py.call is the call overhead only (callee body not included; PRECALL/PUSH_NULL/KW_NAMES "
               "count as py.other); costs of C functions called (len, dict ops) are inside their "
               "bytecode. Opcode -> family mapping: family() in the derive script. Regenerate with "
-              "cost_tables/derive/cpython_bytecode.py.",
+              "cost_tables/derive/cpython_bytecode.py. py.work.* are one unit of work inside a builtin "
+              "(sorted, list(), sum, str.join, ...), measured by cost_tables/derive/cpython_builtins.py, "
+              "possibly on another machine and day (each entry's source says which).",
     )
+
+
+def work_classes(pj_per_cycle: float) -> dict[str, dict]:
+    """py.work.* entries (one unit of work inside a builtin such as sorted) from the per-element
+    measurements cpython_builtins.py saved; none when that file is absent."""
+    if not BUILTINS.exists():
+        return {}
+    saved = json.loads(BUILTINS.read_text())
+    out = {}
+    for cls, m in saved["classes"].items():
+        ns = max(0.0, m["ns_per_unit"])
+        cyc = ns * 1e-9 * saved["clock_hz"]
+        ops = ", ".join(r["op"] for r in m["ops"])
+        out[cls] = {
+            "cu": round(cyc, 3), "ns": round(ns, 3), "energy_pj": round(cyc * pj_per_cycle, 2),
+            "source": f"own measurements (cost_tables/derive/cpython_builtins.py) on {saved['machine']}, CPython "
+                      f"{saved['python']}, {saved['date']}: median over [{ops}] of the least-squares slope of "
+                      f"time against {m['units']}, n = {min(saved['sizes'])}…{max(saved['sizes'])}",
+            "method": "measured",
+            "energy_source": f"modelled: cu x {pj_per_cycle:.1f} pJ per core cycle (as the bytecode classes)",
+            "energy_method": "modelled",
+            "notes": f"one unit of work inside a builtin; units per call from the documented complexity "
+                     f"({m['complexity']}; {saved['reference']}), counted by the Python reader",
+        }
+    return out
 
 
 def _minor(python_version: str) -> str:

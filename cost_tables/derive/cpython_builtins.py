@@ -1,0 +1,135 @@
+"""Measure the per-element cost of CPython builtins whose work grows with their argument.
+
+    python3 cost_tables/derive/cpython_builtins.py   # ~1 minute; run on an otherwise idle machine
+
+The Python reader charges a call such as ``sorted(a)`` its bytecode (the call itself, priced by
+cpython_bytecode.py) plus ``work units × py.work.<kind>``, where the number of work units follows
+the operation's documented complexity (CPython wiki, "TimeComplexity",
+https://wiki.python.org/moin/TimeComplexity): n·log₂ n for a sort, n for a copy, a scan or a
+reduction, n characters for a string method. This script measures the price of one unit.
+
+Method: each operation runs on inputs of n = 250 … 4,000 elements (cache-resident, around the default size 1000) (random ints, or a string of
+n characters); time per call is the minimum over repeats with the garbage collector off (as
+timeit does). The cost of one unit is the least-squares slope of time against units with a free
+intercept, so the call's fixed overhead (already charged as bytecode) stays out of it. Raw times
+go to cpython-<ver>-builtins-measurements.json; cpython_bytecode.py (also ``--refit``) folds the
+slopes into cost_tables/cpython-<ver>.json as the py.work.* classes.
+"""
+from __future__ import annotations
+
+import datetime
+import gc
+import json
+import platform
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+VERSION = f"{sys.version_info.major}.{sys.version_info.minor}"
+MEASUREMENTS = HERE / f"cpython-{VERSION}-builtins-measurements.json"
+SIZES = (250, 500, 1000, 2000, 4000)  # cache-resident, around the default size 1000
+
+
+def _ints(n: int) -> list[int]:
+    rng = random.Random(n)
+    return [rng.randrange(1 << 30) for _ in range(n)]
+
+
+def _text(n: int) -> str:
+    rng = random.Random(n)
+    return "".join(rng.choice("abcdefghij klmnop") for _ in range(n))
+
+
+# work class → (what the TimeComplexity page lists, units of work for size n, {label: (setup, op)})
+# Each op takes the prepared input and does the operation once.
+OPERATIONS: dict[str, tuple[str, str, dict]] = {
+    "py.work.sort": ("list.sort / sorted: O(n log n)", "n·log2(n) comparisons", {
+        "sorted(list of random ints)": (_ints, sorted),
+    }),
+    "py.work.copy": ("copy, slice, list()/tuple(), extend: O(n) (O(k) for a k-element slice)", "n elements", {
+        "list(a)": (_ints, list), "tuple(a)": (_ints, tuple), "a[:]": (_ints, lambda a: a[:]),
+    }),
+    "py.work.hash": ("set(a) / dict building: O(n) (O(1) average per insert)", "n elements", {
+        "set(a)": (_ints, set), "dict.fromkeys(a)": (_ints, dict.fromkeys),
+    }),
+    "py.work.scan": ("x in list, list.index, list.count: O(n)", "n elements compared", {
+        "-1 in a (absent)": (_ints, lambda a: -1 in a), "a.count(-1)": (_ints, lambda a: a.count(-1)),
+    }),
+    "py.work.sum": ("sum / any / all over a sequence: O(n)", "n elements", {
+        "sum(a)": (_ints, sum), "any(0 for each)": (lambda n: [0] * n, any),
+        "all(1 for each)": (lambda n: [1] * n, all),
+    }),
+    "py.work.minmax": ("min / max over a sequence: O(n)", "n elements compared", {
+        "min(a)": (_ints, min), "max(a)": (_ints, max),
+    }),
+    "py.work.join": ("str.join: O(n) in the number of pieces", "n pieces", {
+        "','.join(n short strs)": (lambda n: [str(x) for x in _ints(n)], ",".join),
+    }),
+    "py.work.char": ("str methods (replace, strip, lower, upper, find …): O(n) in characters",
+                     "n characters", {
+        "s.replace(' ', '_')": (_text, lambda s: s.replace(" ", "_")), "s.upper()": (_text, str.upper),
+        "s.strip('x')": (lambda n: "x" * (n // 2) + _text(n - n // 2), lambda s: s.strip("x")),
+        "s.find('z') (absent)": (_text, lambda s: s.find("z")),
+    }),
+    "py.work.split": ("str.split / splitlines: O(n) in characters (one new string per piece)",
+                      "n characters", {
+        "s.split()": (_text, str.split), "s.split(' ')": (_text, lambda s: s.split(" ")),
+    }),
+}
+
+
+def _units(cls: str, n: int) -> float:
+    return n * np.log2(n) if cls == "py.work.sort" else float(n)
+
+
+def best_ns(op, data, repeats: int) -> float:
+    best = float("inf")
+    gc.disable()
+    try:
+        for _ in range(repeats):
+            t0 = time.perf_counter_ns()
+            op(data)
+            best = min(best, time.perf_counter_ns() - t0)
+    finally:
+        gc.enable()
+    return float(best)
+
+
+def measure(repeats: int = 41) -> dict:
+    out = {}
+    for cls, (complexity, units, ops) in OPERATIONS.items():
+        rows = []
+        for label, (setup, op) in ops.items():
+            times = []
+            for n in SIZES:
+                data = setup(n)
+                times.append(best_ns(op, data, repeats))  # none of the ops mutates its input
+            x = np.array([_units(cls, n) for n in SIZES])
+            slope, intercept = np.polyfit(x, np.array(times), 1)
+            rows.append({"op": label, "sizes": list(SIZES), "ns": times, "ns_per_unit": float(slope),
+                         "intercept_ns": float(intercept)})
+            print(f"{cls:15s} {label:28s} {slope:7.3f} ns per unit")
+        per_unit = float(np.median([r["ns_per_unit"] for r in rows]))
+        out[cls] = {"complexity": complexity, "units": units, "ns_per_unit": per_unit, "ops": rows}
+    return out
+
+
+def main() -> None:
+    sys.path.insert(0, str(HERE))
+    from cpython_bytecode import cpu_info  # noqa: E402
+
+    model, clock_hz = cpu_info()
+    classes = measure()
+    MEASUREMENTS.write_text(json.dumps(
+        {"machine": model, "clock_hz": clock_hz, "python": platform.python_version(),
+         "date": datetime.date.today().isoformat(), "sizes": list(SIZES),
+         "reference": "https://wiki.python.org/moin/TimeComplexity", "classes": classes}, indent=1) + "\n")
+    print(f"wrote {MEASUREMENTS}; now fold it into the table: python3 {HERE / 'cpython_bytecode.py'} --refit")
+
+
+if __name__ == "__main__":
+    main()
