@@ -1,8 +1,18 @@
-"""Counts x cost table -> raw metric totals (paper eq. 2); pure.
+"""Counts x cost table -> raw metric totals (paper eq. 2, grounded as below); pure.
 
-CU_total = Σ_k n_k·CU_k and EU_total = Σ_k n_k·EU_k (eq. 2); CO2 = EU x CI / 3.6e6 and
-USD = EU x price / 3.6e6 (paper §3: joules -> kWh), plus core-seconds x the cloud core-hour
-price when the region has one.
+CU_total = Σ_k n_k·CU_k (eq. 2), and T = CU / clock_hz the seconds the function holds a core
+(an SM for GPU code). The other three metrics are four different things, not multiples of EU:
+
+- EU is the energy roofline (Choi, Bedard, Fowler, Vuduc, "A roofline model of energy", IPDPS
+  2013): E = W·ε_op + Q·ε_mem + π₀·T. The per-class energies of the cost table are the first two
+  terms (operations; loads and stores at their tier, L1 … DRAM), times the machine's
+  dynamic_energy_factor (1 at the central value); π₀ is energy_parts.json's constant power per
+  core. A memory-bound and a compute-bound loop of equal time thus differ in energy.
+- CO2 follows the Green Software Foundation's SCI (ISO/IEC 21031:2024): operational E × I (the
+  region's intensity, J -> kWh) plus embodied M = TE × (T / EL) × (1 / cores), the machine's
+  manufacturing carbon shared by the time the function holds one of its cores.
+- USD = E × the electricity price + T × a core-hour price (the region's cloud instance, else an
+  owned server's write-off, regions.json `instance_default`).
 
 Deviation from eq. 2, for CPU code lowered to machine code: a per-class sum prices every
 instruction at its reciprocal throughput and so cannot see dependency chains or port pressure.
@@ -28,11 +38,50 @@ from typing import Callable, Mapping, Sequence
 
 from ccls.model import Metrics, MemoryOverlap
 from ccls.polynomial import Polynomial
-from ccls.tables import CostTable, Region
+from ccls.tables import CostTable, MachineEnergy, Region, Span
 from ccls.taxonomy import overlaps_compute, split, with_vector
 
 JOULES_PER_KWH = 3.6e6
 SECONDS_PER_HOUR = 3600.0
+SECONDS_PER_YEAR = 365.25 * 24 * 3600.0
+MEMORY_BASES = frozenset({"load", "store"})  # data movement (Q·ε_mem); every other class is an operation
+
+
+@dataclass(frozen=True)
+class MetricParts:
+    """Each metric's parts (they sum to the metric): what the hover and JSON `metric_parts` show."""
+
+    seconds: float  # T = CU / clock_hz: time held on one core (or SM)
+    compute_joules: float  # dynamic energy of operations, W·ε_op
+    memory_joules: float  # dynamic energy of loads and stores at their tier, Q·ε_mem
+    static_joules: float  # constant power while the function runs, π₀·T
+    operational_kg: float  # E × I
+    embodied_kg: float  # M: the hardware's manufacturing carbon, shared by time held
+    energy_usd: float  # E × electricity price
+    instance_usd: float  # T × core-hour price
+
+    def metrics(self, cu: float) -> Metrics:
+        return Metrics(cu=cu, energy_joules=self.compute_joules + self.memory_joules + self.static_joules,
+                       co2_kg=self.operational_kg + self.embodied_kg, usd=self.energy_usd + self.instance_usd)
+
+    def as_dict(self) -> dict[str, dict[str, float]]:
+        return {"CU": {"seconds": self.seconds},
+                "EU": {"dynamic_compute": self.compute_joules, "dynamic_memory": self.memory_joules,
+                       "static": self.static_joules},
+                "CO2": {"operational": self.operational_kg, "embodied": self.embodied_kg},
+                "USD": {"energy": self.energy_usd, "instance": self.instance_usd}}
+
+
+@dataclass(frozen=True)
+class MetricsBand:
+    """[low, high] of every metric: the tables' stated ranges and the function's assumptions."""
+
+    low: Metrics
+    high: Metrics
+
+    def as_dict(self) -> dict[str, list[float]]:
+        lo, hi = self.low.as_dict(), self.high.as_dict()
+        return {m: [lo[m], hi[m]] for m in lo}
 
 
 @dataclass(frozen=True)
@@ -98,14 +147,62 @@ def cost_counts(counts: Mapping[str, float], table: CostTable, region: Region,
             rows.append(ClassBreakdown(cls, n, n * rates[cls], n * cost.energy_joules, True, rates[cls]))
     rows.sort(key=lambda r: (-r.cu, -r.energy_joules, r.cls))
     cu = math.fsum(r.cu for r in rows)
-    energy_joules = math.fsum(r.energy_joules for r in rows)
-    energy_kwh = energy_joules / JOULES_PER_KWH
-    co2_kg = energy_kwh * region.carbon_kg_per_kwh
-    usd = energy_kwh * region.price_usd_per_kwh
-    if region.cloud_usd_per_core_hour is not None:
-        core_hours = cu / table.clock_hz / SECONDS_PER_HOUR  # CU are core cycles
-        usd += core_hours * region.cloud_usd_per_core_hour
-    return Metrics(cu=cu, energy_joules=energy_joules, co2_kg=co2_kg, usd=usd), rows
+    return metric_parts(rows, cu, table, region).metrics(cu), rows
+
+
+def dynamic_joules(rows: Sequence[ClassBreakdown]) -> tuple[float, float]:
+    """(operations, data movement): the table's per-class energies split by class base."""
+    memory = math.fsum(r.energy_joules for r in rows if split(r.cls)[0] in MEMORY_BASES)
+    compute = math.fsum(r.energy_joules for r in rows if split(r.cls)[0] not in MEMORY_BASES)
+    return compute, memory
+
+
+def metric_parts(rows: Sequence[ClassBreakdown], cu: float, table: CostTable, region: Region,
+                 end: str = "value", dynamic_scale: float = 1.0) -> MetricParts:
+    """The parts of EU, CO2 and USD for a function of `cu` cycles whose per-class rows are `rows`.
+    `end` picks each constant's central value or the end of its stated range ("low", "high")
+    that makes every metric smallest or largest; `dynamic_scale` scales the dynamic energy
+    (what the function's assumptions move along with its CU)."""
+    compute, memory = dynamic_joules(rows)
+    machine = table.energy
+    factor = _pick(machine.dynamic_energy_factor, end) if machine is not None else 1.0
+    compute, memory = compute * factor * dynamic_scale, memory * factor * dynamic_scale
+    seconds = cu / table.clock_hz  # CU are core (or SM) cycles
+    static = seconds * _pick(machine.constant_power_w, end) if machine is not None else 0.0
+    energy_kwh = (compute + memory + static) / JOULES_PER_KWH
+    operational = energy_kwh * region.carbon_kg_per_kwh * _pick(region.carbon_factor, end)
+    embodied = 0.0
+    if machine is not None:
+        lifetime = _pick(machine.lifetime_years, _opposite(end)) * SECONDS_PER_YEAR
+        embodied = _pick(machine.embodied_kg, end) * seconds / (lifetime * machine.cores)
+    energy_usd = energy_kwh * region.price_usd_per_kwh * _pick(region.price_factor, end)
+    instance = region.instance_usd_per_core_hour
+    instance_usd = seconds / SECONDS_PER_HOUR * _pick(instance, end) if instance is not None else 0.0
+    return MetricParts(seconds, compute, memory, static, operational, embodied, energy_usd, instance_usd)
+
+
+def _pick(span: Span, end: str) -> float:
+    return span.value if end == "value" else span.low if end == "low" else span.high
+
+
+def _opposite(end: str) -> str:
+    return {"low": "high", "high": "low"}.get(end, end)
+
+
+def metrics_band(rows: Sequence[ClassBreakdown], cu: float, cu_low: float, cu_high: float, table: CostTable,
+                 region: Region) -> MetricsBand:
+    """Every metric's [low, high]: CU between `cu_low` and `cu_high` (the function's assumptions:
+    trip counts it could not know) widened by the table's CU range (energy_parts.json
+    `cu_factor`); the dynamic energy moves with the assumptions' CU, and every constant goes to
+    the end of its stated range. An interval, not a confidence level: every end at once."""
+    machine = table.energy
+    cu_factor = machine.cu_factor if machine is not None else Span.exact(1.0)
+    ends = []
+    for end, assumed in (("low", cu_low), ("high", cu_high)):
+        scale = assumed / cu if cu > 0 else 1.0
+        cycles = assumed * _pick(cu_factor, end)
+        ends.append(metric_parts(rows, cycles, table, region, end, scale).metrics(cycles))
+    return MetricsBand(low=ends[0], high=ends[1])
 
 
 def stall_cu(cls: str, table: CostTable) -> float:

@@ -6,10 +6,12 @@
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Callable, NamedTuple, Sequence
 
-from ccls.costing import ClassBreakdown, Hidden, cost_counts, cu_expression, hidden_by_overlap
+from ccls.costing import (ClassBreakdown, Hidden, MetricParts, MetricsBand, cost_counts, cu_expression,
+                          hidden_by_overlap, metric_parts, metrics_band)
 from ccls.counting import count_function
 from ccls.frontends import FrontendResult, SourceFile, frontend_for
 from ccls.model import AnalysisError, CountedFunction, Finding, FunctionIR, Metrics
@@ -57,6 +59,9 @@ class FunctionReport:
     inclusive_metrics: Metrics | None = None  # plus analysed callees × calls; None if no calls
     unknown_callees: list[str] = field(default_factory=list)
     graded_by: str = ""  # which scoring mode graded it, in words (cohort and how, or absolute)
+    metric_parts: MetricParts | None = None  # EU dynamic/static, CO2 operational/embodied, $ energy/instance
+    metrics_band: MetricsBand | None = None  # [low, high] per metric: stated ranges and assumptions
+    within_uncertainty_of: list[str] = field(default_factory=list)  # reported functions whose CU bands overlap
 
 
 @dataclass
@@ -248,8 +253,9 @@ def rescore(reports: list[FunctionReport], tables: Tables, settings: ReportSetti
     by_profile = _scores_by_profile([r.metrics for r in reports], [r.counted.arch for r in reports], peers,
                                     tables, settings)
     size = len(reports) + len(peers)
-    return [replace(r, **_graded(by_profile, index, settings, tables),
-                    graded_by=_graded_by(settings, size, r.counted.arch)) for index, r in enumerate(reports)]
+    return _within_uncertainty([replace(r, **_graded(by_profile, index, settings, tables),
+                                        graded_by=_graded_by(settings, size, r.counted.arch))
+                                for index, r in enumerate(reports)])
 
 
 def _graded(by_profile: dict[str, list[float]], index: int, settings: ReportSettings, tables: Tables) -> dict:
@@ -286,7 +292,76 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
             inclusive_metrics=inclusive[index][0], unknown_callees=inclusive[index][1],
             graded_by=_graded_by(settings, len(functions) + len(peers), fn.arch),
         ))
-    return reports
+    return _with_uncertainty(reports, tables, settings, options)
+
+
+# An unknown trip count (the configured default) is taken as known to a decade either way: a
+# design choice, stated in the README; bounded and expected counts take their own extremes.
+UNKNOWN_TRIP_FACTORS = (0.1, 10.0)
+NEAREST_WITHIN_UNCERTAINTY = 5
+
+
+def _with_uncertainty(reports: list[FunctionReport], tables: Tables, settings: ReportSettings,
+                      options: AnalysisOptions) -> list[FunctionReport]:
+    """Each report with its metrics' parts and bands, and the reported functions within its CU band."""
+    region = tables.regions[settings.region]
+    out = []
+    for r in reports:
+        table, _ = table_for(r.counted, tables, options)
+        cu = r.metrics.cu
+        low, high = _assumed_cu_range(r.counted, {b.cls: b.rate for b in r.breakdown}, cu, options)
+        out.append(replace(r, metric_parts=metric_parts(r.breakdown, cu, table, region),
+                           metrics_band=metrics_band(r.breakdown, cu, low, high, table, region)))
+    return _within_uncertainty(out)
+
+
+def _assumed_cu_range(fn: CountedFunction, rates: dict[str, float], cu: float,
+                      options: AnalysisOptions) -> tuple[float, float]:
+    """CU if every assumed trip count were at either end of what it could be: unknown → the
+    default ÷10 … ×10; expected (the mean of a data-dependent exit) → 1 … the bound (2·mean − 1);
+    bounded (an upper bound) → 1 … the bound. Each line's CU moves by the product of the factors of
+    the assumed loops around it (a loop spans its header's line to the next loop at its depth or
+    shallower, in source order: approximate). CU that no line carries stays put."""
+    loops = sorted((loop for loop in fn.loops if loop.line is not None), key=lambda loop: (loop.line, loop.depth))
+    spans = []
+    for k, loop in enumerate(loops):
+        if not loop.trip_count.is_assumed:
+            continue
+        end = next((other.line for other in loops[k + 1:] if other.line > loop.line and other.depth <= loop.depth),
+                   (fn.end_line or loop.line) + 1)
+        iterations = max(1.0, evaluate_count(loop.trip_count.iterations, options))
+        if loop.trip_count.kind == "unknown":
+            factors = UNKNOWN_TRIP_FACTORS
+        elif loop.trip_count.kind == "expected":
+            factors = (1.0 / iterations, (2.0 * iterations - 1.0) / iterations)
+        else:  # bounded: the bound is what was used
+            factors = (1.0 / iterations, 1.0)
+        spans.append((loop.line, end, factors))
+    if not spans:
+        return cu, cu
+    per_line = {line: _class_cu(classes, rates, options) for line, classes in fn.line_counts.items()}
+    low = high = max(0.0, cu - sum(per_line.values()))
+    for line, line_cu in per_line.items():
+        f_low = f_high = 1.0
+        for start, end, (a, b) in spans:
+            if start <= line < end:
+                f_low, f_high = f_low * a, f_high * b
+        low, high = low + line_cu * f_low, high + line_cu * f_high
+    return min(low, cu), max(high, cu)
+
+
+def _within_uncertainty(reports: list[FunctionReport]) -> list[FunctionReport]:
+    """Each report with the (nearest few) other reported functions whose CU bands overlap its
+    own: the hover does not rank it against them."""
+    bands = [(r.metrics_band.low.cu, r.metrics_band.high.cu) if r.metrics_band is not None else (r.metrics.cu,) * 2
+             for r in reports]
+    out = []
+    for i, r in enumerate(reports):
+        lo, hi = bands[i]
+        near = [(abs(math.log((reports[j].metrics.cu + 1e-12) / (r.metrics.cu + 1e-12))), reports[j].counted.display_name)
+                for j, (lo_j, hi_j) in enumerate(bands) if j != i and lo_j <= hi and lo <= hi_j]
+        out.append(replace(r, within_uncertainty_of=[name for _, name in sorted(near)[:NEAREST_WITHIN_UNCERTAINTY]]))
+    return out
 
 
 def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics], options: AnalysisOptions,

@@ -6,6 +6,7 @@ import math
 from typing import Sequence
 
 from ccls.engine import FunctionReport, ReportSettings
+from ccls.scoring import profile_flips, weights_at
 from ccls.model import AnalysisError
 from ccls.tables import GPU_THREAD_FAMILY, reference_family
 from ccls.taxonomy import split
@@ -73,6 +74,10 @@ def hover_markdown(r: FunctionReport, settings: ReportSettings | None = None) ->
     out.append(("Per thread: " if per_thread else "")
                + f"**{si(m.cu)} CU** · **{si(m.energy_joules, 'J')}** · {si(m.co2_kg * 1000, 'g')} CO2e · "
                f"{usd(m.usd)}" + (f" · {si(r.instructions)} instructions" if r.instructions is not None else ""))
+    out += _parts_and_bands(r)
+    if r.within_uncertainty_of:
+        out += ["", f"Within uncertainty of {', '.join(r.within_uncertainty_of)}: their CU bands overlap this "
+                    "one's, so it is not ranked against them."]
     if r.inclusive_metrics is not None:
         out += ["", f"Including analysed callees{' (per thread)' if per_thread else ''}: "
                     f"{si(r.inclusive_metrics.cu)} CU · {si(r.inclusive_metrics.energy_joules, 'J')}"
@@ -107,6 +112,35 @@ def hover_markdown(r: FunctionReport, settings: ReportSettings | None = None) ->
     return "\n".join(out)
 
 
+def band_percent(value: float, low: float, high: float) -> str:
+    """``-30/+50%``: a band's ends relative to its value."""
+    if value <= 0 or not math.isfinite(value):
+        return "?"
+    return f"-{100 * (1 - low / value):.0f}/+{100 * (high / value - 1):.0f}%"
+
+
+def _parts_and_bands(r: FunctionReport) -> list[str]:
+    """Hover lines: what each metric is made of, and its band."""
+    p, band = r.metric_parts, r.metrics_band
+    if p is None or band is None:
+        return []
+    m, lo, hi = r.metrics, band.low, band.high
+    rows = [
+        ("CU", si(m.cu), f"{si(p.seconds, 's')} on one {'SM' if per(r) == 'thread' else 'core'}",
+         f"{si(lo.cu)} … {si(hi.cu)}", band_percent(m.cu, lo.cu, hi.cu)),
+        ("EU", si(m.energy_joules, "J"), f"dynamic {si(p.compute_joules, 'J')} compute + {si(p.memory_joules, 'J')} "
+         f"memory · static {si(p.static_joules, 'J')}", f"{si(lo.energy_joules, 'J')} … {si(hi.energy_joules, 'J')}",
+         band_percent(m.energy_joules, lo.energy_joules, hi.energy_joules)),
+        ("CO2", si(m.co2_kg * 1000, "g"), f"operational {si(p.operational_kg * 1000, 'g')} · embodied "
+         f"{si(p.embodied_kg * 1000, 'g')}", f"{si(lo.co2_kg * 1000, 'g')} … {si(hi.co2_kg * 1000, 'g')}",
+         band_percent(m.co2_kg, lo.co2_kg, hi.co2_kg)),
+        ("$", usd(m.usd), f"energy {usd(p.energy_usd)} · instance {usd(p.instance_usd)}",
+         f"{usd(lo.usd)} … {usd(hi.usd)}", band_percent(m.usd, lo.usd, hi.usd)),
+    ]
+    return ["", "| metric | value | made of | band | ± |", "|---|---:|---|---|---:|",
+            *(f"| {a} | {b} | {c} | {d} | {e} |" for a, b, c, d, e in rows)]
+
+
 def report_to_json(r: FunctionReport) -> dict:
     fn = r.counted
     return {
@@ -116,6 +150,9 @@ def report_to_json(r: FunctionReport) -> dict:
         "counts": {k: round(v, 3) for k, v in sorted(r.counts.items())},
         "instructions": round(r.instructions, 3) if r.instructions is not None else None,
         "metrics": r.metrics.as_dict(), "per": per(r),
+        "metric_parts": r.metric_parts.as_dict() if r.metric_parts is not None else None,
+        "metrics_band": r.metrics_band.as_dict() if r.metrics_band is not None else None,
+        "within_uncertainty_of": r.within_uncertainty_of,
         "inclusive_metrics": r.inclusive_metrics.as_dict() if r.inclusive_metrics else None,
         "unknown_callees": r.unknown_callees,
         "cost_expression": r.cost_expression.format(), "big_o": r.big_o,
@@ -132,29 +169,68 @@ def report_to_json(r: FunctionReport) -> dict:
 
 
 def analysis_json(reports: Sequence[FunctionReport], errors: Sequence[AnalysisError], settings: ReportSettings,
-                  arch: str, table_version: str) -> str:
+                  arch: str, table_version: str, profiles: dict | None = None) -> str:
+    """The JSON document; with the tables' `profiles`, `profile_flips` (Fig. 9 as data)."""
     document = {
         "schema": JSON_SCHEMA, "profile": settings.profile, "region": settings.region, "arch": arch,
         "scoring": settings.scoring, "normalization": settings.normalization, "table_version": table_version,
         "functions": [report_to_json(r) for r in reports],
+        "profile_flips": profile_flips_json(reports, settings.profile, profiles),
         "errors": [{"file": e.file, "line": e.line, "message": e.message} for e in errors],
     }
     return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def _band_cell(r: FunctionReport, metric: str) -> str:
+    if r.metrics_band is None:
+        return ""
+    low, high = r.metrics_band.as_dict()[metric]
+    return band_percent(r.metrics.as_dict()[metric], low, high)
+
+
+FLIP_EXAMPLES = 20
+
+
+def profile_flips_json(reports: Sequence[FunctionReport], profile: str, profiles: dict | None = None) -> list[dict]:
+    """The paper's Fig. 9 as data: for the reported cohort, per other profile, the pairs whose
+    order differs from `profile`'s, with where they cross on the straight line between the two
+    weight vectors, w = (1 − t)·w_from + t·w_to (largest swings first, FLIP_EXAMPLES of them;
+    `weights` too when the tables' `profiles` are given)."""
+    out = []
+    if len(reports) < 2 or profile not in reports[0].scores_by_profile:
+        return out
+    first = [r.scores_by_profile[profile][0] for r in reports]
+    for other in reports[0].scores_by_profile:
+        if other == profile:
+            continue
+        second = [r.scores_by_profile[other][0] for r in reports]
+        flips = profile_flips(first, second)
+        flips.sort(key=lambda f: -abs((first[f.better_first] - first[f.better_second])
+                                      - (second[f.better_first] - second[f.better_second])))
+        pairs = len(reports) * (len(reports) - 1) // 2
+        out.append({"from": profile, "to": other, "pairs": pairs, "flips": len(flips), "examples": [
+            {"preferred_by_from": reports[f.better_first].counted.display_name,
+             "preferred_by_to": reports[f.better_second].counted.display_name, "t": round(f.t, 4),
+             **({"weights": [round(w, 4) for w in weights_at(profiles[profile], profiles[other], f.t)]}
+                if profiles and profile in profiles and other in profiles else {})}
+            for f in flips[:FLIP_EXAMPLES]]})
+    return out
 
 
 def analysis_table(reports: Sequence[FunctionReport], errors: Sequence[AnalysisError], settings: ReportSettings,
                    arch: str) -> str:
     # A "per" column (call / thread) appears when GPU functions, costed per thread, are listed.
     with_per = any(per(r) == "thread" for r in reports)
-    headers = ["function", "location", *(["per"] if with_per else []), "CU", "EU", "CO2", "$", "score", "grade",
-               "Big-O", "top finding"]
+    headers = ["function", "location", *(["per"] if with_per else []), "CU", "±CU", "EU", "±EU", "CO2", "±CO2", "$",
+               "±$", "score", "grade", "Big-O", "top finding"]
     rows = []
     for r in reports:
         fn = r.counted
         top = r.findings[0] if r.findings else None
         rows.append([
             fn.display_name, f"{fn.file}:{fn.line or '?'}", *([per(r)] if with_per else []), si(r.metrics.cu),
-            si(r.metrics.energy_joules, "J"), si(r.metrics.co2_kg * 1000, "g"), usd(r.metrics.usd),
+            _band_cell(r, "CU"), si(r.metrics.energy_joules, "J"), _band_cell(r, "EU"), si(r.metrics.co2_kg * 1000, "g"),
+            _band_cell(r, "CO2"), usd(r.metrics.usd), _band_cell(r, "USD"),
             f"{r.score:.0f}", r.grade, r.big_o, f"{top.kind} @{top.line}" if top else "",
         ])
     widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(headers)]

@@ -11,7 +11,7 @@ import hashlib
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -22,9 +22,10 @@ METRICS = ("CU", "EU", "CO2", "USD")
 METADATA_FIELDS = ("version", "source", "hardware", "method", "date", "units", "notes")
 METHODS = frozenset({"measured", "llvm-sched-model", "literature", "modelled", "design-choice"})
 PICOJOULES_PER_JOULE = 1e12
-REGIONS_FILE, PROFILES_FILE, GRADES_FILE, REFERENCE_FILE = (
-    "regions.json", "profiles.json", "grades.json", "reference_ranges.json")
-NON_COST_FILES = frozenset({REGIONS_FILE, PROFILES_FILE, GRADES_FILE, REFERENCE_FILE})
+REGIONS_FILE, PROFILES_FILE, GRADES_FILE, REFERENCE_FILE, ENERGY_FILE = (
+    "regions.json", "profiles.json", "grades.json", "reference_ranges.json", "energy_parts.json")
+NON_COST_FILES = frozenset({REGIONS_FILE, PROFILES_FILE, GRADES_FILE, REFERENCE_FILE, ENERGY_FILE})
+CPU_MACHINE = "cpu"  # energy_parts.json: the machine of every table without an entry of its own
 PACKAGED_DIR = "_cost_tables"  # where the wheel ships cost_tables/ inside the ccls package
 DEFAULT_FAMILY, GPU_THREAD_FAMILY = "default", "gpu-thread"
 REFERENCE_FAMILIES = frozenset({GPU_THREAD_FAMILY})  # the families reference_ranges.json may add
@@ -77,6 +78,34 @@ class DividerModel:
 
 
 @dataclass(frozen=True)
+class Span:
+    """A table figure with its stated range: `value`, and `low` ≤ value ≤ `high`."""
+
+    value: float
+    low: float
+    high: float
+
+    @staticmethod
+    def exact(value: float) -> Span:
+        return Span(value, value, value)
+
+
+@dataclass(frozen=True)
+class MachineEnergy:
+    """What turns a function's time into energy and carbon beyond its per-class dynamic energy
+    (cost_tables/energy_parts.json): the energy roofline's constant power π₀ (Choi et al., IPDPS
+    2013), and the hardware's embodied carbon shared by time held (SCI's M)."""
+
+    name: str
+    cores: int  # cores (CPU) or SMs (GPU) the embodied carbon is shared among
+    constant_power_w: Span  # per core / SM
+    embodied_kg: Span  # per machine
+    lifetime_years: Span
+    dynamic_energy_factor: Span  # on the cost table's per-class energies (value 1)
+    cu_factor: Span  # how far the table's CU may be off (value 1)
+
+
+@dataclass(frozen=True)
 class CostTable:
     arch: str
     version: str
@@ -86,6 +115,7 @@ class CostTable:
     vector_native_bits: int
     vector_multipliers: dict[int, tuple[float, float]]  # width bits -> (cu x, energy x)
     metadata: dict
+    energy: MachineEnergy | None = None  # None: dynamic energy only (no constant power, no embodied)
 
     def lookup(self, cls: str) -> ClassCost | None:
         """Most specific cost for ``base[.qualifier...][@vW]``: the exact key; else the key
@@ -139,8 +169,11 @@ class Region:
     name: str
     carbon_kg_per_kwh: float
     price_usd_per_kwh: float
-    cloud_usd_per_core_hour: float | None
+    instance_usd_per_core_hour: Span | None  # time's price: a cloud instance or an owned server
     source: str
+    instance_kind: str = "none"  # "cloud", "on-premises", or "none" (no time price)
+    carbon_factor: Span = Span(1.0, 1.0, 1.0)  # stated range of the intensity, as multipliers
+    price_factor: Span = Span(1.0, 1.0, 1.0)  # stated range of the electricity price
 
 
 @dataclass(frozen=True)
@@ -196,10 +229,11 @@ def load_tables(directory: str | None = None,
         raw = files[name].read_bytes()
         digest.update(name.encode() + b"\0" + raw + b"\0")
         envelopes[name] = _parse_envelope(name, raw)
+    machines = _machines(ENERGY_FILE, envelopes[ENERGY_FILE]["data"])
     cost = {}
     for name in sorted(set(files) - NON_COST_FILES):
         table = _cost_table(name, envelopes[name])
-        cost[table.arch] = table
+        cost[table.arch] = replace(table, energy=machines.get(table.arch, machines[CPU_MACHINE]))
     if not cost:
         raise TableError(str(root), "no cost table (*.json besides regions/profiles/grades/reference_ranges)")
     profiles = _profiles(PROFILES_FILE, envelopes[PROFILES_FILE]["data"])
@@ -400,21 +434,70 @@ def _cost_table(name: str, doc: dict) -> CostTable:
                      metadata=dict(doc["metadata"]))
 
 
+def _span(name: str, entry: Any, where: str) -> Span:
+    """{value, low, high} with low ≤ value ≤ high (value alone: an exact figure)."""
+    if not isinstance(entry, dict):
+        raise TableError(name, f"{where} must be an object with value, low, high")
+    value = _number(name, entry, "value", where)
+    low = _number(name, entry, "low", where) if "low" in entry else value
+    high = _number(name, entry, "high", where) if "high" in entry else value
+    if not low <= value <= high:
+        raise TableError(name, f"{where}: needs low <= value <= high, got {low}, {value}, {high}")
+    return Span(value, low, high)
+
+
+def _factor(name: str, entry: Any, where: str) -> Span:
+    """{low, high} multipliers around 1."""
+    if not isinstance(entry, dict):
+        raise TableError(name, f"{where} must be an object with low and high")
+    low, high = _number(name, entry, "low", where), _number(name, entry, "high", where)
+    if not low <= 1.0 <= high:
+        raise TableError(name, f"{where}: a factor range must contain 1, got [{low}, {high}]")
+    return Span(1.0, low, high)
+
+
 def _regions(name: str, data: dict) -> dict[str, Region]:
+    default = _object(name, data, "instance_default", "data")
+    default_price = _span(name, default.get("usd_per_core_hour"), "data.instance_default.usd_per_core_hour")
+    uncertainty = _object(name, data, "uncertainty", "data")
+    carbon = _factor(name, uncertainty.get("carbon_factor"), "data.uncertainty.carbon_factor")
+    price = _factor(name, uncertainty.get("price_factor"), "data.uncertainty.price_factor")
     out = {}
     for rid, entry in _object(name, data, "regions", "data").items():
         where = f"data.regions.{rid}"
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise TableError(name, f"{where}: needs an object with a 'name'")
-        cloud = entry.get("cloud_usd_per_core_hour")
+        if "instance_usd_per_core_hour" in entry:
+            instance = _span(name, entry["instance_usd_per_core_hour"], f"{where}.instance_usd_per_core_hour")
+            kind = entry.get("instance_kind", "cloud")
+        else:
+            instance, kind = default_price, str(default.get("kind", "on-premises"))
         out[rid] = Region(id=rid, name=entry["name"],
                           carbon_kg_per_kwh=_number(name, entry, "carbon_kg_per_kwh", where),
                           price_usd_per_kwh=_number(name, entry, "price_usd_per_kwh", where),
-                          cloud_usd_per_core_hour=None if cloud is None else _number(
-                              name, entry, "cloud_usd_per_core_hour", where),
-                          source=entry["source"])
+                          instance_usd_per_core_hour=instance, source=entry["source"], instance_kind=kind,
+                          carbon_factor=carbon, price_factor=price)
     if "WORLD" not in out:
         raise TableError(name, "data.regions must contain WORLD (the default region)")
+    return out
+
+
+def _machines(name: str, data: dict) -> dict[str, MachineEnergy]:
+    """data.machines: {name: {cores, constant_power_w, embodied_kg, lifetime_years,
+    dynamic_energy_factor, cu_factor}}; `cpu` is required (every table without its own entry)."""
+    out = {}
+    for mid, entry in _object(name, data, "machines", "data").items():
+        where = f"data.machines.{mid}"
+        if not isinstance(entry, dict):
+            raise TableError(name, f"{where} must be an object")
+        cores = _object(name, entry, "cores", where)
+        spans = {key: _span(name, entry.get(key), f"{where}.{key}")
+                 for key in ("constant_power_w", "embodied_kg", "lifetime_years", "dynamic_energy_factor", "cu_factor")}
+        if spans["lifetime_years"].low <= 0:
+            raise TableError(name, f"{where}.lifetime_years must be positive")
+        out[mid] = MachineEnergy(name=mid, cores=_int(name, cores, "value", f"{where}.cores"), **spans)
+    if CPU_MACHINE not in out:
+        raise TableError(name, f"data.machines must contain {CPU_MACHINE!r} (the default machine)")
     return out
 
 

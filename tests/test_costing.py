@@ -1,14 +1,16 @@
 """Counts x table -> metrics (eq. 2) and the J -> kWh -> kg CO2 / USD conversions."""
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 import pytest
 
-from ccls.costing import JOULES_PER_KWH, cost_counts, cu_expression, hidden_by_overlap
+from ccls.costing import (JOULES_PER_KWH, SECONDS_PER_YEAR, cost_counts, cu_expression, hidden_by_overlap,
+                          metric_parts, metrics_band)
 from ccls.model import MemoryOverlap
 from ccls.polynomial import Polynomial
-from ccls.tables import CacheModel, ClassCost, CostTable, Region, load_tables
+from ccls.tables import CacheModel, ClassCost, CostTable, MachineEnergy, Region, Span, load_tables
 
 
 def _cost(cu: float, pj: float) -> ClassCost:
@@ -22,7 +24,7 @@ TABLE = CostTable(
     cache=CacheModel(32768, 1 << 20, 32 << 20, 64), vector_native_bits=256,
     vector_multipliers={128: (1.0, 1.125), 256: (1.0, 1.375), 512: (2.0, 1.875)}, metadata={})
 REGION = Region("TEST", "Test grid", carbon_kg_per_kwh=0.5, price_usd_per_kwh=0.2,
-                cloud_usd_per_core_hour=None, source="test")
+                instance_usd_per_core_hour=None, source="test")
 
 
 def test_small_count_vector_by_hand():
@@ -46,7 +48,7 @@ def test_one_kilowatt_hour_costs_exactly_the_regions_intensity_and_price():
 
 
 def test_cloud_price_adds_core_hours():
-    cloud = Region("C", "Cloud", 0.5, 0.2, cloud_usd_per_core_hour=0.036, source="test")
+    cloud = Region("C", "Cloud", 0.5, 0.2, instance_usd_per_core_hour=Span.exact(0.036), source="test")
     # 7.2e12 cycles at 2 GHz = 3600 s = one core-hour; int_add energy 7.2e12/0.25 ops x 70 pJ
     metrics, _ = cost_counts({"int_add": 2.88e13}, TABLE, cloud)
     assert metrics.cu == pytest.approx(7.2e12)
@@ -167,3 +169,123 @@ def test_only_misses_that_do_not_wait_for_each_other_overlap_compute():
         assert overlaps_compute(cls), cls
     for cls in ("load.DRAM.chase", "load.L1", "load.L2", "load.L3.chase", "int_add", "fp_add.f64"):
         assert not overlaps_compute(cls), cls
+
+
+# -- the energy roofline, SCI carbon and the time price (issue 13 §2) --------------------------
+
+MACHINE = MachineEnergy(name="toy", cores=100, constant_power_w=Span(2.0, 1.0, 3.0),
+                        embodied_kg=Span(1000.0, 500.0, 2000.0), lifetime_years=Span(4.0, 3.0, 5.0),
+                        dynamic_energy_factor=Span(1.0, 0.5, 2.0), cu_factor=Span(1.0, 0.8, 1.25))
+PHYSICAL = dataclasses.replace(TABLE, energy=MACHINE, classes={
+    **TABLE.classes, "load.stream": _cost(5.0, 1490), "fp_fma": _cost(1.0, 90)})
+OWNED = Region("O", "Owned", 0.5, 0.2, instance_usd_per_core_hour=Span(0.004, 0.002, 0.008), source="test",
+               instance_kind="on-premises", carbon_factor=Span(1.0, 0.8, 1.2), price_factor=Span(1.0, 0.7, 1.3))
+
+
+def test_roofline_energy_is_dynamic_per_class_plus_constant_power_times_time():
+    metrics, rows = cost_counts({"fp_fma": 2e9}, PHYSICAL, OWNED)  # 2e9 cycles at 2 GHz = 1 s
+    parts = metric_parts(rows, metrics.cu, PHYSICAL, OWNED)
+    assert parts.seconds == pytest.approx(1.0)
+    assert parts.compute_joules == pytest.approx(2e9 * 90e-12) and parts.memory_joules == 0.0
+    assert parts.static_joules == pytest.approx(2.0)  # π₀ = 2 W for 1 s
+    assert metrics.energy_joules == pytest.approx(0.18 + 2.0)
+    # SCI: E x I plus the machine's 1000 kg over 4 years x 100 cores, for 1 s of one core
+    assert parts.operational_kg == pytest.approx(2.18 / 3.6e6 * 0.5)
+    assert parts.embodied_kg == pytest.approx(1000 / (4 * SECONDS_PER_YEAR * 100))
+    assert metrics.co2_kg == pytest.approx(parts.operational_kg + parts.embodied_kg)
+    # USD: energy x price plus one core-second at 0.004 USD per core-hour
+    assert parts.instance_usd == pytest.approx(0.004 / 3600)
+    assert metrics.usd == pytest.approx(2.18 / 3.6e6 * 0.2 + 0.004 / 3600)
+
+
+def test_memory_bound_and_compute_bound_of_equal_cu_differ_in_energy_as_hardware_does():
+    # Equal time (1e9 cycles): 2e8 DRAM stream lines (64 B each at 5 cycles) against 1e9 FMAs from
+    # L1. Moving a byte from DRAM costs more than the arithmetic on it (Horowitz: a 64-bit DRAM
+    # access 1.3-2.6 nJ against an FP add's 0.9 pJ): the streaming loop spends more energy.
+    memory, memory_rows = cost_counts({"load.stream": 2e8}, PHYSICAL, OWNED)
+    compute, compute_rows = cost_counts({"fp_fma": 1e9}, PHYSICAL, OWNED)
+    assert memory.cu == pytest.approx(compute.cu)
+    assert memory.energy_joules > compute.energy_joules
+    memory_parts = metric_parts(memory_rows, memory.cu, PHYSICAL, OWNED)
+    compute_parts = metric_parts(compute_rows, compute.cu, PHYSICAL, OWNED)
+    assert memory_parts.static_joules == pytest.approx(compute_parts.static_joules)  # same time, same π₀·T
+    assert memory_parts.memory_joules > 0 == memory_parts.compute_joules
+    assert memory_parts.memory_joules > 3 * compute_parts.compute_joules  # 0.298 J against 0.09 J
+    # the time-priced parts are equal; the energy-priced ones follow the energy
+    assert memory_parts.embodied_kg == pytest.approx(compute_parts.embodied_kg)
+    assert memory_parts.instance_usd == pytest.approx(compute_parts.instance_usd)
+
+
+def test_co2_per_joule_differs_with_the_mix_of_time_and_energy():
+    # the same energy in ten times the time: embodied carbon grows with time, operational does not
+    slow, _ = cost_counts({"int_div": 1e9}, PHYSICAL, OWNED)  # 13e9 cycles, 0.09 J dynamic
+    busy, _ = cost_counts({"load.stream": 2.6e9}, PHYSICAL, OWNED)  # 13e9 cycles, 3.9 J dynamic
+    assert slow.cu == pytest.approx(busy.cu)
+    assert slow.co2_kg / slow.energy_joules > busy.co2_kg / busy.energy_joules
+    assert slow.usd / slow.energy_joules > busy.usd / busy.energy_joules
+    # without embodied carbon and a time price, CO2/EU and $/EU are the same for every function
+    plain_slow, _ = cost_counts({"int_div": 1e9}, TABLE, REGION)
+    plain_busy, _ = cost_counts({"load.stream": 2.6e9}, dataclasses.replace(PHYSICAL, energy=None), REGION)
+    assert plain_slow.co2_kg / plain_slow.energy_joules == pytest.approx(plain_busy.co2_kg / plain_busy.energy_joules)
+
+
+def test_band_holds_every_constant_at_its_stated_ends():
+    metrics, rows = cost_counts({"fp_fma": 2e9}, PHYSICAL, OWNED)
+    band = metrics_band(rows, metrics.cu, metrics.cu, metrics.cu, PHYSICAL, OWNED)
+    assert band.low.cu == pytest.approx(0.8 * metrics.cu) and band.high.cu == pytest.approx(1.25 * metrics.cu)
+    # EU low: half the dynamic energy, 1 W for 0.8 s; high: twice it, 3 W for 1.25 s
+    assert band.low.energy_joules == pytest.approx(0.09 + 0.8)
+    assert band.high.energy_joules == pytest.approx(0.36 + 3.75)
+    for low, mid, high in zip(band.low.as_dict().values(), metrics.as_dict().values(), band.high.as_dict().values()):
+        assert low < mid < high
+    # a CU range from the function's assumptions widens every band
+    wide = metrics_band(rows, metrics.cu, metrics.cu / 10, metrics.cu * 10, PHYSICAL, OWNED)
+    assert wide.low.cu < band.low.cu and wide.high.cu > band.high.cu
+    assert wide.high.energy_joules > band.high.energy_joules and wide.low.usd < band.low.usd
+
+
+def _function(kind: str, iterations: float = 100):
+    """A loop at line 3 whose body (line 4) runs `iterations` times: 4 FMAs and a load each."""
+    from ccls.model import CountedFunction, LoopSummary, TripCount
+    n = Polynomial.constant(iterations)
+    body = {"fp_fma": n * 4, "load.L1": n}
+    return CountedFunction(
+        name=f"f_{kind}", display_name=f"f_{kind}", file="/src/a.c", line=1, end_line=6, language="c",
+        arch="x86_64", parameters=[], static_counts={}, counts=body, machine_instructions=None,
+        loops=[LoopSummary("for.body", 1, 3, TripCount(kind, n))], line_counts={4: body}, calls={}, sites=[],
+        assumptions=[])
+
+
+def test_bands_widen_with_an_unknown_trip_count():
+    from ccls.engine import ReportSettings, report
+    from ccls.options import AnalysisOptions
+    tables = load_tables()
+    known, unknown, expected = report([_function("constant"), _function("unknown"), _function("expected", 50)],
+                                      tables, ReportSettings(), AnalysisOptions())
+    assert known.metrics.cu == pytest.approx(unknown.metrics.cu)
+    factor = tables.cost["x86_64"].energy.cu_factor
+    # a known count: only the table's CU range
+    assert known.metrics_band.low.cu == pytest.approx(known.metrics.cu * factor.low)
+    assert known.metrics_band.high.cu == pytest.approx(known.metrics.cu * factor.high)
+    # the default of 100 taken as 10 … 1000 iterations: the loop's CU ÷10 … ×10
+    assert unknown.metrics_band.low.cu == pytest.approx(unknown.metrics.cu * 0.1 * factor.low)
+    assert unknown.metrics_band.high.cu == pytest.approx(unknown.metrics.cu * 10 * factor.high)
+    for metric in ("CU", "EU", "CO2", "USD"):
+        k_low, k_high = known.metrics_band.as_dict()[metric]
+        u_low, u_high = unknown.metrics_band.as_dict()[metric]
+        assert u_low < k_low and u_high > k_high
+    # the mean of a data-dependent exit, 50: between 1 iteration and the bound, 99
+    assert expected.metrics_band.high.cu == pytest.approx(expected.metrics.cu * 99 / 50 * factor.high)
+    assert expected.metrics_band.low.cu == pytest.approx(expected.metrics.cu / 50 * factor.low)
+
+
+def test_parts_sum_to_the_metrics_and_bands_contain_them():
+    from ccls.engine import ReportSettings, report
+    from ccls.options import AnalysisOptions
+    for region in ("WORLD", "FR", "WORLD-CLOUD"):
+        [r] = report([_function("constant")], load_tables(), ReportSettings(region=region), AnalysisOptions())
+        parts = r.metric_parts
+        assert parts.metrics(r.metrics.cu) == r.metrics
+        assert parts.static_joules > 0 and parts.embodied_kg > 0 and parts.instance_usd > 0
+        for metric, (low, high) in r.metrics_band.as_dict().items():
+            assert low < r.metrics.as_dict()[metric] < high

@@ -229,3 +229,46 @@ def test_the_hover_says_which_mode_graded_the_function():
     assert document["normalization"] == "log-minmax" and document["functions"][1]["graded_by"] == big.graded_by
     with pytest.raises(KeyError, match="unknown normalization"):
         report(fns, tables, ReportSettings(normalization="zscore"), options)
+
+
+def test_the_hover_does_not_rank_functions_whose_cu_bands_overlap():
+    from ccls.engine import ReportSettings, report, rescore
+    from ccls.options import AnalysisOptions
+    from ccls.render import analysis_json, analysis_table, hover_markdown
+    tables, settings = load_tables(), ReportSettings(scoring="cohort")
+    fns = [_counted("a", {"int_add": 1000}), _counted("b", {"int_add": 1100}), _counted("c", {"int_div": 100_000})]
+    a, b, c = report(fns, tables, settings, AnalysisOptions())
+    assert a.within_uncertainty_of == ["b"] and b.within_uncertainty_of == ["a"] and c.within_uncertainty_of == []
+    text = hover_markdown(a, settings)
+    assert "Within uncertainty of b:" in text and "Within uncertainty" not in hover_markdown(c, settings)
+    # each metric's parts and band are in the hover
+    for words in ("dynamic", "static", "operational", "embodied", "instance", "| ± |"):
+        assert words in text
+    assert [r.within_uncertainty_of for r in rescore([a, c], tables, settings)] == [[], []]
+    document = json.loads(analysis_json([a, b, c], [], settings, "x86_64", tables.version))
+    assert document["functions"][0]["metrics_band"]["CU"] == [a.metrics_band.low.cu, a.metrics_band.high.cu]
+    assert set(document["functions"][0]["metric_parts"]["EU"]) == {"dynamic_compute", "dynamic_memory", "static"}
+    assert "±EU" in analysis_table([a], [], settings, "x86_64")
+
+
+def test_fig9_flips_are_in_the_json():
+    from ccls.engine import ReportSettings, report
+    from ccls.options import AnalysisOptions
+    from ccls.render import profile_flips_json
+    tables, settings = load_tables(), ReportSettings(scoring="cohort", profile="HPC")
+    # x86_64.json: an FMA is 1 cycle and 90 pJ, an integer add 0.25 cycles and 70 pJ (with 1 W of
+    # constant power per core on top). 923 FMAs take longer (923 CU against 750) but spend less
+    # energy than 3000 adds (343 nJ against 422 nJ): HPC prefers the adds, MOBILE the FMAs.
+    # Integer-add functions from 10 to 10^7 around them are proportional to each other: no flips.
+    fillers = [_counted(f"adds_{k}", {"int_add": 10 ** k}) for k in range(1, 8)]
+    fns = [_counted("fmas", {"fp_fma": 923}), _counted("adds", {"int_add": 3000}), *fillers]
+    reports = report(fns, tables, settings, AnalysisOptions())
+    fmas, adds = reports[:2]
+    assert fmas.metrics.cu > adds.metrics.cu and fmas.metrics.energy_joules < adds.metrics.energy_joules
+    flips = {f["to"]: f for f in profile_flips_json(reports, "HPC", tables.profiles)}
+    assert set(flips) == set(tables.profiles) - {"HPC"} and flips["MOBILE"]["pairs"] == 9 * 8 // 2
+    [example] = flips["MOBILE"]["examples"]
+    assert (example["preferred_by_from"], example["preferred_by_to"]) == ("adds", "fmas")
+    assert 0 < example["t"] < 1 and sum(example["weights"]) == pytest.approx(1.0)
+    without_weights = {f["to"]: f for f in profile_flips_json(reports, "HPC")}  # no tables: t only
+    assert without_weights["MOBILE"]["examples"][0].keys() == {"preferred_by_from", "preferred_by_to", "t"}

@@ -41,13 +41,13 @@ def _numbers_without_provenance(node, path="data", provenance=False):
 
 def test_the_shipped_directory_holds_every_expected_file():
     expected = {"x86_64.json", "aarch64.json", "nvptx-sm80.json", "nvptx-sm90.json", "cpython-3.11.json",
-                "regions.json", "profiles.json", "grades.json", "reference_ranges.json"}
+                "regions.json", "profiles.json", "grades.json", "reference_ranges.json", "energy_parts.json"}
     assert expected <= set(ALL_FILES)
 
 
 def test_every_file_loads_and_every_cost_table_is_keyed_by_its_file_name():
     tables = load_tables()
-    cost_files = {n[:-5] for n in ALL_FILES} - {"regions", "profiles", "grades", "reference_ranges"}
+    cost_files = {n[:-5] for n in ALL_FILES} - {"regions", "profiles", "grades", "reference_ranges", "energy_parts"}
     assert set(tables.cost) == cost_files
     assert tables.version.startswith("tables-") and len(tables.version) == len("tables-") + 12
 
@@ -447,3 +447,47 @@ def test_stream_reuse_reach_from_the_re_read_probe():
     assert reach({"one": 0.30, "two": 0.69, "1024": 0.35, "131072": 0.79}) == 1024  # this Zen 4 guest
     assert reach({"one": 0.30, "two": 0.69, "1024": 0.31, "131072": 0.33}) is None  # no limit seen
     assert reach({"one": 0.30, "two": 0.69, "1024": 0.60, "131072": 0.33}) == 0
+
+
+# -- energy parts, instance prices and stated ranges (issue 13) ----------------------------------
+
+def test_every_cost_table_gets_a_machine_and_every_region_a_time_price():
+    tables = load_tables()
+    for arch, table in tables.cost.items():
+        assert table.energy is not None
+        assert table.energy.name == (arch if arch.startswith("nvptx") else "cpu")
+        for span in (table.energy.constant_power_w, table.energy.embodied_kg, table.energy.lifetime_years):
+            assert 0 < span.low <= span.value <= span.high
+    for region in tables.regions.values():
+        assert region.instance_usd_per_core_hour is not None
+        assert region.carbon_factor.low < 1 < region.carbon_factor.high
+        assert region.price_factor.low < 1 < region.price_factor.high
+    assert tables.regions["WORLD"].instance_kind == "on-premises"
+    assert tables.regions["WORLD-CLOUD"].instance_kind == "cloud"
+    assert tables.regions["WORLD-CLOUD"].instance_usd_per_core_hour.value > \
+        10 * tables.regions["WORLD"].instance_usd_per_core_hour.value
+
+
+def test_modelled_energy_constants_say_so():
+    machines = _doc("energy_parts.json")["data"]["machines"]
+    for machine in machines.values():
+        assert machine["constant_power_w"]["method"] == "modelled"
+        assert machine["embodied_kg"]["method"] == "modelled"
+        assert "Choi" in machine["constant_power_w"]["source"]
+
+
+@pytest.mark.parametrize("change, fragments", [
+    (lambda d: d["data"]["machines"].pop("cpu"), ("energy_parts.json", "must contain 'cpu'")),
+    (lambda d: d["data"]["machines"]["cpu"]["constant_power_w"].update(low=2.0), ("low <= value <= high",)),
+    (lambda d: d["data"]["machines"]["cpu"]["embodied_kg"].pop("source"), ("'source' must be",)),
+])
+def test_malformed_energy_parts_are_rejected(tmp_path, change, fragments):
+    _rejects(tmp_path, "energy_parts.json", change, *fragments)
+
+
+@pytest.mark.parametrize("change, fragments", [
+    (lambda d: d["data"]["uncertainty"]["price_factor"].update(low=1.1), ("must contain 1",)),
+    (lambda d: d["data"].pop("instance_default"), ("instance_default must be an object",)),
+])
+def test_malformed_region_ranges_are_rejected(tmp_path, change, fragments):
+    _rejects(tmp_path, "regions.json", change, *fragments)

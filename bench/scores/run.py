@@ -44,6 +44,7 @@ SUITES = REPO.parent / "shared" / "suites"
 DEFAULTS = [SUITES / "tsvc_2", SUITES / "embench-iot"]
 TARGET_SHARE = 0.40
 OUTLIER_FACTOR = 100.0
+COMPARABLE = 3.0  # pairs this close in CU are the ones a profile can reorder
 
 
 def analyze_command(suite: Path) -> tuple[str, list[str]] | None:
@@ -132,6 +133,14 @@ def report_suite(name: str, doc: dict) -> dict:
     flips = profile_flips(hpc, mobile)
     pairs = n * (n - 1) // 2
     print(f"3. HPC ↔ MOBILE: {len(flips)} of {pairs} pairs flip ({100 * len(flips) / pairs:.1f}%)")
+    cu = [m.cu for m in metrics]
+    close = [(i, j) for i in range(n) for j in range(i + 1, n)
+             if cu[i] > 0 and cu[j] > 0 and max(cu[i], cu[j]) <= COMPARABLE * min(cu[i], cu[j])]
+    flipped = {(min(f.better_first, f.better_second), max(f.better_first, f.better_second)) for f in flips}
+    if close:
+        print(f"   among the {len(close)} pairs within {COMPARABLE:g}× of each other in CU: "
+              f"{sum(p in flipped for p in close)} flip ({100 * sum(p in flipped for p in close) / len(close):.1f}%); "
+              f"pairs further apart are ordered by time in every profile")
     flips.sort(key=lambda f: -abs((hpc[f.better_first] - hpc[f.better_second])
                                   - (mobile[f.better_first] - mobile[f.better_second])))
     for flip in flips[:8]:
@@ -140,6 +149,10 @@ def report_suite(name: str, doc: dict) -> dict:
         print(f"   HPC prefers {a['name']}, MOBILE prefers {b['name']}; they cross at w = "
               f"({', '.join(f'{x:.2f}' for x in w)}) (CU, EU, CO2, $)")
         print(f"     {_character(a)}\n     {_character(b)}")
+        ma, mb = a["metrics"], b["metrics"]
+        if ma["CU"] > 0 and mb["EU"] > 0:
+            print(f"     why: {a['name']} takes {mb['CU'] / ma['CU']:.2g}× less time, {b['name']} "
+                  f"{ma['EU'] / mb['EU']:.2g}× less energy")
     return {"functions": n, "largest_grade_share": top_share, "outlier_max_steps": max(steps),
             "outlier_max_shift": shift, "hpc_mobile_flips": len(flips), "pairs": pairs}
 
