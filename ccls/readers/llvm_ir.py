@@ -987,7 +987,9 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
             return MemoryAccess("pointer-chase", element_bytes)
         # Unrolled p = p->next: the address comes from a load whose own address was loaded.
         sources = unknowns & (loaded - parameters)
-        if any(_address_is_loaded(load_pointers.get(v, ""), analyses, loaded) for v in sources):
+        # (Only loads inside the loop count: `ip[i]` through a pointer `ip` loaded once before
+        # it is an index, and `b[ip[i]]` a gather, not a chase.)
+        if any(_address_is_loaded(load_pointers.get(v, ""), analyses, loaded - parameters) for v in sources):
             return MemoryAccess("pointer-chase", element_bytes)
         # a[idx[i]]: the address depends on a loaded value; within a global array, within its size.
         if sources:
