@@ -141,3 +141,56 @@ unsigned hash16(const unsigned char *input, size_t len) {
     [loop] = functions["hash16"].loops.values()
     assert loop.trip_count.kind == "symbolic"  # was "constant", 1.47 iterations
     assert loop.trip_count.iterations.evaluate({"len": 1_000_000}) == pytest.approx(1_000_000 / 16, rel=1e-3)
+
+
+# -- 4. a type's maximum is never a trip count ------------------------------------------------------
+
+def test_a_loop_to_a_loaded_short_is_unknown_not_its_types_maximum():
+    # zlib's bit reversal inlined into a loop over codes: len is an unsigned short (really <= 15).
+    functions, _ = analyse("""static unsigned rev(unsigned code, int len) {
+    unsigned res = 0;
+    do { res |= code & 1; code >>= 1, res <<= 1; } while (--len > 0);
+    return res >> 1;
+}
+void codes(const unsigned short *lens, unsigned short *out, int n) {
+    for (int i = 0; i < n; i++) {
+        int len = lens[i];
+        if (len == 0) continue;
+        out[i] = (unsigned short)rev((unsigned)i, len);
+    }
+}
+""")
+    codes = functions["codes"]
+    inner = sorted((loop for loop in codes.loops.values() if loop.depth == 2), key=lambda l: l.trip_count.kind)
+    # the loop unrolled by 4 (its maximum, 16383, is 65535 / 4), and its remainder (len mod 4)
+    assert [loop.trip_count.kind for loop in inner] == ["constant", "unknown"]
+    assert inner[0].trip_count.iterations == Polynomial.constant(1.5)
+    assert inner[1].trip_count.iterations == Polynomial.constant(100)  # the default, said so:
+    assert any("its maximum 16383 is only the range of a run-time value's type, not a count" in a
+               for a in codes.assumptions)
+
+
+# -- 6. a count that falls as a size grows is bounded by its value at size 0 -----------------------
+
+def test_a_depth_limited_recursion_runs_at_most_its_limit_not_minus_n():
+    # stb_truetype's tesselate_curve: the tail call becomes a loop from n up to 16
+    functions, _ = analyse("""void emit(float x);
+int split(float *pts, float a, float b, float eps, int n) {
+    float m = (a + b) / 2;
+    if (n > 16) return 1;
+    if ((b - a) * (b - a) > eps) {
+        split(pts, a, m, eps, n + 1);
+        split(pts, m, b, eps, n + 1);
+    } else {
+        emit(b);
+    }
+    return 1;
+}
+""")
+    split = functions["split"]
+    [loop] = split.loops.values()
+    assert loop.trip_count.iterations.symbols == frozenset()  # was -0.5·n + 9: O(n), negative at n = 1000
+    assert loop.trip_count.iterations == Polynomial.constant(9)  # the mean exit of at most 17
+    assert any("falls as n grows" in a and "at most 17" in a for a in split.assumptions)
+    counts = count_function(split, None, lambda s: 1000.0).counts
+    assert counts and all(not count.symbols for count in counts.values())  # O(1), never negative

@@ -228,3 +228,10 @@ def test_a_do_while_runs_to_the_operand_of_max_that_grows_with_the_sizes():
     assert (backedges + 1).evaluate({"len": 1600}) == pytest.approx(1600 / 16, abs=1)
     # two sizes, neither larger whatever they are: the bare one, as before
     assert to_polynomial("((8 + %p) umax %end)", ctx(params={"p", "end"})) == Polynomial.symbol("end")
+
+
+def test_a_value_modulo_a_small_power_of_two_is_its_mean_whatever_the_value():
+    # the remainder loop of `do … while (--len > 0)` unrolled by 4, len loaded (opt-19)
+    c = ctx()
+    assert to_polynomial("(-1 + (zext i2 (trunc i16 %len.loaded to i2) to i32))<nsw>", c) == Polynomial.constant(0.5)
+    assert "value modulo 4 taken as its mean 1.5" in c.assumptions

@@ -899,6 +899,8 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
             iterations = to_polynomial(text, ctx) + 1
             for note in dict.fromkeys(ctx.assumptions):
                 assumptions.append(f"loop %{record.header}: {note}")
+            if (most := _at_most_at_zero_sizes(iterations, record.header, assumptions)) is not None:
+                return TripCount("bounded", most, text)
             kind = "constant" if iterations.constant_value() is not None else "symbolic"
             return TripCount(kind, iterations, text)
         except NotPolynomial as why:
@@ -914,6 +916,8 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
             bound = to_polynomial(bound_text, ctx) + 1
         except NotPolynomial:
             bound = None
+        if bound is not None and (most := _at_most_at_zero_sizes(bound, record.header, assumptions)) is not None:
+            bound = most
         limit = bound.constant_value() if bound is not None else None
         if bound is not None and (limit is None or 0 < limit < 1 << 20):
             if _leaves_early_only_to_fail(record, terminators):
@@ -923,12 +927,42 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
             trip, how = early_exit_trip(bound, early_exit, bound_text)
             assumptions.append(f"loop %{record.header}: trip count depends on data ({reason}); {how}")
             return trip
-    if record.constant_max_backedge_taken is not None and record.constant_max_backedge_taken < 1 << 20:
-        bound = record.constant_max_backedge_taken + 1
-        assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); using its maximum {bound}")
-        return TripCount("bounded", Polynomial.constant(bound), text)
+    most = record.constant_max_backedge_taken
+    if most is not None and most < 1 << 20:
+        if not _range_of_run_time_values(bound_text):
+            bound = most + 1
+            assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); using its maximum {bound}")
+            return TripCount("bounded", Polynomial.constant(bound), text)
+        # e.g. 16383 for `len / 4` of a loaded unsigned short that is really at most 15
+        reason += f"; its maximum {most + 1} is only the range of a run-time value's type, not a count"
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
+
+
+def _at_most_at_zero_sizes(count: Polynomial, header: str, assumptions: list[str]) -> Polynomial | None:
+    """A count that only falls as sizes grow, `17 - n` for a loop from n up to 16 (a recursion
+    depth limit turned into a loop): it runs at most its value at sizes 0, and not at all once
+    they pass it, so it is no function of the sizes' growth. That most, with a note; None for
+    any other count (one that grows with a size, or moves with an enclosing loop)."""
+    start = dict(count.terms).get((), 0)
+    sized = [(monomial, coefficient) for monomial, coefficient in count.terms if monomial]
+    if not sized or start <= 0 or any(coefficient > 0 for _, coefficient in sized) \
+            or any(symbol.startswith("@") for monomial, _ in sized for symbol, _ in monomial):
+        return None
+    symbols = sorted({symbol for monomial, _ in sized for symbol, _ in monomial})
+    most = Polynomial.constant(start)
+    assumptions.append(f"loop %{header}: its count {count} falls as {', '.join(symbols)} grow"
+                       f"{'s' if len(symbols) == 1 else ''} (a count up to a constant; none once past it): "
+                       f"taken as at most {most}, its value at {' = '.join(symbols)} = 0")
+    return most
+
+
+def _range_of_run_time_values(symbolic_max: str) -> bool:
+    """Whether ScalarEvolution's constant maximum of a loop's count is the range of an
+    expression in run-time values (its symbolic maximum names one): the maximum of their types
+    (a loaded `unsigned short`: 65535), which says nothing of how often the loop runs. A
+    constant maximum without such an expression comes from the loop's own code."""
+    return bool(symbolic_max) and UNKNOWN_SCEV not in symbolic_max and "%" in symbolic_max
 
 
 def _successors(terminator: _Value) -> list[str]:

@@ -454,17 +454,21 @@ class _Parser:
         if self._peek() in ("zext", "sext", "trunc", "ptrtoint"):
             kind = self._next()
             from_type = self._next()
-            inner = self.expression()
-            if self._next() != "to":
-                raise NotPolynomial("malformed cast")
-            to_type = self._next()
-            self._expect_close()
-            narrow = from_type if kind != "trunc" else to_type
+            to_at = self._cast_to()
+            narrow = from_type if kind != "trunc" else self.tokens[to_at + 1] if to_at + 1 < len(self.tokens) else ""
             bits = int(narrow[1:]) if re.fullmatch(r"i\d+", narrow) else 64
             if bits < 8:
-                # A value reduced modulo 2^bits (unrolling remainders): use its mean.
+                # A value reduced modulo 2^bits (unrolling remainders: n mod 4 of a loaded n too):
+                # use its mean, whatever the value reduced.
+                self.pos = to_at
+                inner = Polynomial.constant(Fraction(2**bits - 1, 2))
                 self.ctx.note(f"value modulo {2 ** bits} taken as its mean {(2 ** bits - 1) / 2:g}")
-                return Polynomial.constant(Fraction(2**bits - 1, 2))
+            else:
+                inner = self.expression()
+            if self._next() != "to":
+                raise NotPolynomial("malformed cast")
+            self._next()  # the type cast to
+            self._expect_close()
             return inner
         operands = [self.expression()]
         operators: list[str] = []
@@ -519,6 +523,21 @@ class _Parser:
             self.ctx.note(f"{op} of a bound taken as its symbolic operand {symbolic[0]}")
             return symbolic[0]
         raise NotPolynomial(f"operator {op}")
+
+    def _cast_to(self) -> int:
+        """The position of the `to` of the cast being read (past its operand)."""
+        depth = 0
+        for at in range(self.pos, len(self.tokens)):
+            tok = self.tokens[at]
+            if tok in ("(", "{"):
+                depth += 1
+            elif tok in (")", "}"):
+                depth -= 1
+            elif tok == "to" and depth == 0:
+                return at
+            if depth < 0:
+                break
+        raise NotPolynomial("malformed cast")
 
     def _expect_close(self) -> None:
         if self._next() != ")":
