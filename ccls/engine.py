@@ -309,7 +309,8 @@ def _with_uncertainty(reports: list[FunctionReport], tables: Tables, settings: R
     for r in reports:
         table, _ = table_for(r.counted, tables, options)
         cu = r.metrics.cu
-        low, high = _assumed_cu_range(r.counted, {b.cls: b.rate for b in r.breakdown}, cu, options)
+        at = options.for_function(r.counted.inferred_sizes)  # where the counts were evaluated
+        low, high = _assumed_cu_range(r.counted, {b.cls: b.rate for b in r.breakdown}, cu, at)
         out.append(replace(r, metric_parts=metric_parts(r.breakdown, cu, table, region),
                            metrics_band=metrics_band(r.breakdown, cu, low, high, table, region)))
     return _within_uncertainty(out)
