@@ -299,6 +299,7 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
 # design choice, stated in the README; bounded and expected counts take their own extremes.
 UNKNOWN_TRIP_FACTORS = (0.1, 10.0)
 NEAREST_WITHIN_UNCERTAINTY = 5
+SCAN_WITHIN_UNCERTAINTY = 200  # neighbours in CU order looked at on each side (bounds the work in large cohorts)
 
 
 def _with_uncertainty(reports: list[FunctionReport], tables: Tables, settings: ReportSettings,
@@ -356,11 +357,20 @@ def _within_uncertainty(reports: list[FunctionReport]) -> list[FunctionReport]:
     own: the hover does not rank it against them."""
     bands = [(r.metrics_band.low.cu, r.metrics_band.high.cu) if r.metrics_band is not None else (r.metrics.cu,) * 2
              for r in reports]
+    order = sorted(range(len(reports)), key=lambda k: reports[k].metrics.cu)
+    place = {k: p for p, k in enumerate(order)}
     out = []
     for i, r in enumerate(reports):
         lo, hi = bands[i]
-        near = [(abs(math.log((reports[j].metrics.cu + 1e-12) / (r.metrics.cu + 1e-12))), reports[j].counted.display_name)
-                for j, (lo_j, hi_j) in enumerate(bands) if j != i and lo_j <= hi and lo <= hi_j]
+        near = []
+        for step in (-1, 1):  # outwards in CU order, on each side
+            position = place[i] + step
+            while 0 <= position < len(order) and abs(position - place[i]) <= SCAN_WITHIN_UNCERTAINTY:
+                j = order[position]
+                if bands[j][0] <= hi and lo <= bands[j][1]:
+                    distance = abs(math.log((reports[j].metrics.cu + 1e-12) / (r.metrics.cu + 1e-12)))
+                    near.append((distance, reports[j].counted.display_name))
+                position += step
         out.append(replace(r, within_uncertainty_of=[name for _, name in sorted(near)[:NEAREST_WITHIN_UNCERTAINTY]]))
     return out
 

@@ -189,6 +189,7 @@ def _band_cell(r: FunctionReport, metric: str) -> str:
 
 
 FLIP_EXAMPLES = 20
+FLIP_COHORT_LIMIT = 1500  # pairs grow as n²: above this many functions only the scores are given
 
 
 def profile_flips_json(reports: Sequence[FunctionReport], profile: str, profiles: dict | None = None) -> list[dict]:
@@ -199,6 +200,10 @@ def profile_flips_json(reports: Sequence[FunctionReport], profile: str, profiles
     out = []
     if len(reports) < 2 or profile not in reports[0].scores_by_profile:
         return out
+    if len(reports) > FLIP_COHORT_LIMIT:
+        return [{"from": profile, "to": other, "pairs": len(reports) * (len(reports) - 1) // 2, "flips": None,
+                 "examples": [], "note": f"more than {FLIP_COHORT_LIMIT} functions: not computed"}
+                for other in reports[0].scores_by_profile if other != profile]
     first = [r.scores_by_profile[profile][0] for r in reports]
     for other in reports[0].scores_by_profile:
         if other == profile:

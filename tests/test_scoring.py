@@ -272,3 +272,14 @@ def test_fig9_flips_are_in_the_json():
     assert 0 < example["t"] < 1 and sum(example["weights"]) == pytest.approx(1.0)
     without_weights = {f["to"]: f for f in profile_flips_json(reports, "HPC")}  # no tables: t only
     assert without_weights["MOBILE"]["examples"][0].keys() == {"preferred_by_from", "preferred_by_to", "t"}
+
+
+def test_fig9_flips_are_not_computed_for_a_huge_cohort(monkeypatch):
+    from ccls import render
+    from ccls.engine import ReportSettings, report
+    from ccls.options import AnalysisOptions
+    reports = report([_counted(f"f{k}", {"int_add": 10 ** k}) for k in range(1, 5)], load_tables(),
+                     ReportSettings(scoring="cohort"), AnalysisOptions())
+    monkeypatch.setattr(render, "FLIP_COHORT_LIMIT", 3)
+    [first, *_] = render.profile_flips_json(reports, "DEFAULT")
+    assert first["flips"] is None and first["pairs"] == 6 and "not computed" in first["note"]
