@@ -194,3 +194,32 @@ int split(float *pts, float a, float b, float eps, int n) {
     assert any("falls as n grows" in a and "at most 17" in a for a in split.assumptions)
     counts = count_function(split, None, lambda s: 1000.0).counts
     assert counts and all(not count.symbols for count in counts.values())  # O(1), never negative
+
+
+# -- issue item 15. a `return NULL` after a failed allocation is an error path, not a search exit -
+
+def test_a_loop_leaving_only_when_malloc_fails_runs_to_its_end():
+    functions, _ = analyse("""#include <stdlib.h>
+#include <string.h>
+char **dup_all(char **src, int n) {
+    char **out = malloc(n * sizeof *out);
+    if (!out) return NULL;
+    for (int i = 0; i < n; i++) {
+        out[i] = malloc(strlen(src[i]) + 1);
+        if (!out[i]) return NULL;
+        strcpy(out[i], src[i]);
+    }
+    return out;
+}
+char *first_null(char **src, int n) {
+    for (int i = 0; i < n; i++)
+        if (!src[i]) return NULL;  /* a null the data holds: a search */
+    return src[0];
+}
+""")
+    [copy] = functions["dup_all"].loops.values()
+    assert (copy.trip_count.kind, copy.trip_count.iterations) == ("bounded", n)  # was 0.5·n + 0.5
+    assert any("other exits are taken only when an allocation returned null (out of memory)" in a
+               for a in functions["dup_all"].assumptions)
+    [search] = functions["first_null"].loops.values()
+    assert search.trip_count.kind == "expected"

@@ -353,6 +353,7 @@ class ParsedModule:
     dilocation_lines: dict[str, int]
     dbg_ids: dict[str, list[str | None]]
     global_bytes: dict[str, int] = field(default_factory=dict)  # each global array's size in bytes
+    allocators: frozenset[str] = frozenset()  # functions LLVM knows allocate memory (malloc, calloc…)
 
     def machine_blocks(self) -> set[tuple[str, ...]]:
         """The distinct machine code of every block, as BasicBlock.machine_code will hold it."""
@@ -442,7 +443,25 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
         grouped = _machine_per_ir_block(machine.get(fn.name), {bb.name for bb in fn.blocks}, notes)
         kept.append(_Defined(fn, (name, line), grouped, notes))
     dilocation_lines = _source_lines(module.ir)
-    return ParsedModule(module, kept, dilocation_lines, _instruction_dbg_ids(module.ir), global_sizes(module.ir))
+    return ParsedModule(module, kept, dilocation_lines, _instruction_dbg_ids(module.ir), global_sizes(module.ir),
+                        _allocators(module.ir))
+
+
+_ATTRIBUTE_GROUP = re.compile(r"^attributes #(\d+) = \{(.*)\}$", re.M)
+_FUNCTION_HEAD = re.compile(r"^(?:declare|define) [^\n]*?@(\"[^\"]+\"|[-\w.$]+)\(([^\n]*)$", re.M)
+_ALLOCKIND = re.compile(r'allockind\("([^"]*)"\)')
+
+
+def _allocators(ir: str) -> frozenset[str]:
+    """Functions whose attributes say they allocate: `allockind("alloc…")` or `("realloc…")`,
+    which LLVM's InferFunctionAttrs puts on the C library's allocators (malloc, calloc, realloc,
+    strdup, aligned_alloc…)."""
+    allocating = {m.group(1) for m in _ATTRIBUTE_GROUP.finditer(ir)
+                  if (kind := _ALLOCKIND.search(m.group(2))) and {"alloc", "realloc"} & set(kind.group(1).split(","))}
+    if not allocating:
+        return frozenset()
+    return frozenset(m.group(1).strip('"') for m in _FUNCTION_HEAD.finditer(ir)
+                     if set(re.findall(r"#(\d+)", m.group(2).rsplit(")", 1)[-1])) & allocating)
 
 
 def read_functions(parsed: ParsedModule, file: str, language: str, arch: str,
@@ -463,7 +482,8 @@ def read_functions(parsed: ParsedModule, file: str, language: str, arch: str,
 
     return [_read_function(d.fn, parsed.module, file, language, arch, default_trip_count, early_exit,
                            parsed.dilocation_lines, d.subprogram, d.machine, list(d.notes),
-                           parsed.dbg_ids.get(d.fn.name, []), loop_bounds, budget(), parsed.global_bytes)
+                           parsed.dbg_ids.get(d.fn.name, []), loop_bounds, budget(), parsed.global_bytes,
+                           parsed.allocators)
             for d in parsed.functions]
 
 
@@ -471,7 +491,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
                    early_exit: str, dilocation_lines: dict[str, int], subprogram: tuple[str, int | None],
                    machine: dict[str, list[str]] | None, assumptions: list[str],
                    dbg_ids: list[str | None], loop_bounds: Sequence[LoopBound], budget: ReadingBudget,
-                   global_bytes: dict[str, int]) -> FunctionIR:
+                   global_bytes: dict[str, int], allocators: frozenset[str] = frozenset()) -> FunctionIR:
     analyses = module.analyses.get(fn.name, FunctionAnalyses())
     reading = _Reading(ValueMemo(), budget, global_bytes)
     arguments = [(a.name, str(a.type)) for a in fn.arguments if a.name]
@@ -491,6 +511,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     loop_defined = {i.name: block_loop.get(bb) for bb, instrs in body for i in instrs if i.name}
     symbols_by_loop: dict[str | None, set[str]] = {}  # parameters + loads invariant in that loop
     definitions = {i.name: i for _, instrs in body for i in instrs if i.name}
+    reading.definitions, reading.allocators = definitions, allocators
     substituted = _named_loads(analyses, set(parameters), body, definitions, dbg_ids, dilocation_lines,
                                loop_bounds, assumptions)
     position = -1
@@ -572,6 +593,8 @@ class _Reading:
     memo: ValueMemo
     budget: ReadingBudget
     global_bytes: dict[str, int] = field(default_factory=dict)  # each global array's size (`global_sizes`)
+    definitions: dict = field(default_factory=dict)  # value name → its instruction
+    allocators: frozenset[str] = frozenset()  # `ParsedModule.allocators`
 
 
 def _stopped_note(budget: ReadingBudget, stopped_lines: list[int | None], default_trip_count: int) -> str:
@@ -920,9 +943,9 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
             bound = most
         limit = bound.constant_value() if bound is not None else None
         if bound is not None and (limit is None or 0 < limit < 1 << 20):
-            if _leaves_early_only_to_fail(record, terminators):
-                assumptions.append(f"loop %{record.header}: its other exits reach only code that does not "
-                                   f"return (abort, exit, a throw): taken as not taken, so it runs to its bound {bound}")
+            if failing := _leaves_early_only_to_fail(record, terminators, reading):
+                assumptions.append(f"loop %{record.header}: its other exits {failing}: taken as not taken, so it "
+                                   f"runs to its bound {bound}")
                 return TripCount("bounded", bound, bound_text)
             trip, how = early_exit_trip(bound, early_exit, bound_text)
             assumptions.append(f"loop %{record.header}: trip count depends on data ({reason}); {how}")
@@ -970,14 +993,42 @@ def _successors(terminator: _Value) -> list[str]:
     return [op.name for op in terminator.operands if op.type_text == "label"]
 
 
-def _leaves_early_only_to_fail(record, terminators: dict) -> bool:
-    """All but one of the loop's exit edges lead only to code that never returns (a block ending
-    in `unreachable` after abort(), exit(), a throw): error paths, as LLVM's branch-probability
-    heuristics take them, not early exits."""
+def _leaves_early_only_to_fail(record, terminators: dict, reading: _Reading) -> str | None:
+    """All but one of the loop's exit edges are error paths, not early exits: they lead only to
+    code that never returns (a block ending in `unreachable` after abort(), exit(), a throw), as
+    LLVM's branch-probability heuristics take them, or are taken only when an allocator returned
+    null (`if (!(p = malloc(…))) return NULL;`: out of memory). What they are, or None."""
     inside = set(record.blocks)
-    exits = [target for name in record.blocks if name in terminators
+    exits = [(name, target) for name in record.blocks if name in terminators
              for target in _successors(terminators[name]) if target not in inside]
-    return len(exits) > 1 and sum(not _never_returns(target, terminators) for target in exits) == 1
+    kinds, ordinary = set(), 0
+    for name, target in exits:
+        if _never_returns(target, terminators):
+            kinds.add("reach only code that does not return (abort, exit, a throw)")
+        elif _on_allocation_failure(terminators[name], target, reading):
+            kinds.add("are taken only when an allocation returned null (out of memory)")
+        else:
+            ordinary += 1
+    return " or ".join(sorted(kinds, reverse=True)) if len(exits) > 1 and ordinary == 1 else None
+
+
+_CONDITIONAL_BRANCH = re.compile(r"^br i1 %(?P<cond>\"[^\"]+\"|[-\w.$]+), label %(?P<true>\"[^\"]+\"|[-\w.$]+), "
+                                 r"label %(?P<false>\"[^\"]+\"|[-\w.$]+)")
+_NULL_TEST = re.compile(r"= icmp (?P<predicate>eq|ne) ptr %(?P<pointer>\"[^\"]+\"|[-\w.$]+), null\b")
+
+
+def _on_allocation_failure(terminator: _Value, target: str, reading: _Reading) -> bool:
+    """Whether the edge to `target` is taken only when a pointer an allocator returned is null."""
+    branch = _CONDITIONAL_BRANCH.match(terminator.text) if terminator.opcode == "br" else None
+    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+    null = _NULL_TEST.search(test.text) if test is not None and test.opcode == "icmp" else None
+    if null is None:
+        return False
+    source = reading.definitions.get(null["pointer"].strip('"'))
+    if source is None or source.opcode not in ("call", "invoke") or _callee_name(source.text) not in reading.allocators:
+        return False
+    taken_on_null = branch["true"] if null["predicate"] == "eq" else branch["false"]
+    return target == taken_on_null.strip('"')
 
 
 def _never_returns(block: str, terminators: dict, steps: int = 4) -> bool:
