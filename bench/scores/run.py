@@ -25,6 +25,7 @@ Printed per suite:
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import math
 import subprocess
@@ -84,6 +85,17 @@ def _metrics(fn: dict) -> Metrics:
     return Metrics(cu=m["CU"], energy_joules=m["EU"], co2_kg=m["CO2"], usd=m["USD"])
 
 
+def _log_metrics(metrics: list[Metrics]) -> list[Metrics]:
+    """log10 of every metric (0 taken as the cohort's smallest positive value): eq. 4 on these is
+    plain min–max of the logarithm, without the percentile ends ccls uses."""
+    columns = []
+    for field in ("cu", "energy_joules", "co2_kg", "usd"):
+        values = [getattr(m, field) for m in metrics]
+        floor = min((v for v in values if v > 0), default=1.0)
+        columns.append([math.log10(max(v, floor)) for v in values])
+    return [Metrics(*row) for row in zip(*columns)]
+
+
 def spread(grades: list[str], order: list[str]) -> str:
     counts = Counter(grades)
     return "  ".join(f"{g} {100 * counts[g] / len(grades):.0f}%" for g in order)
@@ -109,6 +121,10 @@ def report_suite(name: str, doc: dict) -> dict:
     linear = [grade_for(s, tables.grades)[0] for s in composite_scores(metrics, profile, MINMAX)]
     print(f"   paper eq. 4 on the same metrics:  {spread(linear, order)}")
 
+    logs = _log_metrics(metrics)
+    plain = [grade_for(s, tables.grades)[0] for s in composite_scores(logs, profile, MINMAX)]
+    print(f"   plain min–max of log10:           {spread(plain, order)}")
+
     normalization = doc.get("normalization", MINMAX)
     before = composite_scores(metrics, profile, normalization)
     outlier = Metrics(*(OUTLIER_FACTOR * max(getattr(m, f) for m in metrics)
@@ -127,6 +143,12 @@ def report_suite(name: str, doc: dict) -> dict:
                                     composite_scores(metrics + [outlier], profile, MINMAX)[:-1])]
     print(f"   paper eq. 4: {sum(s > 1 for s in steps_linear)} functions move more than one step "
           f"(largest {max(steps_linear)})")
+    logs_after = _log_metrics(metrics + [outlier])
+    steps_plain = [abs(order.index(grade_for(a, tables.grades)[0]) - order.index(grade_for(b, tables.grades)[0]))
+                   for a, b in zip(composite_scores(logs, profile, MINMAX),
+                                   composite_scores(logs_after, profile, MINMAX)[:-1])]
+    print(f"   plain min–max of log10: {sum(s > 1 for s in steps_plain)} functions move more than one step "
+          f"(largest {max(steps_plain)})")
 
     hpc = [f["scores_by_profile"]["HPC"]["score"] for f in functions]
     mobile = [f["scores_by_profile"]["MOBILE"]["score"] for f in functions]
@@ -151,10 +173,24 @@ def report_suite(name: str, doc: dict) -> dict:
         print(f"     {_character(a)}\n     {_character(b)}")
         ma, mb = a["metrics"], b["metrics"]
         if ma["CU"] > 0 and mb["EU"] > 0:
-            print(f"     why: {a['name']} takes {mb['CU'] / ma['CU']:.2g}× less time, {b['name']} "
-                  f"{ma['EU'] / mb['EU']:.2g}× less energy")
+            print(f"     why: {a['name']} takes {mb['CU'] / ma['CU']:.2g}× less time ({_kind(a)}), {b['name']} "
+                  f"{ma['EU'] / mb['EU']:.2g}× less energy ({_kind(b)})")
     return {"functions": n, "largest_grade_share": top_share, "outlier_max_steps": max(steps),
             "outlier_max_shift": shift, "hpc_mobile_flips": len(flips), "pairs": pairs}
+
+
+def _kind(fn: dict) -> str:
+    """A function's energy character, from its EU parts: waiting, moving data, or computing."""
+    parts = (fn.get("metric_parts") or {}).get("EU")
+    if not parts or sum(parts.values()) <= 0:
+        return "no energy parts"
+    total = sum(parts.values())
+    static, memory, compute = parts["static"] / total, parts["dynamic_memory"] / total, parts["dynamic_compute"] / total
+    if static >= 0.6:
+        return f"mostly waiting: {100 * static:.0f}% of its energy is constant power"
+    if memory >= compute:
+        return f"moving data: {100 * memory:.0f}% of its energy is loads and stores"
+    return f"computing: {100 * compute:.0f}% of its energy is operations"
 
 
 def _character(fn: dict) -> str:
@@ -175,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", type=Path, help="write each suite's ccls JSON here")
     parser.add_argument("--load", type=Path, help="read each suite's ccls JSON from here instead of analysing")
     args = parser.parse_args(argv)
+    print(f"bench/scores {datetime.date.today().isoformat()} · cost tables {load_tables().version}")
     results = {}
     for suite in args.suites:
         if not suite.is_dir():
