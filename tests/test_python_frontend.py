@@ -723,3 +723,16 @@ def test_every_work_class_the_reader_emits_is_measured_in_the_table():
     for cls in classes:
         entry = table.classes[cls]  # the exact key, not a fallback to py.other
         assert entry.method == "measured" and "cpython_builtins.py" in entry.source and entry.cu > 0
+
+
+def test_a_method_the_module_defines_is_not_taken_for_the_builtin_method_of_that_name():
+    fs = read("""
+        class Node:
+            def find(self):
+                return self
+
+        def walk(node, s):
+            return node.find(), s.find("x"), ",".join(s)
+        """)
+    labels = [a for a in fs["walk"].assumptions if "costed as" in a]
+    assert len(labels) == 1 and "','.join(s)" not in labels[0] and ".join(s) costed as len(s)" in labels[0]

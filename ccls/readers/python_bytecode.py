@@ -660,6 +660,8 @@ class _FunctionReader:
         owner, spec = func.owner, _METHOD_WORK.get(func.attr or "")
         if owner is None or spec is None or func.from_global or owner.is_global:
             return None  # a module's function (os.path.join), not a method of a value
+        if f".{func.attr}" in self.shadowed and not owner.is_str:
+            return None  # the module defines a method of that name: most likely the one called
         if owner.is_str and spec.owner_type != "str":
             spec = replace(_STR_METHOD, early_exit=spec.early_exit)  # "abc".count(x): a string search
         known = (owner.is_str and spec.owner_type == "str") or owner.container == spec.owner_type \
@@ -1213,13 +1215,16 @@ def _function_codes(code: types.CodeType) -> list[types.CodeType]:
 
 def _shadowed_names(module: types.CodeType) -> frozenset[str]:
     """Names the module binds itself (assignments, imports, def/class, ``global`` writes in any
-    function): a call to one of these is not the builtin of that name. ``import *`` may bind
-    anything, so then every name counts as bound."""
+    function): a call to one of these is not the builtin of that name; and ``.name`` for every
+    function or method it defines: ``x.find()`` is then taken as that method, not str.find.
+    ``import *`` may bind anything, so then every builtin name counts as bound."""
     bound: set[str] = set()
     todo = [module]
     while todo:
         code = todo.pop()
         todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        if code is not module and code.co_flags & CO_OPTIMIZED:
+            bound.add(f".{code.co_name}")
         for ins in dis.get_instructions(code):
             if ins.opname == "IMPORT_STAR" or (ins.opname == "CALL_INTRINSIC_1" and "IMPORT_STAR" in ins.argrepr):
                 return frozenset(dir(builtins))
