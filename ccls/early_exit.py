@@ -8,6 +8,7 @@ vol. 3, §6.1, Algorithm S). `worst` takes the bound itself. Either way the choi
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Callable
 
 from ccls.model import TripCount
 from ccls.polynomial import Polynomial
@@ -15,13 +16,15 @@ from ccls.polynomial import Polynomial
 EARLY_EXIT_POLICIES = ("expected", "worst")
 
 
-def early_exit_trip(bound: Polynomial, policy: str, source_text: str = "") -> tuple[TripCount, str]:
-    """The trip count for a loop whose header runs at most `bound` times, and what was assumed."""
+def early_exit_trip(bound: Polynomial, policy: str, source_text: str = "",
+                    speak: Callable[[Polynomial], str] = Polynomial.format) -> tuple[TripCount, str]:
+    """The trip count for a loop whose header runs at most `bound` times, and what was assumed
+    (its polynomials written by `speak`)."""
     if policy == "worst":
-        return TripCount("bounded", bound, source_text), f"using its upper bound {bound} (the worst case)"
+        return TripCount("bounded", bound, source_text), f"using its upper bound {speak(bound)} (the worst case)"
     if policy != "expected":
         raise ValueError(f"early-exit policy {policy!r} is not one of {', '.join(EARLY_EXIT_POLICIES)}")
     mean = (bound + 1) * Fraction(1, 2)
     return (TripCount("expected", mean, source_text),
-            f"taking the mean {mean} of an exit equally likely at each iteration "
-            f"(a successful search; worst case {bound})")
+            f"taking the mean {speak(mean)} of an exit equally likely at each iteration "
+            f"(a successful search; worst case {speak(bound)})")

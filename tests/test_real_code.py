@@ -223,3 +223,31 @@ char *first_null(char **src, int n) {
                for a in functions["dup_all"].assumptions)
     [search] = functions["first_null"].loops.values()
     assert search.trip_count.kind == "expected"
+
+
+# -- 5. no IR names in what the reader says ---------------------------------------------------------
+
+def test_the_readers_notes_name_loops_and_values_by_their_lines_not_ir_names():
+    functions, _ = analyse("""typedef struct { float x; int flag; } edge;
+void ins_sort(edge *p, int n) {
+    for (int i = 1; i < n; ++i) {
+        edge t = p[i];
+        int j = i;
+        while (j > 0) {
+            if (!(t.x < p[j - 1].x)) break;
+            p[j] = p[j - 1];
+            --j;
+        }
+        if (i != j) p[j] = t;
+    }
+}
+""")
+    fn = functions["ins_sort"]
+    headers = [loop.id for loop in fn.loops.values()]  # for.body, while.body: IR block names
+    notes = " ".join(fn.assumptions)
+    assert not [h for h in headers if h in notes] and "%" not in notes
+    # was "loop %while.body: … taking the mean 0.5·for.body + 1"; a loop's line is the one its
+    # report shows (its header's first line)
+    outer, inner = sorted(fn.loops.values(), key=lambda loop: loop.depth)
+    assert f"loop at line {inner.line}: trip count depends on data" in notes
+    assert f"taking the mean 0.5·(iteration of the loop at line {outer.line}) + 1" in notes

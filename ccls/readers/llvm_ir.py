@@ -24,7 +24,7 @@ from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, MemoryAccess, 
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
 from ccls.readers.scev import (GLOBAL_BASE, BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget,
-                               ScevContext, ValueMemo, to_polynomial)
+                               ScevContext, ValueMemo, spoken, to_polynomial)
 from ccls.taxonomy import with_vector
 
 if TYPE_CHECKING:
@@ -577,6 +577,9 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         loops[header] = Loop(header, record.parent, record.depth, trip, header_line, independent)
     if budget.exhausted:
         assumptions.append(_stopped_note(budget, stopped, default_trip_count))
+    speech = _Speech({header: loop.line for header, loop in loops.items() if loop.line},
+                     _value_lines(body, dbg_ids, dilocation_lines), loaded, set(parameters))
+    assumptions[:] = [speech.text(note) for note in assumptions]
     name, line = subprogram
     return FunctionIR(
         name=fn.name, display_name=name or fn.name, file=file,
@@ -595,6 +598,55 @@ class _Reading:
     global_bytes: dict[str, int] = field(default_factory=dict)  # each global array's size (`global_sizes`)
     definitions: dict = field(default_factory=dict)  # value name → its instruction
     allocators: frozenset[str] = frozenset()  # `ParsedModule.allocators`
+
+
+_IR_NAME = re.compile(r'(loop )?%("[^"]+"|[-\w.$]+)')
+
+
+@dataclass
+class _Speech:
+    """The reader's notes in the source's terms: a loop by its line, a value by the line it is
+    read or computed at, an argument by its name. A name without a line (IR without debug
+    information: the user's own .ll) stays as it is."""
+
+    loop_lines: dict[str, int]  # header → line
+    value_lines: dict[str, int]
+    loaded: set[str]
+    parameters: set[str]
+
+    def text(self, note: str) -> str:
+        return _IR_NAME.sub(self._say, note)
+
+    def _say(self, m: re.Match) -> str:
+        loop, name, trail = m.group(1) or "", m.group(2).strip('"'), ""
+        while name.endswith(".") and not self._known(name):  # a sentence's full stop
+            name, trail = name[:-1], trail + "."
+        if name in self.loop_lines:
+            return f"{'loop' if loop else 'the loop'} at line {self.loop_lines[name]}{trail}"
+        if name in self.parameters:
+            return f"{loop}{name}{trail}"
+        if name in self.value_lines:
+            how = "read" if name in self.loaded else "computed"
+            return f"{loop}the value {how} at line {self.value_lines[name]}{trail}"
+        return m.group(0)
+
+    def _known(self, name: str) -> bool:
+        return name in self.loop_lines or name in self.parameters or name in self.value_lines
+
+
+def _value_lines(body: list, dbg_ids: list[str | None], dilocation_lines: dict[str, int]) -> dict[str, int]:
+    """The source line of each named value: its own, else its block's first (a phi has none)."""
+    blocks = _first_lines(body, dbg_ids, dilocation_lines)
+    out: dict[str, int] = {}
+    position = -1
+    for block, instrs in body:
+        for instr in instrs:
+            position += 1
+            dbg_id = dbg_ids[position] if position < len(dbg_ids) else None
+            line = dilocation_lines.get(dbg_id) if dbg_id else None
+            if instr.name and (line or block in blocks):
+                out[instr.name] = line or blocks[block]
+    return out
 
 
 def _stopped_note(budget: ReadingBudget, stopped_lines: list[int | None], default_trip_count: int) -> str:
@@ -945,9 +997,9 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         if bound is not None and (limit is None or 0 < limit < 1 << 20):
             if failing := _leaves_early_only_to_fail(record, terminators, reading):
                 assumptions.append(f"loop %{record.header}: its other exits {failing}: taken as not taken, so it "
-                                   f"runs to its bound {bound}")
+                                   f"runs to its bound {spoken(bound)}")
                 return TripCount("bounded", bound, bound_text)
-            trip, how = early_exit_trip(bound, early_exit, bound_text)
+            trip, how = early_exit_trip(bound, early_exit, bound_text, spoken)
             assumptions.append(f"loop %{record.header}: trip count depends on data ({reason}); {how}")
             return trip
     most = record.constant_max_backedge_taken

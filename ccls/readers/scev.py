@@ -408,8 +408,11 @@ class _Parser:
                     continue
             sized = [v for v in values if any(not s.startswith("@") for s in v.symbols)]
             values = sized or values
+            if len(values) > 1:
+                ctx.note(f"%{name}, merging {len(values)} computed values (branches that join), taken as their mean")
+            elif values:
+                ctx.note(f"the start of a remainder loop, %{name}, taken as its value after the main loop")
             if values:
-                ctx.note(f"remainder-loop start %{name} taken as its value after the main loop")
                 total = Polynomial()
                 for value in values:
                     total = total + value
@@ -427,7 +430,7 @@ class _Parser:
             middle = Fraction(lo + hi - 1, 2)
             ctx.note(f"%{name}, a run-time value in [{lo}, {hi}), taken as {float(middle):g} (the middle of its range)")
             return Polynomial.constant(middle)
-        raise NotPolynomial(f"depends on the run-time value %{name}")
+        raise NotPolynomial(f"depends on %{name}, a run-time value")
 
     def _add_recurrence(self) -> Polynomial:
         """{a0,+,a1,+,a2…}<%L>: at iteration k of L, Σ_j a_j · C(k, j) (a quadratic bound like
@@ -520,7 +523,7 @@ class _Parser:
                     self.ctx.note(f"{op} of a bound taken as its constant operand {min(constants)} "
                                   "(the smaller once the sizes are large)")
                     return Polynomial.constant(min(constants))
-            self.ctx.note(f"{op} of a bound taken as its symbolic operand {symbolic[0]}")
+            self.ctx.note(f"{op} of a bound taken as its symbolic operand {spoken(symbolic[0])}")
             return symbolic[0]
         raise NotPolynomial(f"operator {op}")
 
@@ -551,3 +554,12 @@ def _grows_past(a: Polynomial, b: Polynomial) -> bool:
     difference = a - b
     sized = [coefficient for monomial, coefficient in difference.terms if monomial]
     return bool(sized) and all(coefficient > 0 for coefficient in sized)
+
+
+def spoken(p: Polynomial) -> str:
+    """`p` for a note: a loop's iteration index reads `(iteration of %L)`, an IR name that the
+    reader then says in the source's terms (`the loop at line 5`), not a bare block name."""
+    for symbol in sorted(p.symbols):
+        if symbol.startswith("@"):
+            p = p.substitute(symbol, Polynomial.symbol(f"(iteration of %{symbol[1:]})"))
+    return p.format()
