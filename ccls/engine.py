@@ -14,7 +14,7 @@ from ccls.costing import (ClassBreakdown, Hidden, MetricParts, MetricsBand, cost
                           hidden_by_overlap, metric_parts, metrics_band)
 from ccls.counting import count_function
 from ccls.frontends import FrontendResult, SourceFile, frontend_for
-from ccls.model import AnalysisError, CountedFunction, Finding, FunctionIR, Metrics
+from ccls.model import AnalysisError, CountedFunction, Finding, FunctionIR, LoopSummary, Metrics
 from ccls.options import AnalysisOptions
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.sizes import FunctionKey, InferredSize, infer_sizes
@@ -323,7 +323,15 @@ def _assumed_cu_range(fn: CountedFunction, rates: dict[str, float], cu: float,
     default ÷10 … ×10; expected (the mean of a data-dependent exit) → 1 … the bound (2·mean − 1);
     bounded (an upper bound) → 1 … the bound. Each line's CU moves by the product of the factors of
     the assumed loops around it (a loop spans its header's line to the next loop at its depth or
-    shallower, in source order: approximate). CU that no line carries stays put."""
+    shallower, in source order: approximate). CU that no line carries stays put. Without line
+    information (IR without debug info), the whole CU moves by the widest factors of its loops."""
+    assumed = [loop for loop in fn.loops if loop.trip_count.is_assumed]
+    if not assumed:
+        return cu, cu
+    per_line = {line: _class_cu(classes, rates, options) for line, classes in fn.line_counts.items()}
+    if any(loop.line is None for loop in assumed) or sum(per_line.values()) <= 0:
+        factors = [_trip_factors(loop, options) for loop in assumed]
+        return cu * min(a for a, _ in factors), cu * max(b for _, b in factors)
     loops = sorted((loop for loop in fn.loops if loop.line is not None), key=lambda loop: (loop.line, loop.depth))
     spans = []
     for k, loop in enumerate(loops):
@@ -331,17 +339,7 @@ def _assumed_cu_range(fn: CountedFunction, rates: dict[str, float], cu: float,
             continue
         end = next((other.line for other in loops[k + 1:] if other.line > loop.line and other.depth <= loop.depth),
                    (fn.end_line or loop.line) + 1)
-        iterations = max(1.0, evaluate_count(loop.trip_count.iterations, options))
-        if loop.trip_count.kind == "unknown":
-            factors = UNKNOWN_TRIP_FACTORS
-        elif loop.trip_count.kind == "expected":
-            factors = (1.0 / iterations, (2.0 * iterations - 1.0) / iterations)
-        else:  # bounded: the bound is what was used
-            factors = (1.0 / iterations, 1.0)
-        spans.append((loop.line, end, factors))
-    if not spans:
-        return cu, cu
-    per_line = {line: _class_cu(classes, rates, options) for line, classes in fn.line_counts.items()}
+        spans.append((loop.line, end, _trip_factors(loop, options)))
     low = high = max(0.0, cu - sum(per_line.values()))
     for line, line_cu in per_line.items():
         f_low = f_high = 1.0
@@ -350,6 +348,16 @@ def _assumed_cu_range(fn: CountedFunction, rates: dict[str, float], cu: float,
                 f_low, f_high = f_low * a, f_high * b
         low, high = low + line_cu * f_low, high + line_cu * f_high
     return min(low, cu), max(high, cu)
+
+
+def _trip_factors(loop: LoopSummary, options: AnalysisOptions) -> tuple[float, float]:
+    """How far an assumed trip count may be off, as (low, high) multipliers of what was used."""
+    iterations = max(1.0, evaluate_count(loop.trip_count.iterations, options))
+    if loop.trip_count.kind == "unknown":
+        return UNKNOWN_TRIP_FACTORS
+    if loop.trip_count.kind == "expected":
+        return 1.0 / iterations, (2.0 * iterations - 1.0) / iterations
+    return 1.0 / iterations, 1.0  # bounded: the bound is what was used
 
 
 def _within_uncertainty(reports: list[FunctionReport]) -> list[FunctionReport]:

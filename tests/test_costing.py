@@ -289,3 +289,16 @@ def test_parts_sum_to_the_metrics_and_bands_contain_them():
         assert parts.static_joules > 0 and parts.embodied_kg > 0 and parts.instance_usd > 0
         for metric, (low, high) in r.metrics_band.as_dict().items():
             assert low < r.metrics.as_dict()[metric] < high
+
+
+def test_without_line_information_an_unknown_loop_still_widens_the_band():
+    import dataclasses as dc
+
+    from ccls.engine import ReportSettings, report
+    from ccls.options import AnalysisOptions
+    bare = dc.replace(_function("unknown"), line_counts={})  # IR without debug info
+    known = dc.replace(_function("constant"), line_counts={})
+    [u, k] = report([bare, known], load_tables(), ReportSettings(), AnalysisOptions())
+    factor = load_tables().cost["x86_64"].energy.cu_factor
+    assert u.metrics_band.high.cu == pytest.approx(u.metrics.cu * 10 * factor.high)
+    assert k.metrics_band.high.cu == pytest.approx(k.metrics.cu * factor.high)
