@@ -195,7 +195,19 @@ def measure(p: dict, runs: int, jobs: int, log) -> dict:
 
 def run(suite: Path, work: Path, args, log) -> dict:
     p = prepare(suite, work)
-    cache = work / "embench" / f"measurements-{p['key']}-n{args.embench_runs}.json"
+    if args.only:
+        wanted = set(args.only.split(","))
+        unknown = wanted - set(p["programs"])
+        if unknown:
+            raise H.BenchError(f"--only: no program {sorted(unknown)} in {suite}")
+        p["programs"] = [q for q in p["programs"] if q in wanted]
+    selection = "" if not args.only else "-" + H.tree_digest([], sorted(p["programs"]))[:8]
+    cache = work / "embench" / f"measurements-{p['key']}-n{args.embench_runs}{selection}.json"
+    if args.only and not cache.exists() and not args.remeasure:
+        # A full measurement holds every program: take the selected ones from it.
+        full = work / "embench" / f"measurements-{p['key']}-n{args.embench_runs}.json"
+        if full.exists():
+            cache = full
     if cache.exists() and not args.remeasure:
         measured = json.loads(cache.read_text())
         log(f"embench: reusing measurements from {measured['environment']['date']} ({cache}); --remeasure to redo")
@@ -238,6 +250,8 @@ def run(suite: Path, work: Path, args, log) -> dict:
                           "per_program": ccls_info, "arch": next((d.get("arch") for d in docs.values()), None)}
     rows, programs = [], []
     for program, m in measured["programs"].items():
+        if program not in p["programs"]:
+            continue
         functions = H.ccls_functions(docs[program]) if program in docs else {}
         prow = {"name": program, "time_ms": m["time_ns"] / 1e6, "wall_ms": m["wall_ns"] / 1e6,
                 "fastest_ms": m["fastest_ns"] / 1e6, "cycles": m["time_ns"] * args.clock_hz / 1e9,

@@ -86,11 +86,12 @@ def worst(result: dict) -> dict:
         H.worst_by_ratio(rows, lambda r: r["ccls"]["instructions"], lambda r: r.get("ir"))]
     timed = [r for r in (result.get("programs") or result["functions"]) if r.get("ccls") and r.get("timed")]
     scale = (result.get("summary", {}).get("time", {}).get("ccls CU", {}) or {}).get("best_scale")
-    if timed and scale and scale == scale:
-        # Ranked after the best single scale (CU → cycles), so that a uniform offset does not
-        # fill the list; the raw ratio is shown too.
-        ranked = H.worst_by_ratio(timed, lambda r: r["ccls"]["CU_for_time"] * scale, lambda r: r["cycles"])
-        out["time"] = [{"name": n, "ccls": p / scale, "measured": m, "ratio": q / scale, "ratio_scaled": q}
+    if timed:
+        # Ranked by the raw ratio: CU is meant to be cycles, and the best scale is itself pulled
+        # by the outliers this list is for; the ratio at the best scale is shown beside it.
+        scale = scale if scale and scale == scale else 1.0
+        ranked = H.worst_by_ratio(timed, lambda r: r["ccls"]["CU_for_time"], lambda r: r["cycles"])
+        out["time"] = [{"name": n, "ccls": p, "measured": m, "ratio": q, "ratio_scaled": q * scale}
                        for n, p, m, q in ranked]
     return out
 
@@ -136,15 +137,18 @@ def render(result: dict) -> str:
                    f"against the fastest call: ρ {H._fmt(s['time_fastest']['ccls CU']['spearman_rho'])}")
         out.append("")
     w = result.get("worst", {})
+    by_name = {r["name"]: r for r in result["functions"] + result.get("programs", [])}
     if w.get("instructions"):
         out.append(H.render_worst("Worst 10 by instructions ratio (ccls / callgrind Ir):",
                                   [(x["name"], x["ccls"], x["measured"], x["ratio"]) for x in w["instructions"]]))
         out.append("")
     if w.get("time"):
-        rows = [[x["name"], H.si(x["ccls"]), H.si(x["measured"]), f"{x['ratio']:.3g}×", f"{x['ratio_scaled']:.3g}×"]
-                for x in w["time"]]
-        out.append("Worst 10 by time ratio (ccls CU / measured cycles; ranked at the best scale):\n"
-                   + H.table(["function", "ccls CU", "cycles", "ratio", "ratio @best scale"], rows))
+        rows = [[x["name"], H.si(x["ccls"]), H.si(x["measured"]), f"{x['ratio']:.3g}×", f"{x['ratio_scaled']:.3g}×",
+                 callee_note(by_name.get(x["name"], {}))] for x in w["time"]]
+        headers = ["function", "ccls CU", "cycles", "ratio", "ratio @best scale", "timed region also ran"]
+        if not any(r[-1] for r in rows):
+            rows, headers = [r[:-1] for r in rows], headers[:-1]
+        out.append("Worst 10 by time ratio (ccls CU / measured cycles):\n" + H.table(headers, rows))
         out.append("")
     skipped = [r for r in (result.get("programs") or result["functions"]) if not r.get("timed")]
     if skipped:
@@ -164,10 +168,39 @@ def render(result: dict) -> str:
     return "\n".join(out)
 
 
+def callee_note(row: dict) -> str:
+    """`memcpy 99%`: other functions' share of the measured region's Ir (TSVC rows)."""
+    region = row.get("ir_region") or 0
+    parts = [f"{fn} {100 * ir / region:.0f}%" for fn, ir in (row.get("callees_ir") or {}).items() if region]
+    return ", ".join(parts[:3])
+
+
+def render_rows(result: dict) -> str:
+    """Every row: measured and predicted, for --all-rows."""
+    out = []
+    body = []
+    for r in result["functions"]:
+        c = r.get("ccls") or {}
+        ratio = c["instructions"] / r["ir"] if c.get("instructions") and r.get("ir") else None
+        body.append([r["name"], H.si(r.get("ir")), H.si(c.get("instructions")), H._fmt(ratio, 3),
+                     f"{r['time_ms']:.3f}" if "time_ms" in r else "", H.si(r.get("cycles")),
+                     H.si(c.get("CU_for_time") or c.get("CU")), callee_note(r) or r.get("ccls_error", "")])
+    out.append(H.table(["function", "callgrind Ir", "ccls instr", "ratio", "cpu ms", "cycles", "ccls CU",
+                        "note"], body))
+    if result.get("programs"):
+        body = [[r["name"], f"{r['time_ms']:.3f}", H.si(r["cycles"]), H.si(r.get("ir_inclusive")),
+                 H.si((r.get("ccls") or {}).get("CU_for_time")),
+                 H._fmt((r.get("ccls") or {}).get("CU_for_time", 0) / r["cycles"] if r.get("ccls") else None)]
+                for r in result["programs"]]
+        out.append("")
+        out.append(H.table(["program", "cpu ms", "cycles", "callgrind Ir (incl.)", "ccls CU (incl.)", "ratio"], body))
+    return "\n".join(out)
+
+
 def markdown() -> str:
     lines = ["| suite | comparison | n | ccls ρ | ccls τ | median \\|err\\| | median ratio | \\|err\\| @best scale "
-             "| B1 / B2 / B3 ρ | B4 (instr.) ρ | target |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| B1 / B2 / B3 ρ | B4 (instr.) ρ | measured Ir ρ | target |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for path in sorted(RESULTS.glob("*.json")):
         result = json.loads(path.read_text())
         for metric, label, model in (("instructions", "instructions vs callgrind Ir", "ccls"),
@@ -181,16 +214,20 @@ def markdown() -> str:
             b4 = block.get(H.B4)
             b4_text = "—" if not b4 or b4.get("note") else H._fmt(b4["spearman_rho"])
             verdict = H.target_verdict(metric, block).split(":")[0]
-            lines.append(f"| {result['suite']} ({result['measured'].get('environment', {}).get('date', '?')[:10]}) "
+            ref = block.get("ref: measured Ir")
+            ref_text = H._fmt(ref["spearman_rho"]) if ref else "—"
+            ccls = result.get("ccls") or {}
+            when = f"ccls {ccls.get('repo_commit', '?')}{'+' if ccls.get('uncommitted_ccls_changes') else ''}"
+            lines.append(f"| {result['suite']} ({when}) "
                          f"| {label} | {a['n']} | {H._fmt(a['spearman_rho'])} | {H._fmt(a['kendall_tau'])} "
                          f"| {H._pct(a['median_abs_rel_err'])} | {H._fmt(a['median_ratio'])} "
-                         f"| {H._pct(a['median_abs_rel_err_scaled'])} | {base} | {b4_text} | {verdict} |")
+                         f"| {H._pct(a['median_abs_rel_err_scaled'])} | {base} | {b4_text} | {ref_text} | {verdict} |")
     return "\n".join(lines)
 
 
 def small(result: dict) -> dict:
     """The JSON written to results/: per function the measured and predicted figures and the summary."""
-    keep = ("name", "ir", "ir_region", "ir_total", "calls", "ir_inclusive", "time_ms", "wall_ms", "cycles", "timed",
+    keep = ("name", "ir", "ir_region", "callees_ir", "ir_total", "calls", "ir_inclusive", "time_ms", "wall_ms", "cycles", "timed",
             "ccls_error")
 
     def row(r):
@@ -237,6 +274,11 @@ def run_suite(name: str, path: Path, args) -> int:
     except H.BenchError as e:
         print(f"{name}: {e}", file=sys.stderr)
         return 1
+    if result.get("ccls"):
+        result["ccls"]["date"] = H.datetime.datetime.now(H.datetime.timezone.utc).isoformat(timespec="seconds")
+        result["ccls"]["repo_commit"] = H.run_cmd(["git", "rev-parse", "--short", "HEAD"], 30, cwd=H.REPO).stdout.strip()
+        dirty = H.run_cmd(["git", "status", "--porcelain", "--", "ccls", "cost_tables"], 30, cwd=H.REPO).stdout
+        result["ccls"]["uncommitted_ccls_changes"] = bool(dirty.strip())
     result["arch_reason"] = args.arch_reason
     result["clock_source"] = args.clock_source
     result["clock_hz"] = args.clock_hz
@@ -245,8 +287,12 @@ def run_suite(name: str, path: Path, args) -> int:
     result["run_seconds"] = round(time.monotonic() - started, 1)
     result["schema"] = "ccls.bench.realprograms/1"
     print(render(result))
+    if args.all_rows:
+        print("\n" + render_rows(result))
     print(f"({name}: {result['run_seconds']} s)\n")
-    if not args.no_ccls:
+    if args.only and not args.json_dir:
+        log("--only: results/ not written (a partial run); use --json-dir to keep it")
+    elif not args.no_ccls:
         RESULTS.mkdir(exist_ok=True)
         target = Path(args.json_dir) / f"{name}.json" if args.json_dir else RESULTS / f"{name}.json"
         target.write_text(json.dumps(small(result), indent=1, ensure_ascii=False) + "\n")
@@ -272,6 +318,9 @@ def main(argv: list[str] | None = None) -> int:
                         "`#define iterations` (suite: 100000)")
     parser.add_argument("--embench-runs", type=int, default=25, help="timed runs (processes) per Embench program")
     parser.add_argument("--json-dir", default="", help="write <suite>.json here instead of results/")
+    parser.add_argument("--only", default="", help="Embench: comma-separated programs (quicker ccls re-runs); "
+                        "results/ is then not written")
+    parser.add_argument("--all-rows", action="store_true", help="also print every function's (and program's) row")
     parser.add_argument("--markdown", action="store_true", help="print results/*.json as a Markdown table and exit")
     args = parser.parse_args(argv)
     if args.markdown:

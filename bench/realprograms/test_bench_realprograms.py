@@ -188,7 +188,7 @@ def test_markdown_and_suite_skip(tmp_path, capsys, monkeypatch):
                                            "B3 gas-like": block}}}
     (tmp_path / "x.json").write_text(json.dumps(result))
     text = run.markdown()
-    assert "| x (2026-11-24) | instructions vs callgrind Ir | 5 | 0.900 |" in text
+    assert "| x (ccls ?) | instructions vs callgrind Ir | 5 | 0.900 |" in text
     assert run.main(["--suite", "tsvc", "--path", str(tmp_path / "absent"), "--work", str(tmp_path / "w")]) == 0
     assert "suite not found" in capsys.readouterr().out
     assert math.isnan(H.summarize_pairs({"m": [1]}, [1])["m"]["spearman_rho"])
