@@ -7,6 +7,7 @@ Pure: the cache geometry comes in as an argument.
 """
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
@@ -34,6 +35,10 @@ class CacheGeometry(Protocol):
     reorder_buffer: int | None
     divider: DividerModel | None
     stream_reuse_bytes: int | None
+    l1_ways: int | None
+    l2_ways: int | None
+    tlb_entries: int | None
+    page_bytes: int
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,10 @@ class _Geometry:
     reorder_buffer: int | None = None
     divider: DividerModel | None = None
     stream_reuse_bytes: int | None = None
+    l1_ways: int | None = None
+    l2_ways: int | None = None
+    tlb_entries: int | None = None
+    page_bytes: int = 4096
 
 
 def block_executions(block: BasicBlock, loops: dict[str, Loop]) -> Polynomial:
@@ -440,7 +449,7 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
         # A regular stride of two lines or more: a miss per line, at addresses the prefetchers
         # can predict (tables that measured it price it; others fall back to load.DRAM).
         tier = STRIDED_TIER
-    column = _outer_reuse(access, loop_footprint, cache)
+    column = _outer_reuse(access, loop_footprint, cache, notes)
     if column is not None:
         near, new_lines = column
         notes.add("lines of a strided walk are reused by the next iteration of the loop around it")
@@ -467,19 +476,53 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
     return [(with_vector(f"{base}.{level}", width), share) for level, share in shares.items() if share]
 
 
-def _outer_reuse(access: MemoryAccess, footprint: float, cache: CacheGeometry) -> tuple[str, Fraction] | None:
+def _outer_reuse(access: MemoryAccess, footprint: float, cache: CacheGeometry,
+                 notes: set[str] | None = None) -> tuple[str, Fraction] | None:
     """A column walk (``a[i*n + j]`` with i inner): each inner iteration takes a new line, but
     the next outer iteration moves by less than a line and finds the same lines again if the
-    inner loop's lines fit in a cache. Returns (where those lines stay, share of new lines)."""
+    inner loop's lines stay in a cache until then. Returns (where those lines stay, share of
+    new lines). They stay only if they fit the cache as its sets let them (a stride of a
+    multiple of the page puts every line in a few sets) and their pages fit the TLB (else each
+    access waits for a page walk, and the lines are evicted by the walks' own traffic)."""
     if access.pattern != "strided" or len(access.loop_strides) < 2:
         return None
     outer = access.loop_strides[1][1].constant_value()  # per iteration of the loop around it
+    inner = access.loop_strides[0][1].constant_value()
     if outer is None or outer == 0 or abs(outer) >= cache.line_bytes:
         return None
-    level = "L1" if footprint <= cache.l1_bytes else "L2" if footprint <= cache.l2_bytes else None
+    stride = abs(int(inner)) if inner is not None else 0
+    ways = {"L1": getattr(cache, "l1_ways", None), "L2": getattr(cache, "l2_ways", None)}
+    sizes = {"L1": cache.l1_bytes, "L2": cache.l2_bytes}
+    level = next((name for name in ("L1", "L2")
+                  if footprint <= _set_capacity(sizes[name], ways[name], stride, cache)), None)
     if level is None:
+        if notes is not None and footprint <= cache.l2_bytes and stride:
+            notes.add(f"a walk with a stride of {_human_bytes(stride)} per iteration uses few cache sets: its lines do not stay "
+                      f"for the next iteration of the loop around it")
+        return None
+    tlb = getattr(cache, "tlb_entries", None)
+    pages = footprint / cache.line_bytes * min(1.0, stride / getattr(cache, "page_bytes", 4096))
+    if tlb and pages > tlb:
+        if notes is not None:
+            notes.add(f"a walk over {pages:.0f} pages per sweep exceeds the TLB's {tlb} entries: its lines "
+                      f"do not stay for the next iteration of the loop around it")
         return None
     return level, Fraction(abs(int(outer)), cache.line_bytes)
+
+
+def _set_capacity(size_bytes: int, ways: int | None, stride: int, cache: CacheGeometry) -> float:
+    """Bytes of a cache that lines `stride` bytes apart can occupy. A set is chosen by the
+    address's line index; below the page size that index comes from the virtual address (as
+    the stride sets it), above it from physical pages (spread): so lines a multiple of k lines
+    apart use 1/gcd(k, lines per page) of the sets (a 32 KiB stride: 1/64)."""
+    line = cache.line_bytes
+    if not ways or not stride or stride % line:
+        return size_bytes
+    sets = size_bytes // (ways * line)
+    if sets <= 0:
+        return size_bytes
+    per_page = max(1, getattr(cache, "page_bytes", 4096) // line)
+    return size_bytes / math.gcd(stride // line, min(sets, per_page))
 
 
 def _human_bytes(n: float) -> str:

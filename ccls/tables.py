@@ -65,6 +65,12 @@ class CacheModel:
     # How many bytes of other traffic a stream's lines survive for a re-read (measured; None:
     # as long as the cache that holds the traffic in between, as the cache sizes say).
     stream_reuse_bytes: int | None = None
+    # Associativity of L1d and L2, and the TLB's entries for base pages: where a strided walk's
+    # lines can stay (counting._set_capacity) and how many pages a sweep may touch (None: not given).
+    l1_ways: int | None = None
+    l2_ways: int | None = None
+    tlb_entries: int | None = None
+    page_bytes: int = 4096
 
 
 @dataclass(frozen=True)
@@ -401,7 +407,11 @@ def _cost_table(name: str, doc: dict) -> CostTable:
                              if isinstance(data.get("window"), dict) else None,
                              divider=_divider(name, data["divider"]) if "divider" in data else None,
                              stream_reuse_bytes=_count(name, cache, "stream_reuse_bytes", "data.cache")
-                             if "stream_reuse_bytes" in cache else None)
+                             if "stream_reuse_bytes" in cache else None,
+                             **{field_name: _int(name, cache, key, "data.cache")
+                                for key, field_name in (("l1d_ways", "l1_ways"), ("l2_ways", "l2_ways"),
+                                                        ("tlb_entries", "tlb_entries"), ("page_bytes", "page_bytes"))
+                                if key in cache})
     vector = _object(name, data, "vector", "data")
     native = _int(name, vector, "native_bits", "data.vector")
     multipliers: dict[int, tuple[float, float]] = {}

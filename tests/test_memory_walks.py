@@ -1,0 +1,67 @@
+"""Row and column walks: where a strided walk's lines stay for the next outer iteration (cache
+sets, TLB reach), on inline C through clang and on the pure capacity rule."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from ccls.counting import _Geometry, _set_capacity
+from ccls.engine import count_sources
+from ccls.frontends import SourceFile
+from ccls.options import AnalysisOptions
+from ccls.tables import load_tables
+
+needs_clang = pytest.mark.skipif(shutil.which("clang-19") is None, reason="clang-19 not installed")
+
+ZEN4 = _Geometry(l1_bytes=32768, l2_bytes=1 << 20, l1_ways=8, l2_ways=8, tlb_entries=3072)
+
+
+def test_a_stride_of_a_multiple_of_the_page_uses_few_sets():
+    assert _set_capacity(ZEN4.l1_bytes, 8, 64, ZEN4) == 32768  # unit lines: every set
+    assert _set_capacity(ZEN4.l1_bytes, 8, 8000, ZEN4) == 32768  # 125 lines apart: sets drift
+    assert _set_capacity(ZEN4.l1_bytes, 8, 1024, ZEN4) == 2048  # 16 lines apart: 4 of 64 sets
+    assert _set_capacity(ZEN4.l2_bytes, 8, 32768, ZEN4) == 16384  # 1/64 of L2's sets
+    assert _set_capacity(ZEN4.l2_bytes, None, 32768, ZEN4) == 1 << 20  # associativity unknown: the size
+
+
+WALKS = """
+double M[4096][4096];
+double col_walk(void) { double s = 0;
+  for (int j = 0; j < 4096; j++) for (int i = 0; i < 4096; i++) s += M[i][j];
+  return s; }
+double row_walk(void) { double s = 0;
+  for (int i = 0; i < 4096; i++) for (int j = 0; j < 4096; j++) s += M[i][j];
+  return s; }
+double Q[4096][4100];
+double col_walk_wide(void) { double s = 0;
+  for (int j = 0; j < 4096; j++) for (int i = 0; i < 4096; i++) s += Q[i][j];
+  return s; }
+double P[1000][1000];
+double col_walk_small(void) { double s = 0;
+  for (int j = 0; j < 1000; j++) for (int i = 0; i < 1000; i++) s += P[i][j];
+  return s; }
+"""
+
+
+@needs_clang
+def test_a_column_walk_over_a_global_matrix_is_not_a_row_walk(tmp_path):
+    path = tmp_path / "walks.c"
+    path.write_text(WALKS)
+    tables = load_tables(None)
+    [counted] = count_sources([SourceFile(str(path), WALKS)], AnalysisOptions(arch="x86_64-zen4"), tables)
+    fns = {fn.name: fn for fn in counted.functions}
+    col, row = fns["col_walk"], fns["row_walk"]
+    loads = lambda fn: {cls: poly.evaluate({}) for cls, poly in fn.counts.items() if cls.startswith("load")}  # noqa: E731
+    # Rows 32 KiB apart: every line in one L1 set and 1/64 of L2; 4096 pages a sweep: no reuse.
+    assert loads(col) == {"load.DRAM.strided": 4096 * 4096}
+    assert "load.stream" in loads(row) and loads(row).get("load.L1", 0) > 0.8 * 4096 * 4096
+    assert [s.kind for s in col.sites] == ["miss-heavy-loop"] and row.sites == []
+    assert any("uses few cache sets" in a for a in col.assumptions)
+    # Rows 32,800 bytes apart use every set, but 4096 pages a sweep overflow a 3072-entry TLB.
+    assert loads(fns["col_walk_wide"]) == {"load.DRAM.strided": 4096 * 4096}
+    assert any("exceeds the TLB's 3072 entries" in a for a in fns["col_walk_wide"].assumptions)
+    # 8000-byte rows, 1000 of them: 1000 lines in L2's sets and 2000 pages: the next column
+    # finds seven of every eight lines again.
+    small = loads(fns["col_walk_small"])
+    assert small.get("load.L2", 0) == pytest.approx(7 / 8 * 1000 * 1000, rel=0.01)
