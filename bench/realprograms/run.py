@@ -251,13 +251,16 @@ def small(result: dict) -> dict:
 
 def run_suite(name: str, path: Path, args) -> int:
     folder, module_name = REGISTRY[name]
+    standalone = " (its standalone harness: python3 bench/realprograms/pyperf.py)" \
+        if name == "pyperformance" and (HERE / "pyperf.py").exists() else ""
     if not path.is_dir():
-        print(f"{name}: suite not found at {path}; skipped")
+        print(f"{name}: suite not found at {path}; skipped{standalone}")
         return 0
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError:
-        print(f"{name}: no harness module `{module_name}.py` in bench/realprograms yet; skipped")
+        print(f"{name}: no harness module `{module_name}.py` with run(suite, work, args, log) in "
+              f"bench/realprograms yet; skipped{standalone}")
         return 0
     tools = [H.CLANG, "valgrind", "strip", "objcopy", "nm"]
     missing = [t for t in tools if not shutil.which(t)]
