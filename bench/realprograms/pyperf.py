@@ -7,8 +7,10 @@ against measured self time.
 
 Ground truth (the benchmark runs the code; ccls never does): each benchmark's run_benchmark.py
 runs in a subprocess with a stand-in for pyperf.Runner that calls the benchmarked function once
-(bench_time_func: loops = 1), under cProfile, `--repeats` times. A function's measured time per
-call is the minimum over repeats of
+(bench_time_func: loops = 1): once to warm up, then under one cProfile profiler `--repeats` + 1
+times with the garbage collector off (as timeit does), each run after the first read as the
+difference of two snapshots (so no run pays for the profiler creating its entries). A function's
+measured time per call is the minimum over those runs of
 
     (its tottime + the tottime of the C builtins it calls directly + that of the comprehensions
      and generator expressions written inside it) / its calls
@@ -109,9 +111,12 @@ def _profile(path: str, repeats: int) -> dict:
     code = compile(Path(path).read_text(), path, "exec")
     exec(code, {"__name__": "__main__", "__file__": path})  # the benchmark's own main block
 
+    import gc
     calls = [c for r in runners for c in r.calls]
     for func, args in calls:  # warm-up, unprofiled
         func(*args)
+    gc.collect()
+    gc.disable()  # as timeit does: a collection's pause would land on whichever function allocated
     calibrations = []
     # One profiler across repeats: the first run pays for creating its entries (charged to the
     # callers); each later run is read as the difference of two snapshots of the totals.
@@ -124,6 +129,7 @@ def _profile(path: str, repeats: int) -> dict:
             func(*args)
         profiler.disable()
         snapshots.append(_totals(pstats.Stats(profiler).stats, path))
+        gc.collect()
     best: dict[str, dict] = {}
     for before, after in zip(snapshots, snapshots[1:]):  # the minimum over the runs after the first
         for label, row in after.items():

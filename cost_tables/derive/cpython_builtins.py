@@ -11,9 +11,16 @@ reduction, n characters for a string method. This script measures the price of o
 Method: each operation runs on inputs of n = 250 … 4,000 elements (cache-resident, around the default size 1000) (random ints, or a string of
 n characters); time per call is the minimum over repeats with the garbage collector off (as
 timeit does). The cost of one unit is the least-squares slope of time against units with a free
-intercept, so the call's fixed overhead (already charged as bytecode) stays out of it. Raw times
-go to cpython-<ver>-builtins-measurements.json; cpython_bytecode.py (also ``--refit``) folds the
-slopes into cost_tables/cpython-<ver>.json as the py.work.* classes.
+intercept, so the call's fixed overhead (already charged as bytecode) stays out of it.
+
+The bytecode classes were measured on another day, perhaps on another machine or a busier one.
+So that a unit of work and a bytecode stay in proportion, the same run times a few of
+cpython_bytecode.py's snippets and compares them with what the table predicts for them (its
+fitted ns per family × each snippet's traced family counts): units are divided by that ratio
+(``speed_ratio``: this run's ns per table ns) before they become cycles at the table's clock.
+
+Raw times go to cpython-<ver>-builtins-measurements.json; cpython_bytecode.py (also ``--refit``)
+folds the slopes into cost_tables/cpython-<ver>.json as the py.work.* classes.
 """
 from __future__ import annotations
 
@@ -118,15 +125,42 @@ def measure(repeats: int = 41) -> dict:
     return out
 
 
+REFERENCE_SNIPPETS = ("add_int", "mul_float", "subscr_load", "attr_load", "call_builtin", "call_py_arg", "build_tuple")
+
+
+def speed_ratio() -> dict:
+    """This run's time for some of cpython_bytecode.py's snippets over the time the table's fit
+    predicts for them (median over snippets)."""
+    import cpython_bytecode as bc
+    table = json.loads((HERE.parent / f"cpython-{VERSION}.json").read_text())["data"]["classes"]
+    rows = []
+    for name, stmt in bc.SNIPPETS:
+        if name not in REFERENCE_SNIPPETS:
+            continue
+        base, full = bc.make_bench(stmt, 0), bc.make_bench(stmt, 20)
+        full(200, **bc.ARGS)
+        base(200, **bc.ARGS)
+        c0, ck = bc.traced_counts(base), bc.traced_counts(full)
+        predicted = sum((ck[f] - c0[f]) / 20 * table[f]["ns"] for f in bc.FAMILIES)
+        measured = (bc.best_time_ns(full, 30000, 15) - bc.best_time_ns(base, 30000, 15)) / (30000 * 20)
+        rows.append({"snippet": name, "measured_ns": round(measured, 3), "table_ns": round(predicted, 3)})
+        print(f"reference {name:14s} {measured:6.2f} ns here, {predicted:6.2f} ns by the table")
+    ratio = float(np.median([r["measured_ns"] / r["table_ns"] for r in rows]))
+    return {"value": ratio, "snippets": rows}
+
+
 def main() -> None:
     sys.path.insert(0, str(HERE))
     from cpython_bytecode import cpu_info  # noqa: E402
 
     model, clock_hz = cpu_info()
+    ratio = speed_ratio()
     classes = measure()
+    ratio_after = speed_ratio()  # the machine's load may change while it measures: take the mean
+    ratio = {"value": (ratio["value"] + ratio_after["value"]) / 2, "before": ratio, "after": ratio_after}
     MEASUREMENTS.write_text(json.dumps(
         {"machine": model, "clock_hz": clock_hz, "python": platform.python_version(),
-         "date": datetime.date.today().isoformat(), "sizes": list(SIZES),
+         "date": datetime.date.today().isoformat(), "sizes": list(SIZES), "speed_ratio": ratio,
          "reference": "https://wiki.python.org/moin/TimeComplexity", "classes": classes}, indent=1) + "\n")
     print(f"wrote {MEASUREMENTS}; now fold it into the table: python3 {HERE / 'cpython_bytecode.py'} --refit")
 

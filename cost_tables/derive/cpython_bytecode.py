@@ -273,7 +273,7 @@ def build(rows: list[dict], ns: dict[str, float], resid: list[dict], model: str,
                      "source": src, "method": "measured", "energy_source": classes["py.other"]["energy_source"],
                      "energy_method": "modelled", "notes": "unqualified py = py.other"}
     classes["other"] = {**classes["py"], "notes": "anything unclassified = py.other"}
-    classes.update(work_classes(pj_per_cycle))
+    classes.update(work_classes(pj_per_cycle, clock_hz))
     data = {
         "arch": f"cpython-{_minor(python_version)}",
         "core": f"CPython {python_version} bytecode on {model}",
@@ -306,22 +306,26 @@ def build(rows: list[dict], ns: dict[str, float], resid: list[dict], model: str,
     )
 
 
-def work_classes(pj_per_cycle: float) -> dict[str, dict]:
+def work_classes(pj_per_cycle: float, clock_hz: float) -> dict[str, dict]:
     """py.work.* entries (one unit of work inside a builtin such as sorted) from the per-element
-    measurements cpython_builtins.py saved; none when that file is absent."""
+    measurements cpython_builtins.py saved, in this table's time (its speed_ratio) and clock;
+    none when that file is absent."""
     if not BUILTINS.exists():
         return {}
     saved = json.loads(BUILTINS.read_text())
+    ratio = saved["speed_ratio"]["value"]
     out = {}
     for cls, m in saved["classes"].items():
-        ns = max(0.0, m["ns_per_unit"])
-        cyc = ns * 1e-9 * saved["clock_hz"]
+        ns = max(0.0, m["ns_per_unit"]) / ratio
+        cyc = ns * 1e-9 * clock_hz
         ops = ", ".join(r["op"] for r in m["ops"])
         out[cls] = {
             "cu": round(cyc, 3), "ns": round(ns, 3), "energy_pj": round(cyc * pj_per_cycle, 2),
             "source": f"own measurements (cost_tables/derive/cpython_builtins.py) on {saved['machine']}, CPython "
                       f"{saved['python']}, {saved['date']}: median over [{ops}] of the least-squares slope of "
-                      f"time against {m['units']}, n = {min(saved['sizes'])}…{max(saved['sizes'])}",
+                      f"time against {m['units']}, n = {min(saved['sizes'])}…{max(saved['sizes'])}; "
+                      f"{m['ns_per_unit']:.3f} ns there, divided by {ratio:.3f} (that run's time for 7 of this "
+                      "table's snippets over the time the table predicts for them) to put it in this table's time",
             "method": "measured",
             "energy_source": f"modelled: cu x {pj_per_cycle:.1f} pJ per core cycle (as the bytecode classes)",
             "energy_method": "modelled",
