@@ -570,6 +570,10 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         except BudgetExhausted:
             trip = TripCount("unknown", Polynomial.constant(default_trip_count), record.backedge_taken or "")
             stopped.append(header_line)
+        if _fallback_for_overlap(header, record, terminators):
+            trip = TripCount("expected", Polynomial.constant(0), trip.source_text)
+            assumptions.append(f"loop %{header}: the vectorizer's copy for overlapping arrays, entered only when a "
+                               f"run-time alias check finds an overlap: taken as not run (the arrays assumed apart)")
         try:
             independent = _independent_entries(record, analyses, body, definitions, defined_in, budget)
         except BudgetExhausted:
@@ -1038,6 +1042,37 @@ def _range_of_run_time_values(symbolic_max: str) -> bool:
     (a loaded `unsigned short`: 65535), which says nothing of how often the loop runs. A
     constant maximum without such an expression comes from the loop's own code."""
     return bool(symbolic_max) and UNKNOWN_SCEV not in symbolic_max and "%" in symbolic_max
+
+
+# A branch on the loop vectorizer's run-time alias check (LoopVectorize names the condition):
+# true when the arrays overlap, and then only the scalar copy of the loop runs.
+_ALIAS_CHECK = re.compile(r"^(?:found\.conflict|conflict\.rdx)")
+
+
+def _fallback_for_overlap(header: str, record, terminators: dict) -> bool:
+    """Whether the loop is entered only on the overlap edge of a run-time alias check (through
+    blocks with one way in and one way out): the scalar fallback of a vectorised loop that has
+    no remainder to run."""
+    inside = set(record.blocks)
+    predecessors: dict[str, list[str]] = {}
+    for name, term in terminators.items():
+        for target in _successors(term):
+            predecessors.setdefault(target, []).append(name)
+    edges = [(p, header) for p in predecessors.get(header, []) if p not in inside]
+    for _ in range(4):  # through a preheader with one way in and out
+        forwarded = []
+        for source, target in edges:
+            term = terminators.get(source)
+            if term is not None and term.opcode == "br" and len(_successors(term)) == 1 \
+                    and len(predecessors.get(source, [])) == 1:
+                forwarded.append((predecessors[source][0], source))
+            else:
+                forwarded.append((source, target))
+        edges = forwarded
+    return bool(edges) and all(
+        term is not None and term.opcode == "br" and len(term.operands) == 3
+        and _ALIAS_CHECK.match(term.operands[0].name or "") and term.operands[2].name == target
+        for source, target in edges for term in [terminators.get(source)])
 
 
 def _successors(terminator: _Value) -> list[str]:
