@@ -145,9 +145,7 @@ unsigned hash16(const unsigned char *input, size_t len) {
 
 # -- 4. a type's maximum is never a trip count ------------------------------------------------------
 
-def test_a_loop_to_a_loaded_short_is_unknown_not_its_types_maximum():
-    # zlib's bit reversal inlined into a loop over codes: len is an unsigned short (really <= 15).
-    functions, _ = analyse("""static unsigned rev(unsigned code, int len) {
+BIT_REVERSAL = """static unsigned rev(unsigned code, int len) {
     unsigned res = 0;
     do { res |= code & 1; code >>= 1, res <<= 1; } while (--len > 0);
     return res >> 1;
@@ -159,7 +157,12 @@ void codes(const unsigned short *lens, unsigned short *out, int n) {
         out[i] = (unsigned short)rev((unsigned)i, len);
     }
 }
-""")
+"""
+
+
+def test_a_loop_to_a_loaded_short_is_unknown_not_its_types_maximum():
+    # zlib's bit reversal inlined into a loop over codes: len is an unsigned short (really <= 15).
+    functions, _ = analyse(BIT_REVERSAL)
     codes = functions["codes"]
     inner = sorted((loop for loop in codes.loops.values() if loop.depth == 2), key=lambda l: l.trip_count.kind)
     # the loop unrolled by 4 (its maximum, 16383, is 65535 / 4), and its remainder (len mod 4)
@@ -251,3 +254,12 @@ void ins_sort(edge *p, int n) {
     outer, inner = sorted(fn.loops.values(), key=lambda loop: loop.depth)
     assert f"loop at line {inner.line}: trip count depends on data" in notes
     assert f"taking the mean 0.5·(iteration of the loop at line {outer.line}) + 1" in notes
+
+
+def test_a_loop_to_a_loaded_byte_runs_at_most_what_the_byte_allows_when_that_is_below_the_default():
+    # the bit reversal above, its lengths read from bytes: the unrolled loop runs at most 255 / 4
+    functions, _ = analyse(BIT_REVERSAL.replace("unsigned short *lens", "unsigned char *lens"))
+    codes = functions["codes"]
+    [unrolled] = [loop for loop in codes.loops.values() if loop.depth == 2 and loop.trip_count.kind != "constant"]
+    assert (unrolled.trip_count.kind, unrolled.trip_count.iterations) == ("bounded", Polynomial.constant(63))
+    assert any("at most 63 (what the types of the values it depends on allow)" in a for a in codes.assumptions)

@@ -235,3 +235,12 @@ def test_a_value_modulo_a_small_power_of_two_is_its_mean_whatever_the_value():
     c = ctx()
     assert to_polynomial("(-1 + (zext i2 (trunc i16 %len.loaded to i2) to i32))<nsw>", c) == Polynomial.constant(0.5)
     assert "value modulo 4 taken as its mean 1.5" in c.assumptions
+
+
+def test_a_minimum_with_a_constant_is_at_most_that_constant_whatever_the_other_operand():
+    # opt-19 on zlib's inflate(): a bit-pulling loop's bound; %have is loaded
+    c = ctx()
+    assert to_polynomial("(1 + (31 umin (zext i32 %have to i64)) + %n)", c) == n + 32
+    assert any("umin of a bound taken as its constant operand 31" in a for a in c.assumptions)
+    with pytest.raises(NotPolynomial):  # a maximum is at least its constant: no bound
+        to_polynomial("(31 umax (zext i32 %have to i64))", ctx())

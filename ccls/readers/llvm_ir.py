@@ -504,6 +504,8 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     blocks: list[BasicBlock] = []
     lines_seen: list[int] = []
     body = [(bb.name, [_Value(i) for i in bb.instructions]) for bb in fn.blocks]
+    fn_text = str(fn)
+    _seed_texts(body, fn_text)
     load_pointers = {i.name: i.operands[0].name for _, instrs in body for i in instrs
                      if i.opcode == "load" and i.name}
     loaded = set(load_pointers)
@@ -589,7 +591,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         name=fn.name, display_name=name or fn.name, file=file,
         line=line or (min(lines_seen) if lines_seen else None),
         end_line=max(lines_seen) if lines_seen else line, language=language, arch=arch,
-        parameters=parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=str(fn),
+        parameters=parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=fn_text,
     )
 
 
@@ -661,6 +663,26 @@ def _stopped_note(budget: ReadingBudget, stopped_lines: list[int | None], defaul
     return (f"analysis stopped after {budget.elapsed_seconds() * 1000:.0f} ms ({budget.steps} steps, over its "
             f"budget): loop trip counts in {where} assumed {default_trip_count}; memory accesses and branches "
             "read after that taken as unknown")
+
+
+def _seed_texts(body: list, fn_text: str) -> None:
+    """Give each instruction its line of the function's text, printed once: LLVM prints a lone
+    instruction by numbering its whole function first, so asking each for its text is quadratic
+    (zlib's inflate(): 3,800 instructions, 3 s). Left to llvmlite if the lines do not match."""
+    lines: list[str] = []
+    for line in fn_text.splitlines():
+        if not line.startswith("  ") or line.lstrip().startswith((";", "#dbg_")):
+            continue  # a label, a comment, a debug record
+        if lines and (line.startswith("   ") or line.lstrip().startswith("]")):
+            lines[-1] += "\n" + line  # a switch's cases, a landingpad's clauses
+        else:
+            lines.append(line)
+    lines = [line.strip() for line in lines]
+    instructions = [instr for _, instrs in body for instr in instrs]
+    if len(lines) != len(instructions):
+        return
+    for instr, line in zip(instructions, lines):
+        instr.__dict__["text"] = line  # functools.cached_property's slot
 
 
 def _branches_on_loaded_data(instr, loop_id: str | None, block_loop: dict[str, str], analyses: FunctionAnalyses,
@@ -1008,12 +1030,17 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
             return trip
     most = record.constant_max_backedge_taken
     if most is not None and most < 1 << 20:
+        bound = most + 1
         if not _range_of_run_time_values(bound_text):
-            bound = most + 1
             assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); using its maximum {bound}")
             return TripCount("bounded", Polynomial.constant(bound), text)
-        # e.g. 16383 for `len / 4` of a loaded unsigned short that is really at most 15
-        reason += f"; its maximum {most + 1} is only the range of a run-time value's type, not a count"
+        if bound <= default_trip_count:  # a worst case below what a loop without one is assumed to run
+            assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); at most {bound} (what the "
+                               f"types of the values it depends on allow), taken as {bound}")
+            return TripCount("bounded", Polynomial.constant(bound), text)
+        # e.g. 16383 for `len / 4` of a loaded unsigned short that is really at most 15: a type's
+        # maximum, larger than any default, says nothing of how often the loop runs
+        reason += f"; its maximum {bound} is only the range of a run-time value's type, not a count"
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
 
@@ -1038,9 +1065,9 @@ def _at_most_at_zero_sizes(count: Polynomial, header: str, assumptions: list[str
 
 def _range_of_run_time_values(symbolic_max: str) -> bool:
     """Whether ScalarEvolution's constant maximum of a loop's count is the range of an
-    expression in run-time values (its symbolic maximum names one): the maximum of their types
-    (a loaded `unsigned short`: 65535), which says nothing of how often the loop runs. A
-    constant maximum without such an expression comes from the loop's own code."""
+    expression in run-time values (its symbolic maximum names one): what their types allow (a
+    loaded `unsigned short`: 65535), a worst case, not a count. A constant maximum without such
+    an expression comes from the loop's own code."""
     return bool(symbolic_max) and UNKNOWN_SCEV not in symbolic_max and "%" in symbolic_max
 
 

@@ -233,6 +233,9 @@ _TOKEN = re.compile(
 )
 
 
+_OPERATORS = ("+", "*", "/u", "smax", "umax", "smin", "umin", "umin_seq")
+
+
 def to_polynomial(expr: str, ctx: ScevContext) -> Polynomial:
     """Convert a SCEV expression to a Polynomial, raising NotPolynomial if it can't be."""
     tokens = [t for t in _TOKEN.findall(expr) if t]
@@ -473,15 +476,34 @@ class _Parser:
             self._next()  # the type cast to
             self._expect_close()
             return inner
-        operands = [self.expression()]
+        operands: list[Polynomial | None] = []
         operators: list[str] = []
-        while (tok := self._peek()) not in (")", None):
+        failed: NotPolynomial | None = None
+        while True:
+            start = self.pos
+            try:
+                operands.append(self.expression())
+            except NotPolynomial as why:
+                # min(31, x) is at most 31 whatever x is: read on past an operand that is not
+                # a polynomial, to its group's next operator
+                failed = failed or why
+                operands.append(None)
+                self.pos = start
+                self._skip_operand()
+            if self._peek() in (")", None):
+                break
             operators.append(self._next())
-            operands.append(self.expression())
         self._expect_close()
+        op = operators[0] if operators else ""
+        if failed is not None:
+            constants = [v for v in operands if v is not None and v.constant_value() is not None]
+            if op not in ("smin", "umin", "umin_seq") or not constants or any(o != op for o in operators):
+                raise failed
+            self.ctx.note(f"{op} of a bound taken as its constant operand {min(c.constant_value() for c in constants)} "
+                          "(its other operand is known only at run time)")
+            return Polynomial.constant(min(c.constant_value() for c in constants))
         if not operators:
             return operands[0]
-        op = operators[0]
         if any(o != op for o in operators):
             raise NotPolynomial("mixed operators")
         if op == "+":
@@ -526,6 +548,18 @@ class _Parser:
             self.ctx.note(f"{op} of a bound taken as its symbolic operand {spoken(symbolic[0])}")
             return symbolic[0]
         raise NotPolynomial(f"operator {op}")
+
+    def _skip_operand(self) -> None:
+        """Move past the rest of the operand being read: to its group's next operator or end."""
+        depth = 0
+        while (tok := self._peek()) is not None:
+            if depth == 0 and (tok == ")" or tok in _OPERATORS):
+                return
+            if tok in ("(", "{"):
+                depth += 1
+            elif tok in (")", "}"):
+                depth -= 1
+            self.pos += 1
 
     def _cast_to(self) -> int:
         """The position of the `to` of the cast being read (past its operand)."""
