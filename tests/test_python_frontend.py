@@ -736,3 +736,15 @@ def test_a_method_the_module_defines_is_not_taken_for_the_builtin_method_of_that
         """)
     labels = [a for a in fs["walk"].assumptions if "costed as" in a]
     assert len(labels) == 1 and "','.join(s)" not in labels[0] and ".join(s) costed as len(s)" in labels[0]
+
+
+def test_a_list_repeated_k_times_copies_its_length_times_k():
+    f = read("""
+        def grid(w, h):
+            row = [0.0] * w
+            return [[0] * w for _ in range(h)], (1, 2) * h
+        """)["grid"]
+    got = sorted(str(lp.trip_count.iterations) for lp in work_loops(f))
+    assert got == ["2·h", "w", "w"]
+    inner = [lp for lp in work_loops(f) if lp.parent is not None]
+    assert len(inner) == 1 and f.loops[inner[0].parent].trip_count.iterations == Polynomial.symbol("h")

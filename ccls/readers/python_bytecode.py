@@ -297,6 +297,7 @@ _METHOD_WORK = {
 }
 _SCAN = _WorkSpec("py.work.scan", "list", "O(n)", early_exit=True)
 _SLICE = _WorkSpec("py.work.copy", "list", "O(k), k = the slice's length")
+_REPEAT = _WorkSpec("py.work.copy", "list", "O(nk) (list multiply)")
 
 
 @dataclass(frozen=True)
@@ -784,6 +785,15 @@ class _FunctionReader:
                     facts[ins.offset] = ("str%",)
                 elif _BINARY_CLASS.get(symbol) == "py.binary_div":
                     facts[ins.offset] = ("div", self._divisor_kind(b, block))
+                elif symbol == "*" and (a.container or b.container) and (a.poly or b.poly) is not None:
+                    seq, times = (a, b) if a.container else (b, a)
+                    if seq.length is not None and times.poly is not None:
+                        repeated = _Val(container=seq.container, length=seq.length * times.poly,
+                                        notes=_notes(seq, times))
+                        facts[ins.offset] = ("work", _make_work(_REPEAT, f"{_label(seq)} * {times.poly}", repeated,
+                                                                self.default, self.early_exit, assumed_type=False))
+                        stack.append(repeated)
+                        continue
                 stack.append(_binary(symbol, a, b))
             elif op == "GET_ITER":
                 it = _get_iter(pop()[0])
