@@ -172,8 +172,9 @@ def if_else_chain(depth: int):
 
 
 def test_a_chain_of_if_else_merges_is_resolved_once_per_value():
-    # 60 merges: 2^60 paths for a resolver without a memo (it took 57 s at 18).
-    depth = 60
+    # 1000 merges: 2^1000 paths for a resolver without a memo (it took 57 s at 18), deeper than
+    # Python's recursion limit for one that recursed through them, and 1000 notes to pass on
+    depth = 1000
     values, phis = if_else_chain(depth)
     budget = ReadingBudget()
     c = ScevContext({"n"}, values, phis, set(), budget=budget)
@@ -183,6 +184,7 @@ def test_a_chain_of_if_else_merges_is_resolved_once_per_value():
     assert p == n - 1 + sum(Fraction(4 * k + 3, 2) for k in range(depth))
     assert budget.steps < 40 * depth  # linear in the chain
     assert not budget.exhausted
+    assert len(c.assumptions) == depth and c.assumptions[0].startswith("%s.0, merging 2 computed values")
 
 
 def test_a_shared_memo_replays_its_notes_in_every_context_that_uses_it():
@@ -244,3 +246,9 @@ def test_a_minimum_with_a_constant_is_at_most_that_constant_whatever_the_other_o
     assert any("umin of a bound taken as its constant operand 31" in a for a in c.assumptions)
     with pytest.raises(NotPolynomial):  # a maximum is at least its constant: no bound
         to_polynomial("(31 umax (zext i32 %have to i64))", ctx())
+
+
+def test_an_expression_nested_too_deeply_to_read_is_not_a_polynomial_not_a_crash():
+    deep = "(1 + " * 5000 + "%n" + ")" * 5000
+    with pytest.raises(NotPolynomial):
+        to_polynomial(deep, ctx())

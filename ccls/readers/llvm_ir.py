@@ -578,7 +578,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
                                f"run-time alias check finds an overlap: taken as not run (the arrays assumed apart)")
         try:
             independent = _independent_entries(record, analyses, body, definitions, defined_in, budget)
-        except BudgetExhausted:
+        except (BudgetExhausted, RecursionError):  # over budget, or a chain of values too long to follow
             independent = False  # the cautious answer: entries not overlapped
         loops[header] = Loop(header, record.parent, record.depth, trip, header_line, independent)
     if budget.exhausted:

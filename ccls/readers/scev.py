@@ -175,7 +175,8 @@ class ValueTable:
     """The values of one function already resolved under one set of parameters and enclosing
     loops, and the strongly connected components of its phi web found so far."""
 
-    values: dict[str, tuple] = field(default_factory=dict)  # name → (Polynomial | NotPolynomial, notes)
+    # name → (Polynomial | NotPolynomial, its own notes, the values its reading used)
+    values: dict[str, tuple] = field(default_factory=dict)
     component: dict[str, int] = field(default_factory=dict)  # phi → its component's number
 
 
@@ -212,14 +213,41 @@ class ScevContext:
     global_bases: bool = False
     _blocked: frozenset[str] = frozenset()  # the phis of the cycle being resolved
     _resolving: set[str] = field(default_factory=set)
-    _frames: list[list[str]] = field(default_factory=list)  # notes of each value being resolved
+    # each value being resolved: (its own notes, the values its reading used), as ordered sets
+    _frames: list[tuple[dict, dict]] = field(default_factory=list)
 
     def note(self, text: str) -> None:
-        """Record an assumption once: for the value being resolved (its memo entry replays it
-        wherever it is used), or, at the top, for the expression being read."""
-        notes = self._frames[-1] if self._frames else self.assumptions
-        if text not in notes:
-            notes.append(text)
+        """Record an assumption once: for the value being resolved (its memo entry gives it to
+        whatever uses it), or, at the top, for the expression being read."""
+        if self._frames:
+            self._frames[-1][0][text] = None
+        elif text not in self.assumptions:
+            self.assumptions.append(text)
+
+    def used(self, name: str) -> None:
+        """The expression being read uses the memoised value `name`, and so its notes: kept as a
+        link while a value is resolved (a chain of merges would copy each merge's notes into
+        every later one), given to the top-level expression's notes once, in order."""
+        if self._frames:
+            self._frames[-1][1][name] = None
+            return
+        seen, notes, order = set(), dict.fromkeys(self.assumptions), []
+        stack = [(name, False)]
+        while stack:  # depth first: a value's notes after those of the values it read
+            current, done = stack.pop()
+            if done:
+                order.append(current)
+                continue
+            if current in seen or current not in self.memo.values:
+                continue
+            seen.add(current)
+            stack.append((current, True))
+            stack.extend((dep, False) for dep in reversed(self.memo.values[current][2]))
+        for current in order:
+            for text in self.memo.values[current][1]:
+                if text not in notes:
+                    notes[text] = None
+                    self.assumptions.append(text)
 
     def spend(self, steps: int = 1) -> None:
         if self.budget is not None:
@@ -240,8 +268,10 @@ def to_polynomial(expr: str, ctx: ScevContext) -> Polynomial:
     """Convert a SCEV expression to a Polynomial, raising NotPolynomial if it can't be."""
     tokens = [t for t in _TOKEN.findall(expr) if t]
     parser = _Parser(tokens, ctx)
-    value = parser.expression()
-    return value
+    try:
+        return parser.expression()
+    except RecursionError:  # the parser recurses once per nesting level
+        raise NotPolynomial("the expression is nested too deeply to read") from None
 
 
 class _Parser:
@@ -297,9 +327,8 @@ class _Parser:
                 self._resolve_web(name)
             if name not in table.values:  # not a phi (nothing to resolve it through), or a guard
                 self._memoise(name, frozenset())
-        value, notes = table.values[name]
-        for note in notes:
-            ctx.note(note)
+        value = table.values[name][0]
+        ctx.used(name)
         if isinstance(value, NotPolynomial):
             raise NotPolynomial(str(value))
         return value
@@ -377,7 +406,7 @@ class _Parser:
         ctx = self.ctx
         blocked, ctx._blocked = ctx._blocked, cycle
         ctx._resolving.add(name)
-        ctx._frames.append([])
+        ctx._frames.append(({}, {}))
         try:
             value = self._resolve(name)
         except NotPolynomial as why:
@@ -385,8 +414,8 @@ class _Parser:
         finally:
             ctx._blocked = blocked
             ctx._resolving.discard(name)
-            notes = ctx._frames.pop()
-        ctx.memo.values[name] = (value, tuple(notes))
+            notes, used = ctx._frames.pop()
+        ctx.memo.values[name] = (value, tuple(notes), tuple(used))
 
     def _resolve(self, name: str) -> Polynomial:
         """A value that is neither a parameter nor substituted: through its phi's incoming
