@@ -444,7 +444,11 @@ def test_front_end_is_registered_for_py_and_matches_the_reader():
 _STATEMENTS = ["s += i % 3", "s = s * 2", "x = [k for k in range(i)]", "if s > 3:\n    s -= 1",
                "while s > 100:\n    s //= 2", "for j in range(i):\n    s += j", "for q in xs:\n    s += q",
                "try:\n    s = s / i\nexcept Exception:\n    pass", "yield s", "s = f'{s}'", "del x",
-               "with open(xs) as fh:\n    s += 1", "return s", "break", "continue", "s = lambda z: z + i"]
+               "with open(xs) as fh:\n    s += 1", "return s", "break", "continue", "s = lambda z: z + i",
+               # conditional exits keep the back edge, so the early-exit rule is reached
+               "if s > 3:\n    break", "if s == i:\n    return s",
+               "s = sorted(xs)[1:] + [0] * i", "s = sum(xs) + (i in xs) + len(','.join(xs))",
+               "while i > 1:\n    i //= 2", "for j in range(i, n):\n    s *= 2"]
 
 
 @st.composite
