@@ -137,7 +137,8 @@ def _profile(path: str, repeats: int) -> dict:
             delta = {k: (v - prior[k] if prior and k not in ("line", "name") else v) for k, v in row.items()}
             if delta["calls"] <= 0:
                 continue
-            if label not in best or delta["tottime_s"] + delta["builtins_s"] < best[label]["tottime_s"] + best[label]["builtins_s"]:
+            total = delta["tottime_s"] + delta["builtins_s"]
+            if label not in best or total < best[label]["tottime_s"] + best[label]["builtins_s"]:
                 best[label] = delta
     callee = min(c[0] for c in calibrations)
     caller = max(0.0, min(c[1] for c in calibrations) - min(c[2] for c in calibrations))
@@ -317,8 +318,8 @@ def print_report(result: dict) -> None:
     for label in ("CU", "bytecode count (baseline)", "CU, functions whose counts use no default size",
                   "bytecode count, the same functions"):
         a = s[label]
-        print(f"{label:48s} {a['spearman_rho']:6.3f} {a['kendall_tau']:6.3f} {a['median_abs_rel_err_at_best_scale']:23.1%}"
-              f"  (n = {a['n']})")
+        print(f"{label:48s} {a['spearman_rho']:6.3f} {a['kendall_tau']:6.3f} "
+              f"{a['median_abs_rel_err_at_best_scale']:23.1%}  (n = {a['n']})")
     rho = s["CU"]["spearman_rho"]
     print(f"target: CU vs time rho >= {TARGET_RHO:.2f}: {'met' if rho >= TARGET_RHO else 'NOT met'} ({rho:.3f})")
     print("\nworst 10 by ratio (CU at best scale / measured):")

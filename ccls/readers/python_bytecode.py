@@ -649,12 +649,12 @@ class _FunctionReader:
         return "variant" if written else "loop-invariant"
 
     # -- work inside builtins ---------------------------------------------------------------
-    def _call_work(self, func: _Val, args: list[_Val], builtin: bool, line: int | None) -> _Work | None:
+    def _call_work(self, func: _Val, args: list[_Val], builtin: bool) -> _Work | None:
         """A call to a builtin (not shadowed in the module) or to a common method, whose work
         grows with its argument's length; None for anything else."""
         if builtin:
             spec = _BUILTIN_WORK.get(func.name or "")
-            if spec is None or len(args) != 1 or (func.name in ("min", "max") and len(args) > 1):
+            if spec is None or len(args) != 1:  # min(a, b): two values, not a sequence
                 return None
             return _make_work(spec, f"{func.name}({_label(args[0])})", args[0], self.default, self.early_exit,
                               assumed_type=False)
@@ -683,7 +683,7 @@ class _FunctionReader:
                                     f"O(len({container.seq}))")
         return None
 
-    def _slice_work(self, container: _Val, start: _Val, stop: _Val, line: int | None) -> _Work:
+    def _slice_work(self, container: _Val, start: _Val, stop: _Val) -> _Work:
         """``a[i:j]`` copies j − i items (TimeComplexity: get slice O(k))."""
         size = _length(container)
         whole = size[0] if size is not None else None
@@ -821,7 +821,7 @@ class _FunctionReader:
                     stack.append(_comprehension_value(func.code, this))
                     continue
                 builtin = func.is_global and this is None and not keywords and func.name not in self.shadowed
-                work = self._call_work(func, args, builtin, self.line_of[ins.offset])
+                work = self._call_work(func, args, builtin)
                 facts[ins.offset] = ("call", func.name if func.direct else None, None, None, work)
                 stack.append(_call_builtin(func.name, args) if builtin else _UNKNOWN)
             elif op == "CONTAINS_OP":
@@ -842,7 +842,7 @@ class _FunctionReader:
                     container, key = pop(2)
                 stack.append(_UNKNOWN)
                 if key.bounds is not None:
-                    facts[ins.offset] = ("work", self._slice_work(container, *key.bounds, self.line_of[ins.offset]))
+                    facts[ins.offset] = ("work", self._slice_work(container, *key.bounds))
             elif op == "LIST_EXTEND" and len(stack) > ins.arg:
                 extra = pop()[0]
                 target = stack[-ins.arg]

@@ -8,8 +8,8 @@ the operation's documented complexity (CPython wiki, "TimeComplexity",
 https://wiki.python.org/moin/TimeComplexity): n·log₂ n for a sort, n for a copy, a scan or a
 reduction, n characters for a string method. This script measures the price of one unit.
 
-Method: each operation runs on inputs of n = 250 … 4,000 elements (cache-resident, around the default size 1000) (random ints, or a string of
-n characters); time per call is the minimum over repeats with the garbage collector off (as
+Method: each operation runs on inputs of n = 250 … 4,000 elements, cache-resident and around the
+default size 1000 (random ints, or a string of n characters); time per call is the minimum over repeats with the garbage collector off (as
 timeit does). The cost of one unit is the least-squares slope of time against units with a free
 intercept, so the call's fixed overhead (already charged as bytecode) stays out of it.
 
