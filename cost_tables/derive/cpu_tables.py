@@ -122,6 +122,39 @@ C_AND_C_ZEN4 = "Chips and Cheese, 'AMD's Zen 4, Part 2: Memory Subsystem and Con
 ARM_LEARN = ("Arm Learning Paths, 'Memory subsystem' (learn.arm.com/learning-paths/servers-and-cloud-computing/"
              "memory-subsystem), AWS Graviton4 c8g measurements with ASCT")
 
+# Associativity and TLB reach (where a strided walk's lines and pages can stay; counting._set_capacity):
+# from the vendors' guides, as recalled, not re-read.
+GEOMETRY = {
+    "x86_64": {
+        "l1d_ways": 8,
+        "l2_ways": 8,
+        "tlb_entries": 3072,
+        "page_bytes": 4096,
+        "geometry_source": "AMD, Software Optimization Guide for the AMD Zen4 Microarchitecture (pub. 57647), as recalled, not re-read: L1d 32 KiB 8-way, L2 1 MiB 8-way, L2 DTLB 3072 entries for 4 KiB pages; modelled use: a stride that is a multiple of k lines uses 1/gcd(k, 64) of a cache's sets (sets above the 4 KiB page offset come from physical pages)"
+    },
+    "x86_64-zen3": {
+        "l1d_ways": 8,
+        "l2_ways": 8,
+        "tlb_entries": 2048,
+        "page_bytes": 4096,
+        "geometry_source": "AMD, Software Optimization Guide for AMD EPYC 7003 Processors (Zen 3, pub. 56665), as recalled, not re-read: L1d 32 KiB 8-way, L2 512 KiB 8-way, L2 DTLB 2048 entries for 4 KiB pages; modelled use: a stride that is a multiple of k lines uses 1/gcd(k, 64) of a cache's sets (sets above the 4 KiB page offset come from physical pages)"
+    },
+    "x86_64-zen4": {
+        "l1d_ways": 8,
+        "l2_ways": 8,
+        "tlb_entries": 3072,
+        "page_bytes": 4096,
+        "geometry_source": "AMD, Software Optimization Guide for the AMD Zen4 Microarchitecture (pub. 57647), as recalled, not re-read: L1d 32 KiB 8-way, L2 1 MiB 8-way, L2 DTLB 3072 entries for 4 KiB pages (the measured sizes above are unchanged); modelled use: a stride that is a multiple of k lines uses 1/gcd(k, 64) of a cache's sets (sets above the 4 KiB page offset come from physical pages)"
+    },
+    "aarch64": {
+        "l1d_ways": 4,
+        "l2_ways": 8,
+        "tlb_entries": 2048,
+        "page_bytes": 4096,
+        "geometry_source": "Arm Neoverse V2 Technical Reference Manual, as recalled, not re-read: L1d 64 KiB 4-way, L2 8-way, L2 unified TLB 2048 entries; modelled use: a stride that is a multiple of k lines uses 1/gcd(k, 64) of a cache's sets (sets above the 4 KiB page offset come from physical pages)"
+    }
+}
+
 CORES = {
     "x86_64": {
         "triple": "x86_64", "mcpu": "znver4", "probes": X86_PROBES, "vector_probes": X86_VECTOR_PROBES,
@@ -510,7 +543,7 @@ def build(arch: str, core: dict) -> dict:
         "core": core["hardware"],
         "clock_hz": {"value": clock, "source": core["clock_source"], "method": memory_method},
         "cache": {**core["cache"], "line_bytes": LINE, "source": core["cache_source"],
-                  "method": memory_method},
+                  "method": memory_method, **GEOMETRY.get(arch, {})},
         "window": {"reorder_buffer": core["reorder_buffer"], "source": core["window_source"],
                    "method": "literature"},
         **({"divider": divider} if divider else {}),
