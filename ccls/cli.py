@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from typing import Sequence
@@ -33,14 +34,17 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("--normalization", choices=("log-minmax", "minmax"), default="log-minmax",
                          help="cohort scoring's scale: log-minmax = min–max of log10 between the cohort's 5th and 95th "
                               "percentiles (default); minmax = the paper's eq. 4 on raw values")
-    analyze.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                         help="value of a symbolic parameter for the numbers (default 1000)")
-    analyze.add_argument("--default-trip-count", type=int, default=100, help="assumed iterations of a loop whose count is unknown")
+    analyze.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", type=_parameter,
+                         help="value of a symbolic parameter for the numbers (default: what the program's call "
+                              "sites pass, else 1000)")
+    analyze.add_argument("--default-trip-count", type=_whole_number(1, 10**9), default=100,
+                         help="assumed iterations of a loop whose count is unknown (1 to 10^9)")
     analyze.add_argument("--early-exit", choices=EARLY_EXIT_POLICIES, default="expected",
                          help="a loop that may leave early on data (a search, a break): expected = the mean "
                               "exit, (bound + 1)/2; worst = its bound")
-    analyze.add_argument("--flags", help="compile flags replacing compile_commands.json (one string)")
-    analyze.add_argument("--timeout", type=float, default=60.0, help="seconds per compile")
+    analyze.add_argument("--flags", help="compile flags replacing compile_commands.json (one string; write "
+                                         "--flags=-O3 when it starts with a dash)")
+    analyze.add_argument("--timeout", type=_positive_seconds, default=60.0, help="seconds per compile")
     analyze.add_argument("--tables", help="directory of cost tables (default: the bundled ones)")
     return parser
 
@@ -79,17 +83,36 @@ def _read_source(path: str):
     return SourceFile(os.path.abspath(path), data.decode("utf-8", errors="surrogateescape")), None
 
 
-def _parameters(items: Sequence[str]) -> tuple[tuple[str, float], ...]:
-    values = []
-    for item in items:
-        name, sep, value = item.partition("=")
-        try:
-            if not sep or not name:
-                raise ValueError
-            values.append((name.strip(), float(value)))
-        except ValueError:
-            raise SystemExit(f"ccls: --param expects NAME=NUMBER, got {item!r}") from None
-    return tuple(values)
+def _parameter(item: str) -> tuple[str, float]:
+    """`--param n=4096`; argparse turns a ValueError into a usage error (exit 2)."""
+    name, sep, text = item.partition("=")
+    value = _number(text) if sep and name.strip() else math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected NAME=NUMBER, got {item!r}")
+    return name.strip(), value
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def _whole_number(low: int, high: int):
+    def parse(text: str) -> int:
+        value = _number(text)
+        if not (math.isfinite(value) and value == int(value) and low <= value <= high):
+            raise argparse.ArgumentTypeError(f"expected a whole number from {low} to {high}, got {text}")
+        return int(value)
+    return parse
+
+
+def _positive_seconds(text: str) -> float:
+    value = _number(text)
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
+    return value
 
 
 def run_analyze(args: argparse.Namespace) -> int:
@@ -114,7 +137,7 @@ def run_analyze(args: argparse.Namespace) -> int:
         print(f"ccls: unknown arch {args.arch!r}; choose one of: {', '.join(CPU_ARCHES)}", file=sys.stderr)
         return EXIT_USAGE
     options = AnalysisOptions(
-        arch=args.arch, gpu_arch=args.gpu_arch, parameter_values=_parameters(args.param),
+        arch=args.arch, gpu_arch=args.gpu_arch, parameter_values=tuple(args.param),
         default_trip_count=args.default_trip_count, early_exit=args.early_exit, compile_timeout_s=args.timeout,
         flags_override=tuple(shlex.split(args.flags)) if args.flags is not None else None,
     )

@@ -64,6 +64,21 @@ def test_bad_inputs_give_clear_errors_and_exit_codes(tmp_path):
     assert bad_profile.returncode == 2 and "unknown profile" in bad_profile.stderr and "Traceback" not in bad_profile.stderr
 
 
+@pytest.mark.parametrize("option,words", [
+    (["--default-trip-count=-5"], "expected a whole number from 1 to"),
+    (["--default-trip-count", "2.5"], "expected a whole number from 1 to"),
+    (["--param", "n=abc"], "expected NAME=NUMBER, got 'n=abc'"),
+    (["--param", "n=nan"], "expected NAME=NUMBER"),
+    (["--param", "=5"], "expected NAME=NUMBER"),
+    (["--timeout", "0"], "expected a positive number of seconds"),
+])
+def test_bad_option_values_are_usage_errors(tmp_path, option, words):
+    source = tmp_path / "k.c"
+    source.write_text("int k(int n) { return n; }\n")
+    done = run("analyze", str(source), *option)
+    assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr
+
+
 def test_table_output_lists_functions_with_grades():
     done = run("analyze", "examples/kernels.c", cwd=str(__import__("pathlib").Path(__file__).parents[1]))
     assert done.returncode == 0, done.stderr
