@@ -563,7 +563,7 @@ class Session:
         return (model, best) if best is not None else None
 
     def hover(self, uri: str, position: types.Position) -> types.Hover | None:
-        found = self.at(uri, position.line, position.character, signature_only=True)
+        found = self.at(uri, position.line, position.character, signature_only=False)  # anywhere in the function
         if found is None:
             return None
         model, item = found

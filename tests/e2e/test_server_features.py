@@ -98,7 +98,9 @@ async def test_hints_hover_diagnostics(client_name, workspace, cache_dir):
         for unit in ("CU", "J", "CO2", "$"):
             assert unit in text
         assert "HPC" in text and "Loops" in text
-        assert await hover(client, uri, 2, 4) is None  # inside a body, not on a signature
+        in_body = await hover(client, uri, 2, 4)  # anywhere in a function's body: that function
+        assert in_body is not None and "checksum_mod" in in_body.contents.value
+        assert await hover(client, uri, 7, 0) is None  # between functions
 
         # Push diagnostics only: no pull-diagnostic provider to make clients show duplicates.
         capabilities = client.init_result.capabilities
