@@ -177,7 +177,7 @@ class ValueTable:
 
     # name → (Polynomial | NotPolynomial, its own notes, the values its reading used)
     values: dict[str, tuple] = field(default_factory=dict)
-    component: dict[str, int] = field(default_factory=dict)  # phi → its component's number
+    finished: set[str] = field(default_factory=set)  # phis whose component has been resolved
 
 
 class ValueMemo:
@@ -323,7 +323,7 @@ class _Parser:
             raise NotPolynomial(f"%{name} is carried round a loop (it depends on itself)")
         table = ctx.memo
         if name not in table.values:
-            if self._is_phi(name) and name not in table.component:
+            if self._is_phi(name) and name not in table.finished:
                 self._resolve_web(name)
             if name not in table.values:  # not a phi (nothing to resolve it through), or a guard
                 self._memoise(name, frozenset())
@@ -369,8 +369,8 @@ class _Parser:
             advanced = False
             for nxt in successors:
                 self.ctx.spend()
-                if nxt in table.component:
-                    continue  # finished earlier (in an earlier walk)
+                if nxt in table.finished:
+                    continue  # in a component resolved by an earlier walk
                 if nxt not in index:
                     index[nxt] = low[nxt] = len(index)
                     stack.append(nxt)
@@ -394,9 +394,7 @@ class _Parser:
                     members.append(member)
                     if member == node:
                         break
-                number = len(table.component) + len(index)
-                for member in members:
-                    table.component[member] = number
+                table.finished.update(members)
                 cyclic = len(members) > 1 or node in self._through(node)
                 for member in members:
                     self._memoise(member, frozenset(members) if cyclic else frozenset())
