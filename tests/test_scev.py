@@ -252,3 +252,14 @@ def test_an_expression_nested_too_deeply_to_read_is_not_a_polynomial_not_a_crash
     deep = "(1 + " * 5000 + "%n" + ")" * 5000
     with pytest.raises(NotPolynomial):
         to_polynomial(deep, ctx())
+
+
+def test_the_time_budget_runs_from_the_first_step_and_stops_a_long_reading():
+    import time
+    budget = ReadingBudget(max_seconds=0.02)
+    time.sleep(0.05)  # reading the instructions: not the analysis, not counted
+    budget.spend()
+    with pytest.raises(BudgetExhausted, match=r"analysis stopped after \d+ ms"):
+        while True:
+            budget.spend()
+    assert budget.exhausted and budget.elapsed_seconds() >= 0.02

@@ -147,17 +147,20 @@ DEFAULT_BUDGET_SECONDS = 5.0
 
 @dataclass
 class ReadingBudget:
-    """Steps (SCEV expression nodes read, IR values walked) and seconds one function's reading
-    may take. Once spent, every later `spend` raises BudgetExhausted too: the reader reports
+    """Steps (SCEV expression nodes read, IR values walked) and seconds one function's analysis
+    may take, its clock started by the first step (reading its instructions, linear, is not
+    counted). Once spent, every later `spend` raises BudgetExhausted too: the reader reports
     what it knows and assumes the rest."""
 
     max_steps: int = DEFAULT_BUDGET_STEPS
     max_seconds: float = DEFAULT_BUDGET_SECONDS
     steps: int = 0
     exhausted: bool = False
-    started: float = field(default_factory=time.monotonic)
+    started: float | None = None
 
     def spend(self, steps: int = 1) -> None:
+        if self.started is None:
+            self.started = time.monotonic()
         self.steps += steps
         if not self.exhausted:
             # The clock is read once per 1024 steps: a step is a few microseconds.
@@ -167,7 +170,7 @@ class ReadingBudget:
             raise BudgetExhausted(f"analysis stopped after {self.elapsed_seconds() * 1000:.0f} ms")
 
     def elapsed_seconds(self) -> float:
-        return time.monotonic() - self.started
+        return time.monotonic() - self.started if self.started is not None else 0.0
 
 
 @dataclass
