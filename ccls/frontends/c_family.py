@@ -94,9 +94,9 @@ class CallSiteReader:
 
     def _read(self, ir_text: str, path: str, options: AnalysisOptions) -> None:
         try:
-            done = toolchain.run_tool([toolchain.require_tool("opt"), f"-passes={self.PASSES}", "-S", "-o", "-", "-"],
-                                      input=ir_text, timeout_s=options.compile_timeout_s,
-                                      memory_mb=options.compile_memory_mb)
+            done = toolchain.start_warm([toolchain.require_tool("opt"), f"-passes={self.PASSES}", "-S", "-o", "-", "-"],
+                                        memory_mb=options.compile_memory_mb,
+                                        warm=options.warm_tools).finish(ir_text, options.compile_timeout_s)
         except (toolchain.ToolMissing, toolchain.ToolTimeout):
             return
         if done.returncode == 0:
