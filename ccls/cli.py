@@ -118,6 +118,7 @@ def _positive_seconds(text: str) -> float:
 def run_analyze(args: argparse.Namespace) -> int:
     import shlex
 
+    from ccls.compile_db import anchored
     from ccls.engine import ReportSettings, count_sources, report
     from ccls.model import AnalysisError
     from ccls.options import AnalysisOptions
@@ -139,7 +140,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     options = AnalysisOptions(
         arch=args.arch, gpu_arch=args.gpu_arch, parameter_values=tuple(args.param),
         default_trip_count=args.default_trip_count, early_exit=args.early_exit, compile_timeout_s=args.timeout,
-        flags_override=tuple(shlex.split(args.flags)) if args.flags is not None else None,
+        flags_override=anchored(shlex.split(args.flags), os.getcwd()) if args.flags is not None else None,
     )
     settings = ReportSettings(profile=args.profile, region=args.region, scoring=args.scoring,
                               normalization=args.normalization)

@@ -103,6 +103,27 @@ class _Sanitised:
     ignored: tuple[str, ...]
 
 
+def anchored(args: Sequence[str], directory: str) -> tuple[str, ...]:
+    """`args` with relative include paths made absolute against `directory`, as clang reads
+    them against its working directory (`--flags=-Iinc` on the command line means ./inc)."""
+    out: list[str] = []
+    pending: str | None = None
+    for arg in args:
+        if pending is not None:
+            out.append(_absolute(arg, directory))
+            pending = None
+        elif arg == "-I" or arg in _PATH_FLAGS:
+            out.append(arg)
+            pending = arg
+        elif arg.startswith("-I") and len(arg) > 2:
+            out.append("-I" + _absolute(arg[2:], directory))
+        else:
+            flag = next((f for f in _PATH_FLAGS if arg.startswith(f) and len(arg) > len(f)
+                         and not arg.startswith("-include-pch")), None)
+            out.append(flag + _absolute(arg[len(flag):], directory) if flag else arg)
+    return tuple(out)
+
+
 def _absolute(value: str, directory: str) -> str:
     if not value or os.path.isabs(value) or value.startswith("="):  # "=dir" is sysroot-relative
         return value

@@ -93,3 +93,12 @@ def test_tiny_parameter_values_cost_what_runs_and_say_so():
     functions = json.loads(done.stdout)["functions"]
     assert all(v >= 0 for f in functions for v in list(f["counts"].values()) + list(f["metrics"].values()))
     assert any("fall below zero: counted as 0" in a for f in functions for a in f["assumptions"])
+
+
+def test_relative_include_paths_in_flags_are_read_from_the_working_directory(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "k.h").write_text("#define K 3\n")
+    (tmp_path / "src" / "main.c").write_text('#include "k.h"\nint f(int n) { return n * K; }\n')
+    done = run("analyze", "src/main.c", "--flags=-Iinc", cwd=str(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr

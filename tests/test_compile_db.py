@@ -226,3 +226,12 @@ def test_database_is_reparsed_when_it_changes(tmp_path):
     db.write_text(json.dumps([{"directory": str(tmp_path), "file": str(src),
                                "command": shlex.join(["cc", "-DVERSION_TWO", str(src)])}]))
     assert flags_for(str(src), language="c").flags == ("-DVERSION_TWO",)
+
+
+def test_command_line_include_paths_are_relative_to_the_working_directory():
+    from ccls.compile_db import anchored
+
+    assert anchored(["-Iinc", "-I", "x/y", "-isystem", "sys", "-isystemsys2", "-DA=1", "-I/abs", "-include", "h.h",
+                     "-include-pch", "p.pch", "-O2"], "/cwd") == (
+        "-I/cwd/inc", "-I", "/cwd/x/y", "-isystem", "/cwd/sys", "-isystem/cwd/sys2", "-DA=1", "-I/abs",
+        "-include", "/cwd/h.h", "-include-pch", "p.pch", "-O2")
