@@ -178,3 +178,18 @@ def test_report_evaluates_each_function_at_its_own_sizes(tmp_path):
     per_element_total = reports["total"].instructions / 481
     per_element_untouched = reports["untouched"].instructions / 1000
     assert 0.5 < per_element_total / per_element_untouched < 2.0  # both about a few instructions per element
+
+
+def test_a_web_of_merging_phis_is_read_once_per_value():
+    # A decoder's state machine: each phi merges the two before it. Read naively, the last one
+    # has 2^depth paths (zlib's inflate() never finished); each value is now read once, and an
+    # argument built from more than a few dozen values is not taken as a size.
+    lines = ["define void @callee(i32 %n) {", "entry:", "  ret void", "}", "define void @f(i32 %a) {", "entry:",
+             "  %p0 = phi i32 [ 1, %entry ], [ 2, %entry ]", "  %p1 = phi i32 [ 3, %entry ], [ %p0, %entry ]"]
+    lines += [f"  %p{k} = phi i32 [ %p{k - 1}, %entry ], [ %p{k - 2}, %entry ]" for k in range(2, 12)]
+    lines += ["  call void @callee(i32 %p11)", "  call void @callee(i32 %p3)", "  ret void", "}"]
+    module = read_call_sites("\n".join(lines), "/src/w.c")
+    deep, shallow = (site.args[0] for site in module.sites)
+    assert deep is None  # 144 paths: too many to be a size
+    assert shallow is not None
+    assert infer_sizes([module])[("/src/w.c", "callee")]["n"].value == 3

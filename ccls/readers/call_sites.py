@@ -28,6 +28,8 @@ _DILOCATION = re.compile(r"^!(\d+) = !DILocation\(line: (\d+)", re.M)
 _INT_TYPE = re.compile(r"^i(\d+)$")
 _BINARY = {"add", "sub", "mul", "shl", "sdiv", "udiv", "lshr", "ashr", "and", "or", "xor"}
 _CASTS = {"sext", "zext", "trunc"}
+MAX_CHOICES = 8  # a phi merging more values than this is a state machine's, not a size
+MAX_NODES = 64  # an argument computed from more than this is not a size either
 _ATTRIBUTES = {"noundef", "signext", "zeroext", "nonnull", "immarg", "inreg", "returned", "noalias", "nocapture",
                "readonly", "writeonly", "nsw", "nuw", "exact", "disjoint"}
 
@@ -52,9 +54,10 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
     pending: list[tuple[str, str, int | None]] = []  # (callee, argument text, line) in the current function
 
     def close_function() -> None:
+        memo: dict[str, Expr | None] = {}  # one resolution per value: a decoder's phi web fans out
         for callee, arguments, line in pending:
             sites.append(CallSite(caller, callee, line, tuple(
-                _expression(arg, definitions, set(parameters[caller]), 0) for arg in _split_arguments(arguments))))
+                _expression(arg, definitions, set(parameters[caller]), memo) for arg in _split_arguments(arguments))))
 
     for raw in ir_text.splitlines():
         if caller is None:
@@ -81,15 +84,15 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
     return ModuleCalls(file, parameters, tuple(sites), frozenset(internal))
 
 
-def _expression(text: str, definitions: dict[str, str], parameters: set[str], depth: int) -> Expr | None:
+def _expression(text: str, definitions: dict[str, str], parameters: set[str], memo: dict) -> Expr | None:
     """An integer argument or operand (`i32 noundef %n`, `i64 120`) as an expression."""
     words = [w for w in text.split() if w not in _ATTRIBUTES]
     if len(words) < 2 or not _INT_TYPE.match(words[0]):
         return None
-    return _value(words[-1], definitions, parameters, depth)
+    return _value(words[-1], definitions, parameters, memo, 0)
 
 
-def _value(token: str, definitions: dict[str, str], parameters: set[str], depth: int) -> Expr | None:
+def _value(token: str, definitions: dict[str, str], parameters: set[str], memo: dict, depth: int) -> Expr | None:
     if re.fullmatch(r"-?\d+", token):
         return ("const", int(token))
     if token in ("true", "false"):
@@ -99,6 +102,28 @@ def _value(token: str, definitions: dict[str, str], parameters: set[str], depth:
     name = _unquote(token[1:])
     if name in parameters:
         return ("param", name)
+    if name not in memo:
+        memo[name] = None  # while it is being resolved: a loop's phi does not reach itself
+        expr = _defined(name, definitions, parameters, memo, depth)
+        # Values shared by several paths would be written out once per path: keep them small.
+        memo[name] = expr if expr is None or _nodes(expr) <= MAX_NODES else None
+    return memo[name]
+
+
+def _nodes(expr: Expr, limit: int = MAX_NODES + 1) -> int:
+    """Nodes of an expression tree, counted up to `limit`."""
+    count, stack = 0, [expr]
+    while stack and count < limit:
+        node = stack.pop()
+        count += 1
+        if node[0] == "op":
+            stack.extend(node[2:])
+        elif node[0] == "choice":
+            stack.extend(node[1])
+    return count
+
+
+def _defined(name: str, definitions: dict[str, str], parameters: set[str], memo: dict, depth: int) -> Expr | None:
     definition = definitions.get(name)
     if definition is None:
         return None
@@ -110,19 +135,21 @@ def _value(token: str, definitions: dict[str, str], parameters: set[str], depth:
         if len(operands) != 2:
             return None
         type_name = operands[0].split()[0]
-        left = _value(operands[0].split()[-1], definitions, parameters, depth + 1)
-        right = _value(operands[1].split()[-1], definitions, parameters, depth + 1)
+        left = _value(operands[0].split()[-1], definitions, parameters, memo, depth + 1)
+        right = _value(operands[1].split()[-1], definitions, parameters, memo, depth + 1)
         return ("op", opcode, left, right) if _INT_TYPE.match(type_name) and left and right else None
     if opcode in _CASTS:  # sext i32 %n to i64
-        return _value(words[2], definitions, parameters, depth + 1) if len(words) >= 3 else None
+        return _value(words[2], definitions, parameters, memo, depth + 1) if len(words) >= 3 else None
     if opcode == "phi":  # phi i32 [ 120, %entry ], [ 3, %if.then ]
         incoming = re.findall(r"\[\s*([^,\]]+),", definition)
-        return _choice([_value(v.strip(), definitions, parameters, depth + 1) for v in incoming])
+        if len(incoming) > MAX_CHOICES:
+            return None
+        return _choice([_value(v.strip(), definitions, parameters, memo, depth + 1) for v in incoming])
     if opcode == "select":  # select i1 %c, i32 4, i32 8
         operands = " ".join(words[1:]).split(" , ")
         if len(operands) != 3:
             return None
-        return _choice([_value(o.split()[-1], definitions, parameters, depth + 1) for o in operands[1:]])
+        return _choice([_value(o.split()[-1], definitions, parameters, memo, depth + 1) for o in operands[1:]])
     return None
 
 
