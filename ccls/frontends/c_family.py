@@ -17,7 +17,7 @@ from ccls.frontends import FrontendResult, SourceFile, register
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import AnalysisOptions
 from ccls.readers.call_sites import ModuleCalls, read_call_sites
-from ccls.readers.llvm_ir import IRNotReadable, ModuleText, parse_module, read_functions
+from ccls.readers.llvm_ir import IRNotReadable, ModuleText, parse_module, read_functions, readable_ir
 from ccls.readers.scev import parse_opt_output
 from ccls.targets import CPU_TARGETS
 
@@ -247,7 +247,7 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
     result = opt.finish(ir_text, options.compile_timeout_s)
     if result.returncode != 0:
         raise CompileFailed(_opt_error(result.stderr, path))
-    named = result.stdout
+    named = readable_ir(result.stdout)  # as llvmlite's LLVM reads it (x86_mmx upgraded)
     assembly = None
     if options.machine_code:
         try:
