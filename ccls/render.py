@@ -7,7 +7,8 @@ from typing import Sequence
 
 from ccls.engine import FunctionReport, ReportSettings
 from ccls.scoring import profile_flips, weights_at
-from ccls.model import AnalysisError
+from ccls.model import AnalysisError, LoopSummary
+from ccls.polynomial import Polynomial
 from ccls.tables import GPU_THREAD_FAMILY, reference_family
 from ccls.taxonomy import split
 
@@ -99,7 +100,7 @@ def hover_markdown(r: FunctionReport, settings: ReportSettings | None = None) ->
         for loop in sorted(fn.loops, key=lambda l: (l.line or 0, l.depth)):
             kind = {"constant": "known", "symbolic": "symbolic", "bounded": "assumed: an upper bound",
                     "expected": "assumed: the mean of a data-dependent exit", "unknown": "assumed"}[loop.trip_count.kind]
-            out.append(f"- line {loop.line or '?'}, depth {loop.depth}: {loop.trip_count.iterations.format()} "
+            out.append(f"- line {loop.line or '?'}, depth {loop.depth}: {trip_count_text(loop, fn.loops)} "
                        f"iterations ({kind})")
     if r.hottest_lines:
         out += ["", "**Hottest lines**: " + ", ".join(f"{line} ({si(cu)} CU)" for line, cu in r.hottest_lines)]
@@ -158,7 +159,7 @@ def report_to_json(r: FunctionReport) -> dict:
         "cost_expression": r.cost_expression.format(), "big_o": r.big_o,
         "score": round(r.score, 2), "grade": r.grade, "rating": r.rating, "graded_by": r.graded_by,
         "scores_by_profile": {k: {"score": round(s, 2), "grade": g} for k, (s, g) in r.scores_by_profile.items()},
-        "loops": [{"line": l.line, "depth": l.depth, "trip_count": l.trip_count.iterations.format(),
+        "loops": [{"line": l.line, "depth": l.depth, "trip_count": trip_count_text(l, fn.loops),
                    "kind": l.trip_count.kind} for l in fn.loops],
         "hottest_lines": [{"line": line, "CU": cu} for line, cu in r.hottest_lines],
         "findings": [{"kind": f.kind, "line": f.line, "message": f.message, "recommendation": f.recommendation,
@@ -251,3 +252,15 @@ def analysis_table(reports: Sequence[FunctionReport], errors: Sequence[AnalysisE
             first = e.message.splitlines()[0] if e.message else ""
             lines.append(f"  {e.file}:{e.line or '?'}: {first}")
     return "\n".join(lines)
+
+
+def trip_count_text(loop: LoopSummary, loops: Sequence[LoopSummary]) -> str:
+    """A loop's trip count as a person reads it: an enclosing loop's index (`@for.body`, an IR
+    block name) is named by that loop's line."""
+    count = loop.trip_count.iterations
+    lines = {f"@{other.id}": other.line for other in loops}
+    for symbol in sorted(count.symbols):
+        if symbol in lines:
+            where = f"line {lines[symbol]}" if lines[symbol] else "an enclosing loop"
+            count = count.substitute(symbol, Polynomial.symbol(f"(iteration of the loop at {where})"))
+    return count.format()
