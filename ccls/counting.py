@@ -412,9 +412,13 @@ def _iteration_footprints(fn: FunctionIR, runs: dict[str, float], values: dict[s
             for depth, loop in enumerate(enclosing):
                 header = runs.get(loop, 0.0)
                 per_iteration = times / header * _touched_bytes(access, cache.line_bytes) if header else 0.0
-                # A stream's extent is its span over the loops inside (unrolled copies share it);
-                # others, what they touch.
-                bytes_ = _span(access, trips, values, cache.line_bytes, enclosing[:depth]) \
+                # A stream's extent is its span over the loops inside (unrolled copies share it),
+                # but no more than a line per iteration of those loops (a column walk's rows
+                # 3200 bytes apart touch a line each, not the 3200 in between); others, what
+                # they touch.
+                inside = enclosing[:depth]
+                bytes_ = min(_span(access, trips, values, cache.line_bytes, inside),
+                             cache.line_bytes * math.prod(trips.get(l, 0.0) for l in inside)) \
                     if access.loop_strides and access.pattern in ("unit", "strided") else per_iteration
                 key = (loop, access.region or f"#{id(instr)}")
                 reach[key] = max(reach.get(key, 0.0), bytes_)

@@ -65,3 +65,33 @@ def test_a_column_walk_over_a_global_matrix_is_not_a_row_walk(tmp_path):
     # finds seven of every eight lines again.
     small = loads(fns["col_walk_small"])
     assert small.get("load.L2", 0) == pytest.approx(7 / 8 * 1000 * 1000, rel=0.01)
+
+
+TRIANGULAR = """
+void tri(int m, int n, double A[400][400], double B[400][400]) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      for (int k = i + 1; k < m; k++)
+        B[i][j] += A[k][i] * B[k][j];
+      B[i][j] = 1.5 * B[i][j];
+    }
+}
+"""
+
+
+@needs_clang
+def test_a_column_reread_by_every_iteration_fits_the_lines_it_touches_not_its_span(tmp_path):
+    # One iteration of j walks ~200 rows of A's column i and of B's column j, rows 3,200 bytes
+    # apart: ~400 lines (25 KiB), not the 1.3 MB of addresses between the first and last row.
+    path = tmp_path / "tri.c"
+    path.write_text(TRIANGULAR)
+    options = AnalysisOptions(arch="x86_64-zen4", parameter_values=(("m", 400.0), ("n", 400.0)))
+    [counted] = count_sources([SourceFile(str(path), TRIANGULAR)], options, load_tables(None))
+    [tri] = counted.functions
+    assert any(a.startswith("memory: data reread by every iteration of loop") and a.endswith("found in L1")
+               for a in tri.assumptions), tri.assumptions
+    at = {"m": 400, "n": 400}
+    loads = sum(p.evaluate(at) for cls, p in tri.counts.items() if cls.startswith("load"))
+    # Only the strided walk's new lines (one in eight: the next j moves by 8 bytes) come from
+    # farther out; with the span as footprint, more than half of all loads were L3's.
+    assert tri.counts["load.L3"].evaluate(at) < 0.15 * loads
