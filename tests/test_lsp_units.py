@@ -39,11 +39,13 @@ def test_the_vscode_enum_choices_are_the_servers():
     from pathlib import Path
 
     from ccls.early_exit import EARLY_EXIT_POLICIES
+    from ccls.scoring import NORMALIZATIONS
     from ccls.targets import CPU_ARCHES
     manifest = json.loads((Path(__file__).parents[1] / "vscode-client" / "package.json").read_text())
     properties = manifest["contributes"]["configuration"]["properties"]
     assert properties["ccls.arch"]["enum"] == list(CPU_ARCHES)
     assert properties["ccls.earlyExit"]["enum"] == list(EARLY_EXIT_POLICIES)
+    assert properties["ccls.normalization"]["enum"] == list(NORMALIZATIONS)
 
 
 def test_nested_and_dotted_keys_are_equivalent():
@@ -65,6 +67,14 @@ def test_invalid_values_keep_defaults_and_say_why():
                 "ccls.compile.timeoutSeconds", "ccls.compile.flags", "ccls.defaultTripCount",
                 "ccls.hints.format", "ccls.surprise: unknown setting", "ccls.earlyExit"):
         assert key in joined
+
+
+def test_the_normalisation_setting_reaches_the_report_settings():
+    assert Settings().normalization == "log-minmax"
+    settings, messages = parse_settings({"normalization": "minmax"})
+    assert not messages and settings.normalization == "minmax"
+    settings, messages = parse_settings({"normalization": "linear"})
+    assert settings.normalization == "log-minmax" and any("ccls.normalization" in m for m in messages)
 
 
 def test_early_exit_setting_reaches_the_analysis_options():

@@ -243,13 +243,13 @@ class Session:
     def _report_settings(self, settings: Settings) -> Any:
         """The settings' profile/region, or DEFAULT/WORLD (with a message) when the tables lack them."""
         from ccls.engine import ReportSettings, check_settings
-        chosen = ReportSettings(settings.profile, settings.region, settings.scoring)
+        chosen = ReportSettings(settings.profile, settings.region, settings.scoring, settings.normalization)
         try:
             check_settings(self.tables, chosen)
             return chosen
         except KeyError as unknown:
             self._call_soon(self.show, f"{unknown.args[0]}; using DEFAULT/WORLD")
-            return ReportSettings(scoring=settings.scoring)
+            return ReportSettings(scoring=settings.scoring, normalization=settings.normalization)
 
     def _unit_reports(self, uri: str, outcome: Outcome, settings: Settings, cohort: Any) -> dict[str, tuple]:
         """Reports per unit (most costly first). A function's costs depend only on itself, so
@@ -299,7 +299,8 @@ class Session:
 
     def report_settings(self) -> Any:
         from ccls.engine import ReportSettings
-        return ReportSettings(self.settings.profile, self.settings.region, self.settings.scoring)
+        return ReportSettings(self.settings.profile, self.settings.region, self.settings.scoring,
+                              self.settings.normalization)
 
     def _call_soon(self, fn: Callable, *args: Any) -> None:
         loop = self._loop

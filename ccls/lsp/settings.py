@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping
 
 from ccls.early_exit import EARLY_EXIT_POLICIES
 from ccls.options import DEFAULT_QUERY_DRIVER, AnalysisOptions
+from ccls.scoring import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from ccls.targets import CPU_ARCHES
 
 BUILTIN_PROFILES = ("DEFAULT", "RESEARCH", "COMMERCIAL", "MOBILE", "HPC")
@@ -35,6 +36,7 @@ class Settings:
     region: str = "WORLD"
     arch: str = "x86_64"
     scoring: str = "absolute"
+    normalization: str = DEFAULT_NORMALIZATION  # cohort scoring's scale (ccls.scoring)
     hints_enabled: bool = True
     hints_format: str = DEFAULT_HINT_FORMAT
     severity_division_in_loop: str = "warning"
@@ -205,6 +207,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "region": ("region", _string),
     "arch": ("arch", _enum(CPU_ARCHES)),
     "scoring": ("scoring", _enum(SCORINGS)),
+    "normalization": ("normalization", _enum(NORMALIZATIONS)),
     "hints.enabled": ("hints_enabled", _bool),
     "hints.format": ("hints_format", _hint_format),
     "diagnostics.divisionInLoop": ("severity_division_in_loop", _enum(SEVERITIES)),

@@ -13,6 +13,7 @@ export const SERVER_KEYS = [
   'region',
   'arch',
   'scoring',
+  'normalization',
   'hints.enabled',
   'hints.format',
   'diagnostics.divisionInLoop',
