@@ -22,6 +22,7 @@ import llvmlite.binding as llvm
 from ccls.early_exit import early_exit_trip
 from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, MemoryAccess, TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
+from ccls.readers import alias_checks
 from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
 from ccls.readers.scev import (GLOBAL_BASE, BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget,
                                ScevContext, ValueMemo, spoken, to_polynomial)
@@ -516,6 +517,9 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     reading.definitions, reading.allocators = definitions, allocators
     substituted = _named_loads(analyses, set(parameters), body, definitions, dbg_ids, dilocation_lines,
                                loop_bounds, assumptions)
+    terminators = {name: instrs[-1] for name, instrs in body if instrs}
+    never_vectorised = _checked_overlaps(analyses, parameters, body, definitions, terminators, substituted,
+                                         reading, assumptions)
     position = -1
     for bb_name, instrs in body:
         loop_id = block_loop.get(bb_name)
@@ -560,7 +564,6 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         blocks.append(block)
     loops = {}
     defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}  # value -> its block
-    terminators = {name: instrs[-1] for name, instrs in body if instrs}
     stopped: list[int | None] = []  # lines of the loops left unread once the budget ran out
     for header, record in analyses.loops.items():
         header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
@@ -572,7 +575,12 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         except BudgetExhausted:
             trip = TripCount("unknown", Polynomial.constant(default_trip_count), record.backedge_taken or "")
             stopped.append(header_line)
-        if _fallback_for_overlap(header, record, terminators):
+        if header in never_vectorised:
+            trip = TripCount("expected", Polynomial.constant(0), trip.source_text)
+            assumptions.append(f"loop at line {header_line or '?'}: the vectorised copy, which a run-time alias "
+                               f"check skips for every iteration of the loops around it (its arrays always "
+                               f"overlap): not run; the scalar copy runs the whole range")
+        elif _fallback_for_overlap(header, record, terminators):
             trip = TripCount("expected", Polynomial.constant(0), trip.source_text)
             assumptions.append(f"loop %{header}: the vectorizer's copy for overlapping arrays, entered only when a "
                                f"run-time alias check finds an overlap: taken as not run (the arrays assumed apart)")
@@ -1069,6 +1077,49 @@ def _range_of_run_time_values(symbolic_max: str) -> bool:
     loaded `unsigned short`: 65535), a worst case, not a count. A constant maximum without such
     an expression comes from the loop's own code."""
     return bool(symbolic_max) and UNKNOWN_SCEV not in symbolic_max and "%" in symbolic_max
+
+
+def _checked_overlaps(analyses: FunctionAnalyses, parameters: list[str], body: list, definitions: dict,
+                      terminators: dict, substituted: dict[str, Polynomial], reading: _Reading,
+                      assumptions: list[str]) -> set[str]:
+    """Loops (headers) that a run-time alias check never lets run, because the arrays overlap
+    for every index (`ccls.readers.alias_checks`); the scalar copies' start values are set in
+    `substituted` to where they start then (the beginning, not the vector loop's end)."""
+    if not any(alias_checks.CONFLICT.match(name) for name in definitions):
+        return set()
+    loops = set(analyses.loops)
+
+    def address(name: str) -> Polynomial | None:
+        if name in parameters:
+            return Polynomial.symbol(name)
+        text = analyses.value_scevs.get(name)
+        if text is None:
+            return None
+        try:
+            return to_polynomial(text, _scev_context(analyses, set(parameters), loops, substituted, reading,
+                                                     addresses=True))
+        except (NotPolynomial, BudgetExhausted):
+            return None
+
+    def last_index(loop: str) -> Polynomial | None:
+        record = analyses.loops.get(loop)
+        if record is None or not record.backedge_taken or UNKNOWN_SCEV in record.backedge_taken:
+            return None
+        try:
+            return to_polynomial(record.backedge_taken, _scev_context(analyses, set(parameters), loops, substituted,
+                                                                      reading))
+        except (NotPolynomial, BudgetExhausted):
+            return None
+
+    phis = {block: [i for i in instrs if i.opcode == "phi"] for block, instrs in body}
+    found = alias_checks.always_overlapping(definitions, terminators, phis, address, last_index)
+    for phi, value in found.scalar_starts.items():
+        start = Polynomial.constant(int(value)) if re.fullmatch(r"-?\d+", value) else address(value.lstrip("%"))
+        if start is not None:
+            substituted[phi] = start
+    entered = {target for block, term in terminators.items() if block in found.vector_entries
+               for target in _successors(term)}
+    return {header for header in analyses.loops if header in found.vector_entries or header in entered}
 
 
 # A branch on the loop vectorizer's run-time alias check (LoopVectorize names the condition):

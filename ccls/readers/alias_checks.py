@@ -1,0 +1,112 @@
+"""The loop vectorizer's run-time alias checks, decided where the loops' own ranges decide them.
+
+A vectorised loop is guarded by a check that the arrays it reads and writes do not overlap
+(`found.conflict`, `conflict.rdx`); on an overlap the scalar copy runs the whole range instead.
+When the ranges overlap for every value the enclosing loops' indices take — a shortest-path or
+LU update reads `d[i][k]`, inside the row `d[i][…]` it writes — the vector loop never runs and
+the scalar copy runs from the start. ScalarEvolution prints each bound's address; the check is
+decided from those polynomials: over the enclosing loops' index ranges, for every size. Pure.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from ccls.polynomial import Polynomial
+
+CONFLICT = re.compile(r"^(?:found\.conflict|conflict\.rdx)")
+_PREDICATE = re.compile(r"= icmp (\w+) ptr ")
+_INCOMING = re.compile(r"\[\s*([^,\]]+),\s*%(\"[^\"]+\"|[-\w.$]+)\s*\]")
+
+
+@dataclass
+class Overlapping:
+    """What an always-failing check means for the loops it guards."""
+
+    vector_entries: set[str] = field(default_factory=set)  # blocks the check sends nothing to
+    scalar_starts: dict[str, str] = field(default_factory=dict)  # start phi -> its value off the vector path
+
+
+def always_overlapping(definitions: Mapping[str, Any], terminators: Mapping[str, Any],
+                       phis: Mapping[str, list], address: Callable[[str], Polynomial | None],
+                       last_index: Callable[[str], Polynomial | None]) -> Overlapping:
+    """Checks that find an overlap whatever the enclosing loops' indices (`phis`: each block's
+    phis; `address`: a pointer value's polynomial, loop indices as `@loop`; `last_index`: a
+    loop's last index)."""
+    out = Overlapping()
+    for block, term in terminators.items():
+        if term.opcode != "br" or len(term.operands) != 3:
+            continue
+        conflict = _conflict_in(term.operands[0].name, definitions)
+        if conflict is None or _decide(conflict, definitions, address, last_index) is not True:
+            continue
+        scalar, vector = term.operands[2].name, term.operands[1].name  # br i1 %c, %true, %false
+        out.vector_entries.add(vector)
+        for phi in phis.get(scalar, []):
+            incoming = _INCOMING.findall(phi.text)
+            if any(source.startswith("middle.block") for _, source in incoming):
+                others = {value.strip() for value, source in incoming if not source.startswith("middle.block")}
+                if len(others) == 1:
+                    out.scalar_starts[phi.name] = others.pop()
+    return out
+
+
+def _conflict_in(condition: str, definitions: Mapping[str, Any]) -> str | None:
+    """The conflict value a branch condition carries: itself, or through the vectorizer's
+    `select %min.iters.check, true, %conflict.rdx` / `or`."""
+    if CONFLICT.match(condition or ""):
+        return condition
+    instr = definitions.get(condition)
+    if instr is None or instr.opcode not in ("select", "or"):
+        return None
+    for op in instr.operands[1:]:
+        if CONFLICT.match(op.name or ""):
+            return op.name
+    return None
+
+
+def _decide(name: str, definitions: Mapping[str, Any], address: Callable, last_index: Callable,
+            depth: int = 0) -> bool | None:
+    """True when the check is true for every index, None when that is not shown."""
+    instr = definitions.get(name)
+    if instr is None or depth > 8:
+        return None
+    if instr.opcode in ("and", "or"):
+        parts = [_decide(op.name, definitions, address, last_index, depth + 1) for op in instr.operands]
+        return True if (all if instr.opcode == "and" else any)(p is True for p in parts) else None
+    if instr.opcode != "icmp":
+        return None
+    m = _PREDICATE.search(instr.text)
+    left, right = (address(op.name) if op.name else None for op in instr.operands)
+    if m is None or left is None or right is None:
+        return None
+    predicate = m.group(1)
+    if predicate in ("ugt", "sgt", "uge", "sge"):
+        difference, strict = left - right, predicate in ("ugt", "sgt")
+    elif predicate in ("ult", "slt", "ule", "sle"):
+        difference, strict = right - left, predicate in ("ult", "slt")
+    else:
+        return None
+    return _always_positive(difference, strict, last_index)
+
+
+def _always_positive(poly: Polynomial, strict: bool, last_index: Callable) -> bool | None:
+    """True when `poly` > 0 (≥ 0 unless strict) for every loop index in its range and every
+    size ≥ 1 (each index, linear in it, taken at the end that makes `poly` smallest, then the
+    sizes); None when that is not shown."""
+    for symbol in sorted(s for s in poly.symbols if s.startswith("@")):
+        if poly.degree(symbol) > 1:
+            return None
+        rate = poly.substitute(symbol, Polynomial.constant(1)) - poly.substitute(symbol, Polynomial.constant(0))
+        last = last_index(symbol[1:])
+        if rate.constant_value() is None or last is None:
+            return None
+        poly = poly.substitute(symbol, Polynomial.constant(0) if rate.constant_value() >= 0 else last)
+    if any(s.startswith("@") for s in poly.symbols):
+        return None
+    sized = [coefficient for monomial, coefficient in poly.terms if monomial]
+    if any(coefficient < 0 for coefficient in sized):
+        return None  # could go either way as the sizes grow
+    at_one = poly.evaluate({s: 1.0 for s in poly.symbols})
+    return True if (at_one > 0 if strict else at_one >= 0) else None
