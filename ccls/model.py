@@ -64,6 +64,9 @@ class Instruction:
     access: MemoryAccess | None = None  # for loads/stores/atomics
     divisor: str | None = None  # for divisions: "constant", "power-of-two", "loop-invariant", "variant"
     data_dependent: bool = False  # a branch inside a loop whose condition comes from loaded data
+    # memcpy/memmove/memset: the bytes one call moves (constant or in the function's sizes);
+    # None for anything else, or a size the reader cannot express.
+    bulk_bytes: Polynomial | None = None
 
 
 @dataclass

@@ -95,3 +95,27 @@ def test_a_column_reread_by_every_iteration_fits_the_lines_it_touches_not_its_sp
     # Only the strided walk's new lines (one in eight: the next j moves by 8 bytes) come from
     # farther out; with the span as footprint, more than half of all loads were L3's.
     assert tri.counts["load.L3"].evaluate(at) < 0.15 * loads
+
+
+BULK = """float a[32000], b[32000];
+void copy_all(void) { for (int i = 0; i < 32000; i++) a[i] = b[i]; }
+void clear(int n, double *x) { for (int i = 0; i < n; i++) x[i] = 0; }
+"""
+
+
+@needs_clang
+def test_a_loop_clang_turns_into_memcpy_or_memset_costs_the_bytes_it_moves(tmp_path):
+    path = tmp_path / "bulk.c"
+    path.write_text(BULK)
+    options = AnalysisOptions(arch="x86_64-zen4", parameter_values=(("n", 100000.0),))
+    [counted] = count_sources([SourceFile(str(path), BULK)], options, load_tables(None))
+    fns = {fn.name: fn for fn in counted.functions}
+    copy_counts = {cls: p.evaluate({}) for cls, p in fns["copy_all"].counts.items()}
+    # 128,000 bytes: 4,000 32-byte loads and stores, 2,000 new lines each from L2 (two 125 KiB arrays).
+    assert copy_counts["load.L1@v256"] + copy_counts["load.L2"] == 4000 and copy_counts["load.L2"] == 2000
+    assert copy_counts["store.L1@v256"] + copy_counts["store.L2"] == 4000
+    assert fns["copy_all"].machine_cycles.evaluate({}) >= 4000  # one 32-byte store a cycle
+    clear = {cls: p.evaluate({"n": 100000}) for cls, p in fns["clear"].counts.items()}
+    assert not any(cls.startswith("load") for cls in clear)  # memset only stores
+    assert clear["store.L1@v256"] + clear["store.L2"] == 100000 * 8 / 32
+    assert any(a.startswith("memset of 781 KiB per call") for a in fns["clear"].assumptions)

@@ -557,10 +557,13 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
                 access = _memory_access(pointer.name, max(1, (width or elem_bits) // 8), loop_id, ancestors,
                                         analyses, symbols_by_loop[loop_id], loaded, load_pointers, bases, substituted,
                                         reading)
+            bulk = _bulk_bytes(instr, callee, analyses, symbols_by_loop.get(loop_id, set(parameters)),
+                               ancestors.get(loop_id, set()) | ({loop_id} if loop_id else set()), substituted,
+                               reading) if callee in _BULK else None
             data_dependent = opcode == "br" and _branches_on_loaded_data(instr, loop_id, block_loop, analyses,
                                                                           definitions, loop_defined, loaded, budget)
             block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor,
-                                                  data_dependent))
+                                                  data_dependent, bulk))
         blocks.append(block)
     loops = {}
     defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}  # value -> its block
@@ -1077,6 +1080,28 @@ def _range_of_run_time_values(symbolic_max: str) -> bool:
     loaded `unsigned short`: 65535), a worst case, not a count. A constant maximum without such
     an expression comes from the loop's own code."""
     return bool(symbolic_max) and UNKNOWN_SCEV not in symbolic_max and "%" in symbolic_max
+
+
+_BULK = ("memcpy", "memmove", "memset")  # the intrinsics' keys (classify names them so)
+
+
+def _bulk_bytes(instr: _Value, callee: str, analyses: FunctionAnalyses, symbols: set[str], enclosing: set[str],
+                substituted: dict[str, Polynomial], reading: _Reading) -> Polynomial | None:
+    """The bytes a memcpy/memmove/memset intrinsic moves: its length operand, a constant or
+    a value ScalarEvolution expresses in the function's sizes."""
+    if len(instr.operands) < 3:
+        return None
+    length = instr.operands[2]
+    if not length.name:
+        words = length.text.split()
+        return Polynomial.constant(int(words[-1])) if words and re.fullmatch(r"\d+", words[-1]) else None
+    text = analyses.value_scevs.get(length.name)
+    if text is None:
+        return Polynomial.symbol(length.name) if length.name in symbols else None
+    try:
+        return to_polynomial(text, _scev_context(analyses, symbols, enclosing, substituted, reading))
+    except (NotPolynomial, BudgetExhausted):
+        return None
 
 
 def _checked_overlaps(analyses: FunctionAnalyses, parameters: list[str], body: list, definitions: dict,
