@@ -104,8 +104,10 @@ def count_read(read: ReadFile, options: AnalysisOptions, tables: Tables | None =
 
 
 def _sizes_used(fn: FunctionIR, inferred: dict[str, InferredSize], options: AnalysisOptions) -> dict[str, InferredSize]:
-    """The inferred sizes the function's trip counts use and the user did not set."""
+    """The inferred sizes the function's trip counts and bulk copies use, and the user did not set."""
     used = {symbol for loop in fn.loops.values() for symbol in loop.trip_count.iterations.symbols}
+    used |= {symbol for block in fn.blocks for instr in block.instructions if instr.bulk_bytes is not None
+             for symbol in instr.bulk_bytes.symbols}
     return {name: size for name, size in inferred.items()
             if not options.given(name) and (name in used or f"{LOG2_PREFIX}{name})" in used)}
 

@@ -193,3 +193,15 @@ def test_a_web_of_merging_phis_is_read_once_per_value():
     assert deep is None  # 144 paths: too many to be a size
     assert shallow is not None
     assert infer_sizes([module])[("/src/w.c", "callee")]["n"].value == 3
+
+
+@needs_clang
+def test_a_bulk_fill_is_sized_from_its_call_sites_too(tmp_path):
+    code = ("void clear(int n, double *x) { for (int i = 0; i < n; i++) x[i] = 0; }\n"
+            "void driver(double *x) { clear(5000, x); }\n")
+    path = tmp_path / "fill.c"
+    path.write_text(code)
+    [counted] = count_sources([SourceFile(str(path), code)], AnalysisOptions())
+    clear = next(fn for fn in counted.functions if fn.name == "clear")
+    assert clear.inferred_sizes == {"n": 5000.0}  # used by the memset's length, not by a loop
+    assert any(a.startswith("memset of 39 KiB per call") for a in clear.assumptions)
