@@ -1,8 +1,6 @@
 """Shapes of real C libraries (zlib, lz4, xxHash, stb, cJSON) that the IR reader got wrong:
 each reproduces issue 17's finding with clang-19 and opt-19, and checks what ccls reads now."""
-import contextlib
 import shutil
-import signal
 import subprocess
 import time
 
@@ -16,6 +14,7 @@ from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
 from ccls.readers.llvm_ir import IRNotReadable, ModuleText, parse_module, read_functions, readable_ir
 from ccls.readers.scev import parse_opt_output
+from tests.test_scev import deadline
 
 pytestmark = pytest.mark.skipif(shutil.which("clang-19") is None and shutil.which("clang") is None,
                                 reason="clang-19 is not installed (apt-get install clang-19)")
@@ -36,20 +35,6 @@ def module(code: str) -> tuple[str, str]:
     opt = subprocess.run([toolchain.require_tool("opt"), f"-passes=default<O2>,{ANALYSIS_PASSES}", "-S", "-o", "-"],
                          input=clang.stdout, capture_output=True, text=True, check=True)
     return opt.stdout, opt.stderr
-
-
-@contextlib.contextmanager
-def deadline(seconds: float):
-    """Fail (instead of hanging) when the body runs longer than `seconds`."""
-    def expire(*_):
-        raise TimeoutError(f"took more than {seconds} s")
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def phichain(depth: int) -> str:
