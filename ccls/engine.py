@@ -17,9 +17,9 @@ from ccls.frontends import FrontendResult, SourceFile, frontend_for
 from ccls.model import AnalysisError, CountedFunction, Finding, FunctionIR, LoopSummary, Metrics
 from ccls.options import AnalysisOptions
 from ccls.polynomial import LOG2_PREFIX, Polynomial
-from ccls.sizes import FunctionKey, InferredSize, infer_sizes
 from ccls.scoring import (DEFAULT_NORMALIZATION, NORMALIZATION_WORDS, NORMALIZATIONS, absolute_score,
                           composite_scores, grade_for)
+from ccls.sizes import InferredSize, infer_sizes
 from ccls.tables import CostTable, Tables, reference_family
 from ccls.targets import CPU_TARGETS
 
