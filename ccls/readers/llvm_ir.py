@@ -1249,8 +1249,10 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
         return MemoryAccess("invariant" if pointer in parameters or not pointer else "unknown", element_bytes)
     if reading.budget.exhausted:
         return MemoryAccess("unknown", element_bytes)
+    # Global arrays as bases only where the address names one: the other addresses share the
+    # trip counts' memo (a decoder's phi web is resolved once, not once per mode).
     ctx = _scev_context(analyses, set(parameters), ancestors[loop_id] | {loop_id}, substituted, reading,
-                        addresses=True)
+                        addresses="@" in scev)
     try:
         address = to_polynomial(scev, ctx)
     except BudgetExhausted:
