@@ -512,3 +512,22 @@ def test_only_options_that_change_counts_key_the_count_cache():
     for changed in (AnalysisOptions(default_trip_count=7), AnalysisOptions(arch="aarch64"),
                     AnalysisOptions(parameter_values=(("n", 5.0),)), AnalysisOptions(machine_code=False)):
         assert changed.counting_fields() != base
+
+
+def test_program_sizes_are_inferred_fresh_for_documents_and_may_be_stale_for_the_background():
+    from ccls.lsp.program_sizes import ProgramSizes
+    from ccls.model import CallSite, CountedFunction
+
+    def counted(name: str, parameters: list[str], sites: tuple = ()) -> CountedFunction:
+        return CountedFunction(name=name, display_name=name, file="", line=1, end_line=1, language="c", arch="x86_64",
+                               parameters=parameters, static_counts={}, counts={}, machine_instructions=None, loops=[],
+                               line_counts={}, calls={}, sites=[], assumptions=[], call_sites=sites)
+
+    sizes = ProgramSizes()
+    assert sizes.learn("/w/lib.c", [counted("kernel", ["n"])])
+    assert sizes.for_document("/w/lib.c") == {}
+    assert sizes.learn("/w/main.c", [counted("main", [], (CallSite("main", "kernel", 3, (("const", 64),)),))])
+    assert not sizes.learn("/w/main.c", [counted("main", [], (CallSite("main", "kernel", 3, (("const", 64),)),))])
+    assert sizes.for_document("/w/lib.c", max_age_s=30.0) == {}  # computed a moment ago: may be stale
+    assert sizes.for_document("/w/lib.c")["kernel"]["n"].value == 64  # a document's analysis: fresh
+    assert sizes.own_sizes("/w/lib.c") == {} and sizes.own_sizes("/w/main.c") == {}

@@ -20,9 +20,9 @@ from ccls.lsp import convert, reduce
 from ccls.lsp.convert import Placed
 from ccls.lsp.incremental import (Analyzer, Cancelled, DocumentModel, Outcome, all_counted, definition_rows, language_for,
                                   size_values)
-from ccls.lsp.program_sizes import ProgramSizes
+from ccls.lsp.program_sizes import DocumentSizes, ProgramSizes
 from ccls.lsp.positions import UTF16
-from ccls.lsp.scheduler import FOREGROUND, DocumentScheduler, WorkerPool
+from ccls.lsp.scheduler import BACKGROUND, FOREGROUND, DocumentScheduler, WorkerPool
 from ccls.lsp.settings import Settings, merge, parse_settings, read_project_file
 from ccls.model import AnalysisError
 
@@ -79,7 +79,8 @@ class Session:
         self._memo_lock = threading.Lock()
         self._parse_ahead: dict[str, asyncio.TimerHandle] = {}
         self.program_sizes = ProgramSizes()  # what the workspace's call sites pass its functions
-        self._sizes_used: dict[str, list] = {}  # uri -> the size values its last analysis used
+        self._sizes_used: dict[str, tuple] = {}  # uri -> the size values its last analysis used
+        self._recheck_pending = False
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -393,12 +394,13 @@ class Session:
             self.workspace is not None and settings.scoring == "cohort") else None
 
         previous = self.results.get(uri)
-        sizes = self.program_sizes.for_document(model.path)
+        program_sizes = self.program_sizes
 
-        def work() -> tuple[Outcome, dict]:
+        def work() -> tuple[Outcome, dict, DocumentSizes]:
+            sizes = program_sizes.for_document(model.path)  # inference can take a while: not on the loop
             outcome = analyzer.analyse(snapshot, settings.analysis_options(), stop.is_set,
                                        previous=previous.outcome if previous is not None else None, sizes=sizes)
-            return outcome, self._unit_reports(uri, outcome, settings, cohort)
+            return outcome, self._unit_reports(uri, outcome, settings, cohort), sizes
 
         future = self.pool.submit(work, FOREGROUND)
 
@@ -408,7 +410,7 @@ class Session:
 
         unregister = self.scheduler.on_cancel(uri, supersede)
         try:
-            outcome, reports = await asyncio.wrap_future(future)
+            outcome, reports, sizes = await asyncio.wrap_future(future)
         except (asyncio.CancelledError, Cancelled):
             self.stats.superseded += 1
             return
@@ -440,11 +442,37 @@ class Session:
         if self.settings != settings:
             self.refresh_reports()  # profile/region changed while this was analysed
 
-    def recheck_sizes(self) -> None:
+    def recheck_sizes(self, delay_s: float = 0.0) -> None:
         """Re-analyse the documents whose functions' sizes from call sites have changed (a
-        constant edited at a call, a caller opened or indexed): their keys change with them."""
-        for uri, model in self.docs.items():
-            if uri in self._sizes_used and size_values(self.program_sizes.for_document(model.path)) != self._sizes_used[uri]:
+        constant edited at a call, a caller opened or indexed): their keys change with them.
+        Coalesced, and worked out on a worker (inference covers the whole workspace)."""
+        if self._recheck_pending:
+            return
+        self._recheck_pending = True
+
+        def compare() -> list[str]:
+            return [uri for uri, path in paths.items()
+                    if size_values(self.program_sizes.for_document(path)) != self._sizes_used.get(uri)]
+
+        def run() -> None:
+            self._recheck_pending = False
+            nonlocal paths
+            paths = {uri: model.path for uri, model in self.docs.items() if uri in self._sizes_used}
+            if paths:
+                self.pool.submit(compare, BACKGROUND).add_done_callback(
+                    lambda f: f.exception() is None and self._call_soon(self._reschedule, f.result()))
+        paths: dict[str, str] = {}
+        loop = self._loop
+        if loop is None:
+            self._recheck_pending = False
+        elif delay_s:
+            loop.call_later(delay_s, run)
+        else:
+            loop.call_soon(run)
+
+    def _reschedule(self, uris: list[str]) -> None:
+        for uri in uris:
+            if uri in self.docs:
                 self.scheduler.schedule(uri, 0)
 
     def refresh_reports(self) -> None:

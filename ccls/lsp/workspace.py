@@ -34,6 +34,8 @@ SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".v
                        ".mypy_cache", ".pytest_cache", ".cache"})
 MAX_FILE_BYTES = 2 * 1024 * 1024
 _EVENT_SETTLE_S = 0.3
+STALE_SIZES_S = 30.0  # how old a size inference the background pass may use
+RECHECK_DELAY_S = 2.0  # open documents are re-checked against new call sites this long after a file is learned
 
 
 class WorkspaceIndex:
@@ -54,6 +56,7 @@ class WorkspaceIndex:
         self._queue: deque[str] = deque()
         self._queued: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._resized: set[str] = set()  # files re-queued once to count at their own calls' sizes
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -162,6 +165,7 @@ class WorkspaceIndex:
 
     def request_pass(self) -> None:
         """Queue every source file of the workspace; the directory walk runs off the loop."""
+        self._resized.clear()
         future = self.session.pool.submit(self._discover, BACKGROUND)
         loop = asyncio.get_running_loop()
 
@@ -242,9 +246,10 @@ class WorkspaceIndex:
         if analyzer is None:
             return
 
-        sizes = self.session.program_sizes.for_document(path)
+        program_sizes = self.session.program_sizes
+        refresh = path in self._resized
 
-        def work() -> tuple[list[CohortMember], list[CountedFunction]] | None:
+        def work() -> tuple[list[CohortMember], list[CountedFunction], tuple] | None:
             language = language_for(path)
             try:
                 if language is None or os.path.getsize(path) > MAX_FILE_BYTES:
@@ -256,12 +261,15 @@ class WorkspaceIndex:
             # surrogateescape: undecodable bytes reach the compiler unchanged.
             model = DocumentModel("file://" + path, path, language, raw.decode("utf-8", "surrogateescape"), 0)
             options = settings.analysis_options()
+            # Sizes inferred up to half a minute ago will do (the keys hold the values used),
+            # but for a file re-queued because its own calls pass sizes.
+            sizes = program_sizes.for_document(path, max_age_s=0.0 if refresh else STALE_SIZES_S)
             outcome = analyzer.analyse(model.snapshot(), options, remember=False, sizes=sizes)
             counted = all_counted(outcome)
             members = [CohortMember.of(cf, options) for cf in counted]
             del outcome, model
             release_freed_memory()  # a file's compile leaves megabytes glibc would otherwise keep
-            return members, counted
+            return members, counted, size_values(sizes)
         try:
             done = await asyncio.wrap_future(self.session.pool.submit(work, BACKGROUND))
         except asyncio.CancelledError:
@@ -272,9 +280,13 @@ class WorkspaceIndex:
         self._set_functions(path, done[0] if done is not None else None)
         self.files_done += 1
         if done is not None and self.session.program_sizes.learn(path, done[1]):
-            self.session.recheck_sizes()
-            if size_values(self.session.program_sizes.for_document(path)) != size_values(sizes):
-                self._enqueue(path)  # its own calls pass its functions sizes it was not counted at
+            self.session.recheck_sizes(delay_s=RECHECK_DELAY_S)
+            own = self.session.program_sizes.own_sizes(path)
+            used = dict(done[2])
+            if not refresh and any(dict(size_values({name: params})).get(name) != used.get(name)
+                                   for name, params in own.items()):
+                self._resized.add(path)  # once: its own calls pass its functions sizes it was not counted at
+                self._enqueue(path)
 
     def cohort_members(self, exclude: set[str]) -> Cohort:
         """(path, members) of every analysed workspace file but the documents `exclude` names,
