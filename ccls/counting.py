@@ -530,7 +530,7 @@ def _outer_reuse(access: MemoryAccess, footprint: float, cache: CacheGeometry,
     if outer is None or outer == 0 or abs(outer) >= cache.line_bytes:
         return None
     stride = abs(int(inner)) if inner is not None else 0
-    ways = {"L1": getattr(cache, "l1_ways", None), "L2": getattr(cache, "l2_ways", None)}
+    ways = {"L1": cache.l1_ways, "L2": cache.l2_ways}
     sizes = {"L1": cache.l1_bytes, "L2": cache.l2_bytes}
     level = next((name for name in ("L1", "L2")
                   if footprint <= _set_capacity(sizes[name], ways[name], stride, cache)), None)
@@ -539,8 +539,8 @@ def _outer_reuse(access: MemoryAccess, footprint: float, cache: CacheGeometry,
             notes.add(f"a walk with a stride of {_human_bytes(stride)} per iteration uses few cache sets: its lines do not stay "
                       f"for the next iteration of the loop around it")
         return None
-    tlb = getattr(cache, "tlb_entries", None)
-    pages = footprint / cache.line_bytes * min(1.0, stride / getattr(cache, "page_bytes", 4096))
+    tlb = cache.tlb_entries
+    pages = footprint / cache.line_bytes * min(1.0, stride / cache.page_bytes)
     if tlb and pages > tlb:
         if notes is not None:
             notes.add(f"a walk over {pages:.0f} pages per sweep exceeds the TLB's {tlb} entries: its lines "
@@ -560,7 +560,7 @@ def _set_capacity(size_bytes: int, ways: int | None, stride: int, cache: CacheGe
     sets = size_bytes // (ways * line)
     if sets <= 0:
         return size_bytes
-    per_page = max(1, getattr(cache, "page_bytes", 4096) // line)
+    per_page = max(1, cache.page_bytes // line)
     return size_bytes / math.gcd(stride // line, min(sets, per_page))
 
 

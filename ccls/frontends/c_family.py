@@ -6,6 +6,7 @@ language server) the buffer's include block is precompiled there once (`ccls.pre
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import re
 import tempfile
@@ -21,6 +22,7 @@ from ccls.readers.llvm_ir import IRNotReadable, ModuleText, parse_module, read_f
 from ccls.readers.scev import parse_opt_output
 from ccls.targets import CPU_TARGETS
 
+log = logging.getLogger(__name__)
 _LANGUAGE_FLAG = {"c": "c", "cpp": "c++", "cuda": "cuda"}
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>fatal error|error): (?P<msg>.*)$", re.M)
 ANALYSIS_PASSES = "instnamer,print<loops>,print<scalar-evolution>"
@@ -51,12 +53,14 @@ def analyze_cpp(source: SourceFile, options: AnalysisOptions) -> FrontendResult:
 def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: str,
                        extra_flags: list[str]) -> FrontendResult:
     """Compile one buffer with clang and read every function it defines (not those of headers)."""
-    options = _built_level(source, options, language)
+    flags = compile_db.flags_for(source.path, language=language, override=options.flags_override,
+                                 extra=options.extra_flags, query_driver=options.query_driver)
+    options = _built_level(flags.flags, options)
     try:
         with tempfile.TemporaryDirectory(prefix="ccls-") as work:
             opt = start_opt(options)  # the analyses; starts while clang runs
             try:
-                ir_text, assumptions, code_flags = _compile(source, options, language, extra_flags, work)
+                ir_text, assumptions, code_flags = _compile(source, options, language, extra_flags, work, flags)
                 calls = CallSiteReader(ir_text, source.path, options)  # runs beside the optimiser
                 optimised = _optimise(_LOCAL_LINKAGE.sub("define ", ir_text), code_flags, source, options)
             except BaseException:
@@ -100,7 +104,10 @@ class CallSiteReader:
         except (toolchain.ToolMissing, toolchain.ToolTimeout):
             return
         if done.returncode == 0:
-            self._result = read_call_sites(done.stdout, path)
+            try:
+                self._result = read_call_sites(done.stdout, path)
+            except Exception as exc:  # a reader bug loses the sizes, never the file (nor prints a traceback)
+                log.warning("call sites of %s not read: %s", path, exc)
 
     def result(self) -> ModuleCalls | None:
         self._thread.join()
@@ -123,11 +130,9 @@ def _optimise(ir_text: str, code_flags: Sequence[str], source: SourceFile, optio
     return result.stdout
 
 
-def _built_level(source: SourceFile, options: AnalysisOptions, language: str) -> AnalysisOptions:
+def _built_level(flags: Sequence[str], options: AnalysisOptions) -> AnalysisOptions:
     """The options at the optimisation level the program is built with: the last `-O` of its
     compile database (or flags setting), where that is one ccls can analyse; else as given."""
-    flags = compile_db.flags_for(source.path, language=language, override=options.flags_override,
-                                 extra=options.extra_flags, query_driver=options.query_driver).flags
     levels = [_LEVEL_ALIASES.get(flag, flag) for flag in flags if flag.startswith("-O")]
     if levels and levels[-1] in _LEVELS and levels[-1] != options.optimization:
         return dataclasses.replace(options, optimization=levels[-1])
@@ -142,12 +147,10 @@ def _buffer_name(source: SourceFile) -> str:
 
 
 def _compile(source: SourceFile, options: AnalysisOptions, language: str, extra_flags: list[str],
-             work: str) -> tuple[str, list[str], tuple[str, ...]]:
+             work: str, flags: compile_db.CompileFlags) -> tuple[str, list[str], tuple[str, ...]]:
     """(LLVM IR before optimisation, assumptions, the flags that shape the code: target,
     the compile database's or settings' flags, optimisation level)."""
     clang = toolchain.require_tool("clang")
-    flags = compile_db.flags_for(source.path, language=language, override=options.flags_override,
-                                 extra=options.extra_flags, query_driver=options.query_driver)
     assumptions = [f"compiled by {toolchain.tool_version('clang') or clang} {options.optimization}; "
                    f"flags from {flags.origin}"]
     if flags.dropped:

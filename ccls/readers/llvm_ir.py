@@ -655,14 +655,9 @@ def _value_lines(body: list, dbg_ids: list[str | None], dilocation_lines: dict[s
     """The source line of each named value: its own, else its block's first (a phi has none)."""
     blocks = _first_lines(body, dbg_ids, dilocation_lines)
     out: dict[str, int] = {}
-    position = -1
-    for block, instrs in body:
-        for instr in instrs:
-            position += 1
-            dbg_id = dbg_ids[position] if position < len(dbg_ids) else None
-            line = dilocation_lines.get(dbg_id) if dbg_id else None
-            if instr.name and (line or block in blocks):
-                out[instr.name] = line or blocks[block]
+    for block, instr, line in _instruction_lines(body, dbg_ids, dilocation_lines):
+        if instr.name and (line or block in blocks):
+            out[instr.name] = line or blocks[block]
     return out
 
 
@@ -888,16 +883,23 @@ def _log2_symbol(start: str, analyses: FunctionAnalyses, parameters: set[str]) -
 
 
 def _first_lines(body: list, dbg_ids: list[str | None], dilocation_lines: dict[str, int]) -> dict[str, int]:
-    """The first source line of each block (instructions are numbered as `dbg_ids` lists them)."""
+    """The first source line of each block."""
     out: dict[str, int] = {}
+    for name, _, line in _instruction_lines(body, dbg_ids, dilocation_lines):
+        if name not in out and line:
+            out[name] = line
+    return out
+
+
+def _instruction_lines(body: list, dbg_ids: list[str | None], dilocation_lines: dict[str, int]):
+    """(block, instruction, source line or None) in order (instructions are numbered as
+    `dbg_ids` lists them)."""
     position = -1
-    for name, instrs in body:
-        for _ in instrs:
+    for block, instrs in body:
+        for instr in instrs:
             position += 1
             dbg_id = dbg_ids[position] if position < len(dbg_ids) else None
-            if name not in out and dbg_id and dilocation_lines.get(dbg_id):
-                out[name] = dilocation_lines[dbg_id]
-    return out
+            yield block, instr, dilocation_lines.get(dbg_id) if dbg_id else None
 
 
 def _named_loads(analyses: FunctionAnalyses, parameters: set[str], body: list, definitions: dict,
