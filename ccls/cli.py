@@ -46,7 +46,41 @@ def _parser() -> argparse.ArgumentParser:
                                          "--flags=-O3 when it starts with a dash)")
     analyze.add_argument("--timeout", type=_positive_seconds, default=60.0, help="seconds per compile")
     analyze.add_argument("--tables", help="directory of cost tables (default: the bundled ones)")
+    _add_gate_commands(sub, analyze)
     return parser
+
+
+def _add_gate_commands(sub: argparse._SubParsersAction, analyze: argparse.ArgumentParser) -> None:
+    """`ccls check` (the CI gate, with analyze's options) and `ccls diff` (ccls/gate.py)."""
+    from ccls.gate import GATE_METRICS
+
+    check = sub.add_parser("check", help="analyse and fail (exit 1) when a function's cost grew beyond a baseline's")
+    check.add_argument("paths", nargs="+", metavar="PATH")
+    check.add_argument("--baseline", required=True, metavar="FILE",
+                       help="the baseline JSON (written by --update; an `analyze --format json` document also works)")
+    check.add_argument("--update", action="store_true", help="write the baseline from this analysis and exit")
+    _add_comparison_options(check, GATE_METRICS)
+    check.add_argument("--scoring", choices=("cohort", "absolute"), default="absolute",
+                       help="absolute (default here): a function's grade does not move when others change; cohort: "
+                            "min–max within the analysed functions")
+    # The analysis options are analyze's own (the same argparse actions, as parents= shares them).
+    own = {action.dest for action in check._actions}
+    for action in analyze._actions:
+        if action.option_strings and action.dest not in own:
+            check._add_action(action)
+    diff = sub.add_parser("diff", help="compare two analyses (baselines or `analyze --format json` documents)")
+    diff.add_argument("old", metavar="OLD.json")
+    diff.add_argument("new", metavar="NEW.json")
+    _add_comparison_options(diff, GATE_METRICS)
+    diff.add_argument("--tables", help="directory of cost tables, for the grade scale (default: the bundled ones)")
+
+
+def _add_comparison_options(parser: argparse.ArgumentParser, metrics: Sequence[str]) -> None:
+    parser.add_argument("--metric", choices=metrics, default="CU", help="the figure the gate compares (default CU)")
+    parser.add_argument("--max-increase", type=_tolerance, default=0.05, metavar="PERCENT",
+                        help="tolerated growth per function, e.g. 5%% (the default) or 12.5; for --metric score, "
+                             "the tolerated fall")
+    parser.add_argument("--format", choices=("table", "json", "markdown"), default="table")
 
 
 def _walk(paths: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -106,6 +140,14 @@ def _whole_number(low: int, high: int):
             raise argparse.ArgumentTypeError(f"expected a whole number from {low} to {high}, got {text}")
         return int(value)
     return parse
+
+
+def _tolerance(text: str) -> float:
+    from ccls.gate import parse_tolerance
+    try:
+        return parse_tolerance(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage such as 5% or 2.5, got {text}") from None
 
 
 def _positive_seconds(text: str) -> float:
@@ -168,6 +210,120 @@ def run_analyze(args: argparse.Namespace) -> int:
     return EXIT_ANALYSIS_ERRORS if errors else EXIT_OK
 
 
+def run_check(args: argparse.Namespace) -> int:
+    """Analyse as `analyze` does; with --update write the baseline, else compare against it."""
+    import contextlib
+    import io
+    import json
+
+    from ccls import gate
+
+    old = None
+    if not args.update:
+        old = _read_analysis(args.baseline, missing_hint=f"write one with: ccls check PATH… --baseline "
+                                                          f"{args.baseline} --update")
+        if old is None:
+            return EXIT_USAGE
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured):  # the analysis/1 document, as `analyze --format json` prints it
+        status = run_analyze(argparse.Namespace(**{**vars(args), "format": "json"}))
+    if status == EXIT_USAGE:
+        return status
+    try:
+        current = gate.baseline_from_analysis(json.loads(captured.getvalue()), os.getcwd())
+    except (ValueError, gate.GateError) as problem:
+        print(f"ccls: the analysis produced no report ({problem})", file=sys.stderr)
+        return EXIT_ANALYSIS_ERRORS
+    for error in current["errors"]:
+        first = (error.get("message") or "").splitlines()[0] if error.get("message") else ""
+        print(f"ccls: {error['file']}:{error.get('line') or '?'}: {first}", file=sys.stderr)
+    if status != EXIT_OK and not current["errors"]:
+        return status  # nothing to analyse (run_analyze said why)
+    if args.update:
+        try:
+            _write_atomically(args.baseline, gate.baseline_json(current))
+        except OSError as problem:
+            print(f"ccls: cannot write the baseline {args.baseline}: {problem.strerror or problem}", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"ccls: wrote baseline {args.baseline} ({len(current['functions'])} functions)", file=sys.stderr)
+        return EXIT_ANALYSIS_ERRORS if current["errors"] else EXIT_OK
+    comparison = _compare(old, current, args)
+    if comparison is None:
+        return EXIT_USAGE
+    print(_render_comparison(comparison, args.format))
+    if current["errors"]:
+        print(f"ccls: {len(current['errors'])} file(s) could not be analysed; the gate fails until they can",
+              file=sys.stderr)
+    return EXIT_ANALYSIS_ERRORS if comparison.failed or current["errors"] else EXIT_OK
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    """Compare two analyses and print the report; exit 0 (2 for unreadable input)."""
+    old, new = _read_analysis(args.old), _read_analysis(args.new)
+    if old is None or new is None:
+        return EXIT_USAGE
+    comparison = _compare(old, new, args)
+    if comparison is None:
+        return EXIT_USAGE
+    print(_render_comparison(comparison, args.format))
+    return EXIT_OK
+
+
+def _read_analysis(path: str, missing_hint: str = "") -> dict | None:
+    """A JSON document from `path`, or None after saying why on stderr."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        print(f"ccls: no such file: {path}" + (f"; {missing_hint}" if missing_hint else ""), file=sys.stderr)
+    except OSError as problem:
+        print(f"ccls: cannot read {path}: {problem.strerror or problem}", file=sys.stderr)
+    except (ValueError, UnicodeDecodeError) as problem:
+        print(f"ccls: {path} is not JSON: {problem}", file=sys.stderr)
+    return None
+
+
+def _compare(old: dict, new: dict, args: argparse.Namespace):
+    """gate.compare with the tables' grade scale; None after saying why on stderr."""
+    from ccls import gate
+    from ccls.tables import TableError, load_tables
+
+    try:
+        grades = [grade for _, grade, _ in load_tables(getattr(args, "tables", None)).grades.bands]
+        return gate.compare(old, new, args.metric, args.max_increase, grades, root=os.getcwd())
+    except (TableError, gate.GateError) as problem:
+        print(f"ccls: {problem}", file=sys.stderr)
+        return None
+
+
+def _render_comparison(comparison, fmt: str) -> str:
+    from ccls import gate
+
+    if fmt == "json":
+        return gate.comparison_json(comparison)
+    if fmt == "markdown":
+        return gate.comparison_markdown(comparison)
+    return gate.comparison_table(comparison)
+
+
+def _write_atomically(path: str, text: str) -> None:
+    import contextlib
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(prefix=".ccls-", suffix=".json", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -179,6 +335,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "analyze":
         try:
             return run_analyze(args)
+        except KeyboardInterrupt:
+            return 130
+    gate_commands = {"check": run_check, "diff": run_diff}
+    if args.command in gate_commands:
+        try:
+            return gate_commands[args.command](args)
         except KeyboardInterrupt:
             return 130
     parser.print_help()
