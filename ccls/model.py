@@ -13,7 +13,7 @@ from typing import Literal
 
 from ccls.polynomial import Polynomial
 
-TripKind = Literal["constant", "symbolic", "bounded", "expected", "unknown"]
+TripKind = Literal["constant", "symbolic", "data", "bounded", "expected", "unknown"]
 AccessPattern = Literal["invariant", "unit", "strided", "indirect", "pointer-chase", "unknown"]
 
 
@@ -24,7 +24,9 @@ class TripCount:
     ``iterations`` may contain parameter symbols and outer loops' index symbols (``@<loop id>``).
     kind: constant/symbolic = exact (from ScalarEvolution or ``range(n)``); bounded = only a
     maximum was known and is used; expected = the mean of a data-dependent early exit
-    (`ccls.early_exit`); unknown = ``iterations`` is the configured default.
+    (`ccls.early_exit`); unknown = ``iterations`` is the configured default; data = exact in a
+    size the program keeps in its data and that is named after it (`strlen(s)`, `len(head)`,
+    `a->count`: a string walked to its NUL, a list to its null link, a count read from memory).
     """
 
     kind: TripKind

@@ -98,7 +98,7 @@ def hover_markdown(r: FunctionReport, settings: ReportSettings | None = None) ->
     if fn.loops:
         out += ["", "**Loops**"]
         for loop in sorted(fn.loops, key=lambda l: (l.line or 0, l.depth)):
-            kind = {"constant": "known", "symbolic": "symbolic", "bounded": "assumed: an upper bound",
+            kind = {"constant": "known", "symbolic": "symbolic", "data": "named by the data it walks", "bounded": "assumed: an upper bound",
                     "expected": "assumed: the mean of a data-dependent exit", "unknown": "assumed"}[loop.trip_count.kind]
             out.append(f"- line {loop.line or '?'}, depth {loop.depth}: {trip_count_text(loop, fn.loops)} "
                        f"iterations ({kind})")

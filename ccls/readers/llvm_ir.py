@@ -22,7 +22,7 @@ import llvmlite.binding as llvm
 from ccls.early_exit import early_exit_trip
 from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, MemoryAccess, TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
-from ccls.readers import alias_checks
+from ccls.readers import alias_checks, data_walks
 from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
 from ccls.readers.scev import (GLOBAL_BASE, BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget,
                                ScevContext, ValueMemo, spoken, to_polynomial)
@@ -517,6 +517,10 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     reading.definitions, reading.allocators = definitions, allocators
     substituted = _named_loads(analyses, set(parameters), body, definitions, dbg_ids, dilocation_lines,
                                loop_bounds, assumptions)
+    reading.block_of = {i.name: bb for bb, instrs in body for i in instrs if i.name}
+    reading.phis = {bb: [i for i in instrs if i.opcode == "phi"] for bb, instrs in body}
+    reading.data_symbols = _data_named_loads(analyses, definitions, reading.block_of, set(parameters), substituted,
+                                             assumptions) | {s for v in substituted.values() for s in v.symbols}
     terminators = {name: instrs[-1] for name, instrs in body if instrs}
     never_vectorised = _checked_overlaps(analyses, parameters, body, definitions, terminators, substituted,
                                          reading, assumptions)
@@ -615,6 +619,9 @@ class _Reading:
     global_bytes: dict[str, int] = field(default_factory=dict)  # each global array's size (`global_sizes`)
     definitions: dict = field(default_factory=dict)  # value name → its instruction
     allocators: frozenset[str] = frozenset()  # `ParsedModule.allocators`
+    block_of: dict[str, str] = field(default_factory=dict)  # value name → its block
+    phis: dict[str, list] = field(default_factory=dict)  # block → its phis
+    data_symbols: set[str] = field(default_factory=set)  # sizes named after data (`a->count`, `strlen(s)`)
 
 
 _IR_NAME = re.compile(r'(loop )?%("[^"]+"|[-\w.$]+)')
@@ -1015,7 +1022,8 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
                 assumptions.append(f"loop %{record.header}: {note}")
             if (most := _at_most_at_zero_sizes(iterations, record.header, assumptions)) is not None:
                 return TripCount("bounded", most, text)
-            kind = "constant" if iterations.constant_value() is not None else "symbolic"
+            kind = "constant" if iterations.constant_value() is not None else \
+                "data" if iterations.symbols & reading.data_symbols else "symbolic"
             return TripCount(kind, iterations, text)
         except NotPolynomial as why:
             reason = str(why)
@@ -1054,8 +1062,53 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         # e.g. 16383 for `len / 4` of a loaded unsigned short that is really at most 15: a type's
         # maximum, larger than any default, says nothing of how often the loop runs
         reason += f"; its maximum {bound} is only the range of a run-time value's type, not a count"
+    if (walked := _walk_trip(record, parameters, analyses, early_exit, assumptions, terminators, reading)) is not None:
+        return walked
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
+
+
+def _data_named_loads(analyses: FunctionAnalyses, definitions: dict, block_of: dict[str, str], parameters: set[str],
+                      substituted: dict[str, Polynomial], assumptions: list[str]) -> set[str]:
+    """Counts read from memory before their loop that the source did not name in the loop's
+    header (`while (i < a->count)`, a bound of a search): named from the IR (`a->count`) and
+    kept symbolic in `substituted`. The names given."""
+    given: set[str] = set()
+    for record in sorted(analyses.loops.values(), key=lambda r: r.depth):
+        for value, name in data_walks.named_loads(record, definitions, block_of, parameters, substituted).items():
+            substituted[value] = Polynomial.symbol(name)
+            given.add(name)
+            assumptions.append(f"loop %{record.header}: its bound reads `{name}` from memory before the loop: "
+                               f"kept symbolic as `{name}`")
+    return given
+
+
+def _walk_trip(record, parameters: set[str], analyses: FunctionAnalyses, early_exit: str, assumptions: list[str],
+               terminators: dict, reading: _Reading) -> TripCount | None:
+    """A loop that ends on data it walks (`ccls.readers.data_walks`): its count in the named size
+    (`strlen(s) + 1`, kind `data`), or, where it may also leave on other data (a mismatch of two
+    strings), the early-exit policy's count with that as its bound."""
+    reading.budget.spend()
+    walk = data_walks.data_walk(record, reading.definitions, reading.block_of, reading.phis.get(record.header, []),
+                                parameters,
+                                analyses.value_scevs, terminators)
+    if walk is None:
+        return None
+    reading.data_symbols.add(walk.symbol)
+    inside = set(record.blocks)
+    others = [(block, target) for block in record.blocks if block in terminators
+              for target in _successors(terminators[block])
+              if target not in inside and (block, target) != (walk.exit_block, walk.exit_target)]
+    ordinary = [(b, t) for b, t in others
+                if not _never_returns(t, terminators) and not _on_allocation_failure(terminators[b], t, reading)]
+    named = f"kept symbolic as `{walk.symbol}` (set it with --param '{walk.symbol}=N')"
+    if not ordinary:
+        assumptions.append(f"loop %{record.header}: {walk.what}: {spoken(walk.iterations)} iterations, {named}")
+        return TripCount("data", walk.iterations, record.backedge_taken or "")
+    trip, how = early_exit_trip(walk.iterations, early_exit, record.backedge_taken or "", spoken)
+    assumptions.append(f"loop %{record.header}: {walk.what}, or leaves earlier on other data; at most "
+                       f"{spoken(walk.iterations)} iterations, {named}; {how}")
+    return trip
 
 
 def _at_most_at_zero_sizes(count: Polynomial, header: str, assumptions: list[str]) -> Polynomial | None:

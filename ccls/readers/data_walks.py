@@ -1,0 +1,338 @@
+"""Loops that end on data, named after what they walk: a string to its NUL (`strlen(s)`), a
+linked list to its null link (`len(head)`), and counts read from memory (`a->count`).
+
+ScalarEvolution cannot count these (their exit tests a loaded value), yet most loops of real C
+libraries are of this kind. Their count is exact in a size the program holds in its data, so it
+is kept symbolic in that size, named as the source names what is walked: from the IR's value
+names (clang keeps a parameter's name, a struct member's name on the address it computes, a
+local's name on the phis mem2reg makes of it). What cannot be named stays unknown.
+
+Pure: IR values (`llvm_ir._Value`) and ScalarEvolution's text in, names and counts out.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ccls.polynomial import Polynomial
+
+STRLEN = "strlen("  # symbol prefixes of sizes named by data (`strlen(s)`, `len(head)`)
+LIST_LEN = "len("
+
+_NAME = r"(?:\"[^\"]+\"|[-\w.$]+)"
+_BRANCH = re.compile(rf"^br i1 %(?P<cond>{_NAME}), label %(?P<true>{_NAME}), label %(?P<false>{_NAME})")
+_ZERO_TEST = re.compile(rf"= icmp (?P<predicate>eq|ne) (?P<type>i\d+|ptr) %(?P<value>{_NAME}), (?:0|null)\b")
+_SWITCH_ZERO = re.compile(rf"\bi\d+ 0, label %(?P<target>{_NAME})")
+_SWITCH_ON = re.compile(rf"^switch i\d+ %(?P<value>{_NAME}), label %(?P<default>{_NAME})")
+_INCOMING = re.compile(rf"\[ (?P<value>[^,\[\]]+), %(?P<block>{_NAME}) \]")
+# {start,+,step}<flags><%loop>: an address that moves by a constant each iteration of `loop`
+_ADD_RECURRENCE = re.compile(rf"^\{{(?P<start>[^{{}}]+),\+,(?P<step>\d+)\}}(?:<\w+>)*<%(?P<loop>{_NAME})>$")
+_START = re.compile(rf"^(?:%(?P<bare>{_NAME})|\((?P<offset>-?\d+) \+ %(?P<based>{_NAME})\))$")
+_CASTS = ("zext", "sext", "trunc")
+# Names clang gives computed addresses and LLVM's passes give values: none names a member.
+_GENERIC = re.compile(r"^(?:i|arrayidx|arraydecay|add\.ptr|incdec\.ptr|scevgep|uglygep|call|tmp|idx|ptr|"
+                      r"retval|this|vla|agg\.tmp|ref\.tmp|coerce|x|cond)\d*$")
+# clang's member name; LLVM's uniquing digits and the inliner's `.i` suffixes dropped
+_MEMBER = re.compile(r"^(?P<name>[A-Za-z_]\w*?)\d*(?:\.i\d*)*$")
+_LOCAL_PHI = re.compile(r"^(?P<name>[A-Za-z_]\w*?)(?:\.addr)?(?:\.\d+)+(?:\.i\d*)*$")  # mem2reg: `p.addr.017`
+_NAMING_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class DataWalk:
+    """A loop that walks data to its end: its header's executions per entry, in the named size."""
+
+    iterations: Polynomial
+    symbol: str  # `strlen(s)`, `len(head)`
+    what: str  # for the assumption: "walks the string at s to its NUL"
+    exit_block: str  # the block whose exit edge ends the walk
+    exit_target: str
+
+
+def _unquote(name: str) -> str:
+    return name[1:-1] if name.startswith('"') else name
+
+
+class Names:
+    """The source's name of a value, where the IR keeps one: a parameter (`s`), a global
+    (`table`), a member read through a named pointer (`a->count`, `*p` at offset 0), a local
+    carried by a phi (`p`)."""
+
+    def __init__(self, definitions: dict, parameters: set[str]):
+        self.definitions, self.parameters = definitions, parameters
+
+    def value(self, name: str, depth: int = 0) -> str | None:
+        if name in self.parameters:
+            return name
+        instr = self.definitions.get(name)
+        if instr is None or depth > _NAMING_DEPTH:
+            return None
+        if instr.opcode == "load":
+            return self._loaded_from(instr.operands[0], depth)
+        if instr.opcode == "phi":
+            m = _LOCAL_PHI.match(name)
+            return m["name"] if m and not _GENERIC.match(m["name"]) else None
+        if instr.opcode == "getelementptr":  # an array member: `a->name` is its first element's address
+            return self.member(instr, depth)
+        return None
+
+    def _loaded_from(self, address, depth: int) -> str | None:
+        if address.name in self.parameters:
+            return f"*{address.name}"
+        if _is_global(address):
+            return address.name
+        instr = self.definitions.get(address.name)
+        if instr is not None and instr.opcode == "getelementptr":
+            return self.member(instr, depth)
+        if instr is not None and instr.opcode in ("load", "phi"):
+            inner = self.value(address.name, depth + 1)
+            return f"*{inner}" if inner and _simple(inner) else f"*({inner})" if inner else None
+        return None
+
+    def member(self, gep, depth: int) -> str | None:
+        """`base->member` for a constant offset from a named pointer, the address clang named
+        after the member (`%count = getelementptr … %a, i64 8`)."""
+        m = _MEMBER.match(gep.name or "")
+        if m is None or _GENERIC.match(m["name"]) or any(op.name for op in gep.operands[1:]):
+            return None
+        base = gep.operands[0]
+        owner = base.name if _is_global(base) else self.value(base.name, depth + 1)
+        if owner is None:
+            return None
+        if _is_global(base):
+            return f"{owner}.{m['name']}"
+        return f"{owner}->{m['name']}" if _simple(owner) or owner.startswith("*") else f"({owner})->{m['name']}"
+
+
+def _simple(name: str) -> bool:
+    return re.fullmatch(r"[A-Za-z_]\w*(?:->\w+)*", name) is not None
+
+
+def _is_global(value) -> bool:
+    try:
+        return value.ref.value_kind.name == "global_variable"
+    except (AttributeError, ValueError):
+        return False
+
+
+def named_loads(record, definitions: dict, block_of: dict[str, str], parameters: set[str],
+                substituted: dict[str, Polynomial]) -> dict[str, str]:
+    """Values of integer type read from memory before the loop that its count (or the bound of
+    its count) uses, with their names (`a->count`): `%len` → `input_buffer->length`."""
+    texts = (record.backedge_taken or "") + " " + (record.symbolic_max_backedge_taken or "")
+    names = Names(definitions, parameters)
+    inside = set(record.blocks)
+    out: dict[str, str] = {}
+    for value in dict.fromkeys(_unquote(v) for v in re.findall(rf"%({_NAME})", texts)):
+        instr = definitions.get(value)
+        if value in substituted or instr is None or instr.opcode != "load" or not instr.type_text.startswith("i"):
+            continue
+        if block_of.get(value) in inside:
+            continue
+        named = names.value(value)
+        if named is not None:
+            out[value] = named
+    return out
+
+
+def data_walk(record, definitions: dict, block_of: dict[str, str], header_phis: list, parameters: set[str],
+              value_scevs: dict[str, str], terminators: dict) -> DataWalk | None:
+    """The walk that ends this loop, if one of its exits tests a loaded value: against 0 (a
+    string's NUL) where the load's address moves by a constant each iteration from a named
+    start, or against null where the pointer tested is the next link read from the last one."""
+    inside = set(record.blocks)
+    names = Names(definitions, parameters)
+    for block in record.blocks:
+        term = terminators.get(block)
+        if term is None:
+            continue
+        for value, target in _zero_exits(term, inside, definitions):
+            walk = _string_walk(value, record, definitions, block_of, names, value_scevs) \
+                or _list_walk(value, record, definitions, block_of, header_phis, names)
+            if walk is not None:
+                iterations, symbol, what = walk
+                return DataWalk(iterations, symbol, what, block, target)
+    for block in record.blocks:
+        term = terminators.get(block)
+        branch = _BRANCH.match(term.text) if term is not None and term.opcode == "br" else None
+        if branch is None:
+            continue
+        outside = [_unquote(t) for t in (branch["true"], branch["false"]) if _unquote(t) not in inside]
+        test = definitions.get(_unquote(branch["cond"]))
+        if len(outside) == 1 and test is not None and test.opcode == "icmp" \
+                and (walk := _counted_to_loaded(test, record, definitions, block_of, names, value_scevs)):
+            iterations, symbol, what = walk
+            return DataWalk(iterations, symbol, what, block, outside[0])
+    return None
+
+
+_CAST_WRAPPED = re.compile(r"^\((?:zext|sext|trunc) i\d+ (?P<inner>.+) to i\d+\)$")
+_COUNTER = re.compile(rf"^\{{(?P<start>-?\d+),\+,(?P<step>\d+)\}}(?:<\w+>)*<%(?P<loop>{_NAME})>$")
+_LOADED_PLUS = re.compile(rf"^(?:%(?P<bare>{_NAME})|\((?P<offset>-?\d+) \+ %(?P<based>{_NAME})\))$")
+
+
+def _unwrapped(scev: str) -> str:
+    while m := _CAST_WRAPPED.match(scev):
+        scev = m["inner"]
+    return scev
+
+
+def _counted_to_loaded(test, record, definitions: dict, block_of: dict[str, str], names: Names,
+                       value_scevs: dict[str, str]):
+    """`for (i = 0; i < a->count; i++)` where the bound is read again each iteration (a store
+    through a `char *` may change it, as far as LLVM knows): a counter `{start,+,step}` of this
+    loop compared with a value read inside the loop from an address that does not move, named
+    (`a->count`, `*len`), plus a constant."""
+    operands = [op.name for op in test.operands[:2]]
+    if len(operands) != 2 or not all(operands):
+        return None
+    for counter, bound in (operands, operands[::-1]):
+        recurrence = _COUNTER.match(_unwrapped(value_scevs.get(counter, "")))
+        if recurrence is None or _unquote(recurrence["loop"]) != record.header:
+            continue
+        limit = _LOADED_PLUS.match(_unwrapped(value_scevs.get(bound, "")))
+        if limit is None:
+            continue
+        loaded = definitions.get(_unquote(limit["bare"] or limit["based"]))
+        if loaded is None or loaded.opcode != "load" or block_of.get(loaded.name) not in set(record.blocks):
+            continue
+        address = loaded.operands[0].name
+        if address in definitions and block_of.get(address) in set(record.blocks) \
+                and definitions[address].opcode != "getelementptr":
+            continue
+        gep = definitions.get(address)
+        if gep is not None and gep.opcode == "getelementptr" and (
+                block_of.get(gep.operands[0].name) in set(record.blocks) or any(op.name for op in gep.operands[1:])):
+            continue  # an address that moves with the loop
+        named = names.value(loaded.name)
+        step = int(recurrence["step"])
+        if named is None or step <= 0:
+            continue
+        symbol = named
+        offset = int(limit["offset"] or 0)
+        iterations = (Polynomial.symbol(symbol) + offset - int(recurrence["start"])) * Fraction(1, step) + 1
+        return iterations, symbol, f"counts up to `{named}`, read from memory at each iteration"
+    return None
+
+
+def _zero_exits(term, inside: set[str], definitions: dict):
+    """(value tested against zero or null, the outside block that the test sends it to)."""
+    if term.opcode == "br" and (branch := _BRANCH.match(term.text)):
+        test = definitions.get(_unquote(branch["cond"]))
+        zero = _ZERO_TEST.search(test.text) if test is not None and test.opcode == "icmp" else None
+        if zero is None:
+            return
+        on_zero = _unquote(branch["true"] if zero["predicate"] == "eq" else branch["false"])
+        if on_zero not in inside:
+            yield _unquote(zero["value"]), on_zero
+    elif term.opcode == "switch" and (switch := _SWITCH_ON.match(term.text)):
+        for case in _SWITCH_ZERO.finditer(term.text):
+            if _unquote(case["target"]) not in inside:
+                yield _unquote(switch["value"]), _unquote(case["target"])
+
+
+def _uncast(name: str, definitions: dict) -> str:
+    for _ in range(3):
+        instr = definitions.get(name)
+        if instr is None or instr.opcode not in _CASTS or not instr.operands[0].name:
+            break
+        name = instr.operands[0].name
+    return name
+
+
+def _incoming(phi) -> list[tuple[str, str]]:
+    """A phi's (value, block) pairs; a constant's value is its text."""
+    return [(_unquote(v[1:]) if v.startswith("%") else v, _unquote(b)) for v, b in _INCOMING.findall(phi.text)]
+
+
+def _string_walk(value: str, record, definitions: dict, block_of: dict[str, str], names: Names,
+                 value_scevs: dict[str, str]):
+    """`while (*p)`, `for (i = 0; s[i]; i++)`: the value tested is loaded (or carried by a
+    header phi from the previous iteration's load, as rotated loops do) from an address
+    `{start,+,step}` of this loop."""
+    inside = set(record.blocks)
+    tested = definitions.get(_uncast(value, definitions))
+    if tested is None or not tested.type_text.startswith("i"):
+        return None
+    carried = 0
+    if tested.opcode == "phi" and block_of.get(tested.name) == record.header:
+        loads = [definitions.get(_uncast(v, definitions)) for v, block in _incoming(tested) if block in inside]
+        if len(loads) != 1 or loads[0] is None:
+            return None
+        tested, carried = loads[0], 1  # the value loaded one iteration before the test
+    if tested.opcode != "load" or block_of.get(tested.name) not in inside:
+        return None
+    recurrence = _ADD_RECURRENCE.match(value_scevs.get(tested.operands[0].name, ""))
+    if recurrence is None or _unquote(recurrence["loop"]) != record.header:
+        return None
+    start = _START.match(recurrence["start"].strip())
+    if start is None:
+        return None
+    base = _unquote(start["bare"] or start["based"])
+    offset_bytes = int(start["offset"] or 0)
+    step_bytes = int(recurrence["step"])
+    element_bytes = max(1, _int_bits(tested.type_text) // 8)
+    named = names.value(base)
+    if named is None or step_bytes <= 0:
+        return None
+    symbol = f"{STRLEN}{named})"
+    # The NUL is element strlen(s) from the start: the test sees it at iteration
+    # (strlen·element − offset) / step (+1 when it tests the value carried from the last one);
+    # the header has run once more than that.
+    first = offset_bytes - carried * step_bytes
+    iterations = (Polynomial.symbol(symbol) * element_bytes - first) * Fraction(1, step_bytes) + 1
+    return iterations, symbol, f"walks the string at {named} to its terminating zero"
+
+
+def _int_bits(type_text: str) -> int:
+    m = re.fullmatch(r"i(\d+)", type_text.strip())
+    return int(m.group(1)) if m else 8
+
+
+def _constant_offset_gep(name: str, definitions: dict):
+    """(base, gep) for a getelementptr with constant indices, else (name, None)."""
+    instr = definitions.get(name)
+    if instr is not None and instr.opcode == "getelementptr" and not any(op.name for op in instr.operands[1:]):
+        return instr.operands[0].name, instr
+    return name, None
+
+
+def _list_walk(value: str, record, definitions: dict, block_of: dict[str, str], header_phis: list, names: Names):
+    """`for (n = head; n; n = n->next)`: a header phi whose value from inside the loop is read
+    through itself (`load (phi + constant)`, or that plus a constant), tested against null:
+    the phi or the link just read."""
+    inside = set(record.blocks)
+    for instr in header_phis:
+        if instr.opcode != "phi" or instr.type_text != "ptr":
+            continue
+        pairs = _incoming(instr)
+        starts = [v for v, block in pairs if block not in inside]
+        nexts = [v for v, block in pairs if block in inside]
+        if len(starts) != 1 or len(set(nexts)) != 1:
+            continue
+        link_name, _ = _constant_offset_gep(nexts[0], definitions)  # `&n->next->field`: a node's inner address
+        link = definitions.get(link_name)
+        if link is None or link.opcode != "load" or block_of.get(link.name) not in inside:
+            continue
+        read_from, field_gep = _constant_offset_gep(link.operands[0].name, definitions)
+        if read_from != instr.name:
+            continue
+        if value not in (instr.name, link.name):
+            continue
+        start = starts[0]
+        start_base, start_gep = _constant_offset_gep(start, definitions)
+        if start_gep is not None and field_gep is None and (member := names.member(start_gep, 0)) is not None:
+            # The phi holds the address of a link (`&array->child`, then each node's `next` at
+            # offset 0): the list starts at the node read from it.
+            named, extra = member, 1
+        else:
+            named, extra = names.value(start), 0
+        if named is None:
+            return None
+        symbol = f"{LIST_LEN}{named})"
+        # Tested on the link just read: the header runs once per node (plus once for the link
+        # address it starts from); tested on the phi, once more, for the null it ends on.
+        iterations = Polynomial.symbol(symbol) + extra + (1 if value == instr.name else 0)
+        return iterations, symbol, f"walks the linked list at {named} to its null link"
+    return None

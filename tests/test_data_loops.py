@@ -1,0 +1,131 @@
+"""Loops that end on data are named after what they walk (issue 17 §2): a string to its NUL
+(`strlen(s)`), a linked list to its null link (`len(head)`), a count read from memory
+(`a->count`). Inline C, compiled by clang-19 as the C front end does, then the CLI's `--param`."""
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from ccls.frontends import SourceFile
+from ccls.frontends.c_family import analyze_with_clang
+from ccls.options import AnalysisOptions
+from ccls.polynomial import Polynomial
+
+pytestmark = pytest.mark.skipif(shutil.which("clang-19") is None and shutil.which("clang") is None,
+                                reason="clang-19 is not installed (apt-get install clang-19)")
+
+
+def analyse(code: str, path: str = "/tmp/ccls-test/data_loops.c"):
+    result = analyze_with_clang(SourceFile(path, code), AnalysisOptions(), "c", [])
+    assert result.errors == []
+    return {f.display_name: f for f in result.functions}
+
+
+def trips(fn) -> list:
+    return sorted(((loop.trip_count.kind, loop.trip_count.iterations) for loop in fn.loops.values()),
+                  key=lambda t: (t[0], str(t[1])))
+
+
+LIBRARY = """
+#include <ctype.h>
+#include <stddef.h>
+struct item { struct item *next; struct item *prev; struct item *first; char *name; long count; char *text; };
+struct buffer { char *data; size_t length; size_t depth; };
+
+size_t length_of(const char *s) { size_t n = 0; while (*s) { s++; n++; } return n; }
+
+int checksum(const char *text) { int t = 0; for (int i = 0; text[i]; i++) t = t * 31 + text[i]; return t; }
+
+/* a case-insensitive comparison, as JSON libraries write it */
+int compare_names(const unsigned char *a, const unsigned char *b) {
+  if (a == NULL || b == NULL) return 1;
+  for (; tolower(*a) == tolower(*b); a++, b++)
+    if (*a == '\\0') return 0;
+  return tolower(*a) - tolower(*b);
+}
+
+void release(struct item *it, void (*drop)(void *)) {
+  while (it != NULL) { struct item *next = it->next; drop(it->name); drop(it); it = next; }
+}
+
+int children(const struct item *parent) {
+  if (parent == NULL) return 0;
+  int size = 0;
+  struct item *child = parent->first;
+  while (child != NULL) { size++; child = child->next; }
+  return size;
+}
+
+void indent(struct buffer *out, char *to) {
+  for (size_t i = 0; i < out->depth; i++) *to++ = '\\t';
+}
+
+long hop(const char *p) { long n = 0; while (*p) { p += (unsigned char)*p % 3 + 1; n++; } return n; }
+"""
+
+
+@pytest.fixture(scope="module")
+def library():
+    return analyse(LIBRARY)
+
+
+def test_a_string_walked_to_its_nul_is_counted_in_strlen_of_the_string(library):
+    strlen_s, strlen_text = Polynomial.symbol("strlen(s)"), Polynomial.symbol("strlen(text)")
+    # `while (*s) s++`: the first character is tested before the loop, the rest in it
+    assert trips(library["length_of"]) == [("data", strlen_s)]
+    [(kind, count)] = [t for t in trips(library["checksum"])]
+    assert (kind, count) == ("data", strlen_text)
+    notes = " ".join(library["length_of"].assumptions)
+    assert "walks the string at s to its terminating zero" in notes and "--param 'strlen(s)=N'" in notes
+
+
+def test_a_comparison_of_two_strings_is_a_search_bounded_by_the_first_strings_length(library):
+    [(kind, count)] = trips(library["compare_names"])
+    # it leaves at the NUL or at the first difference: the mean of an exit anywhere up to the NUL
+    assert kind == "expected" and count.symbols == {"strlen(a)"}
+    assert count.evaluate({"strlen(a)": 100}) == pytest.approx((100 + 1 + 1) / 2)
+
+
+def test_a_linked_list_walked_to_its_null_link_is_counted_in_its_length(library):
+    assert trips(library["release"]) == [("data", Polynomial.symbol("len(it)"))]
+    # the walk starts at the address of `parent->first` and reads one link past the last node
+    assert trips(library["children"]) == [("data", Polynomial.symbol("len(parent->first)") + 1)]
+
+
+def test_a_count_read_from_a_struct_at_each_iteration_is_named_after_the_member(library):
+    kinds = {kind for kind, _ in trips(library["indent"])}
+    counts = [count for kind, count in trips(library["indent"]) if kind == "data"]
+    assert kinds <= {"data", "constant"} and counts
+    assert all(count.symbols == {"out->depth"} for count in counts)
+
+
+def test_a_walk_that_steps_by_the_data_it_reads_stays_unknown(library):
+    assert [kind for kind, _ in trips(library["hop"])] == ["unknown"]
+    assert any("assuming 100" in a for a in library["hop"].assumptions)
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "ccls", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_the_cli_reports_kind_data_and_big_o_in_the_named_size_and_param_sets_it(tmp_path):
+    src = tmp_path / "walks.c"
+    src.write_text(LIBRARY)
+    default = run_cli("analyze", str(src), "--format", "json")
+    given = run_cli("analyze", str(src), "--format", "json", "--param", "strlen(s)=64",
+                    "--param", "len(parent->first)=5")
+    assert default.returncode == 0 and given.returncode == 0, default.stderr + given.stderr
+    at_default = {f["name"]: f for f in json.loads(default.stdout)["functions"]}
+    at_given = {f["name"]: f for f in json.loads(given.stdout)["functions"]}
+    assert at_default["length_of"]["big_o"] == "O(strlen(s))"
+    assert at_default["children"]["big_o"] == "O(len(parent->first))"
+    assert at_default["release"]["big_o"] == "O(len(it))"
+    assert at_default["compare_names"]["big_o"] == "O(strlen(a))"
+    assert [loop["kind"] for loop in at_default["length_of"]["loops"]] == ["data"]
+    # the default value is stated; a given one replaces it and moves the numbers
+    assert "numbers evaluated at strlen(s)=1000" in at_default["length_of"]["assumptions"]
+    assert "numbers evaluated at strlen(s)=64" in at_given["length_of"]["assumptions"]
+    assert at_given["length_of"]["metrics"]["CU"] < at_default["length_of"]["metrics"]["CU"] / 5
+    assert at_given["children"]["metrics"]["CU"] < at_default["children"]["metrics"]["CU"] / 10
