@@ -28,6 +28,8 @@ NON_COST_FILES = frozenset({REGIONS_FILE, PROFILES_FILE, GRADES_FILE, REFERENCE_
 CPU_MACHINE = "cpu"  # energy_parts.json: the machine of every table without an entry of its own
 PACKAGED_DIR = "_cost_tables"  # where the wheel ships cost_tables/ inside the ccls package
 DEFAULT_FAMILY, GPU_THREAD_FAMILY = "default", "gpu-thread"
+HOST_FILE = "host.json"  # how a calibrated table is named in errors; its data.arch is "host"
+NO_CALIBRATION = "no calibration of this machine yet: run `ccls calibrate` (about a minute; --quick: seconds)"
 REFERENCE_FAMILIES = frozenset({GPU_THREAD_FAMILY})  # the families reference_ranges.json may add
 
 _SEMVER = re.compile(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
@@ -221,9 +223,11 @@ class Tables:
 # -- public entry points ----------------------------------------------------------------------
 
 def load_tables(directory: str | None = None,
-                custom_profiles: Mapping[str, Sequence[float]] | None = None) -> Tables:
+                custom_profiles: Mapping[str, Sequence[float]] | None = None,
+                host_table: str | Path | None = None) -> Tables:
     """Read and validate every table file. ``directory`` defaults to the packaged copy
-    (``ccls/_cost_tables``) or, in a source checkout, ``<repo>/cost_tables``."""
+    (``ccls/_cost_tables``) or, in a source checkout, ``<repo>/cost_tables``. ``host_table``: a
+    calibrated table of this machine (`ccls calibrate`), added as arch ``host``."""
     root = _table_dir(directory)
     files = {entry.name: entry for entry in root.iterdir() if entry.name.endswith(".json")}
     for required in sorted(NON_COST_FILES):
@@ -240,6 +244,11 @@ def load_tables(directory: str | None = None,
     for name in sorted(set(files) - NON_COST_FILES):
         table = _cost_table(name, envelopes[name])
         cost[table.arch] = replace(table, energy=machines.get(table.arch, machines[CPU_MACHINE]))
+    if host_table is not None:
+        raw = _host_bytes(Path(host_table))
+        digest.update(HOST_FILE.encode() + b"\0" + raw + b"\0")
+        table = _cost_table(HOST_FILE, _parse_envelope(HOST_FILE, raw))
+        cost[table.arch] = replace(table, energy=machines.get(table.arch, machines[CPU_MACHINE]))
     if not cost:
         raise TableError(str(root), "no cost table (*.json besides regions/profiles/grades/reference_ranges)")
     profiles = _profiles(PROFILES_FILE, envelopes[PROFILES_FILE]["data"])
@@ -252,6 +261,15 @@ def load_tables(directory: str | None = None,
                   grades=_grades(GRADES_FILE, envelopes[GRADES_FILE]["data"]),
                   reference=_reference(REFERENCE_FILE, envelopes[REFERENCE_FILE]["data"]),
                   version=f"tables-{digest.hexdigest()[:12]}")
+
+
+def _host_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise TableError(str(path), NO_CALIBRATION) from None
+    except OSError as problem:
+        raise TableError(str(path), f"cannot read the calibrated table: {problem.strerror or problem}") from None
 
 
 def reference_family(arch: str) -> str:

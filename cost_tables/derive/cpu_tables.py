@@ -240,11 +240,13 @@ def measured_divider(arch: str, host: tuple[dict, str] | None = None) -> dict:
             "source": f"{where}: independent div r32 / div r64 with 20-30-bit quotients"}
 
 
-def host_core(arch: str, base: dict, mcpu: str, hardware: str, core_figures: dict | None = None) -> dict:
+def host_core(arch: str, base: dict, mcpu: str, hardware: str, core_figures: dict | None = None,
+              host: tuple[dict, str] | None = None) -> dict:
     """A core described by measurements of the machine itself (measure_host.py), on top of
     `base`'s probes and literature figures for what cannot be measured from user space
-    (`core_figures` replaces those where the measured core is not `base`'s)."""
-    record, where = host = _host_record(arch)
+    (`core_figures` replaces those where the measured core is not `base`'s). `host`: the record
+    and its provenance sentence (default: host-measurements/<arch>.json; ccls calibrate passes its own)."""
+    record, where = host = host or _host_record(arch)
     d, cpu = record["derived"], record["cpu"]
     caches = cpu["caches"]
     l1, l2 = (_bytes(caches["L1"]), _bytes(caches["L2"]))
@@ -312,10 +314,10 @@ MLP_SOURCE = ("~10 effective outstanding misses per core (approximate; hardware 
               "e.g. AMD Zen 4 Software Optimization Guide; effective parallelism is lower)")
 
 
-def run_mca(triple: str, mcpu: str, lines: list[str]) -> tuple[list[tuple[float, float]], str]:
+def run_mca(triple: str, mcpu: str, lines: list[str], mca: str = MCA) -> tuple[list[tuple[float, float]], str]:
     """(latency, reciprocal throughput) per input line, in order, plus the raw report."""
     asm = "\n".join(lines) + "\n.Ltarget:\n"
-    proc = subprocess.run([MCA, f"-mtriple={triple}", f"-mcpu={mcpu}", "-instruction-info",
+    proc = subprocess.run([mca, f"-mtriple={triple}", f"-mcpu={mcpu}", "-instruction-info",
                            "-iterations=1", "-resource-pressure=false"],
                           input=asm, capture_output=True, text=True, check=True)
     report = proc.stdout
@@ -361,12 +363,15 @@ def op_energy_pj(rule: str, width: int, latency: float, core: dict) -> float:
     raise ValueError(rule)
 
 
-def build(arch: str, core: dict) -> dict:
+def build(arch: str, core: dict, audit: bool = True, mca: str = MCA) -> dict:
+    """The table of `core`; `audit`: keep llvm-mca's reports next to this script (ccls calibrate
+    does not write here); `mca`: the llvm-mca 19 to run."""
     probes = core["probes"]
     names = list(probes)
-    rows, report = run_mca(core["triple"], core["mcpu"], [probes[n][0] for n in names])
-    (HERE / "llvm-mca").mkdir(exist_ok=True)
-    (HERE / "llvm-mca" / f"{core['mcpu']}.txt").write_text(report)
+    rows, report = run_mca(core["triple"], core["mcpu"], [probes[n][0] for n in names], mca)
+    if audit:
+        (HERE / "llvm-mca").mkdir(exist_ok=True)
+        (HERE / "llvm-mca" / f"{core['mcpu']}.txt").write_text(report)
     mca_src = f"llvm-mca-19 (LLVM 19.1.7) -mtriple={core['triple']} -mcpu={core['mcpu']} scheduling model"
     overhead = em.INSTRUCTION_OVERHEAD_PJ
     e_src = f"{em.HOROWITZ}; energy_model.py (45 nm, unscaled)"
@@ -505,8 +510,9 @@ def build(arch: str, core: dict) -> dict:
     for scalar, by_w in core["vector_probes"].values():
         vec_lines.append(scalar)
         vec_lines.extend(by_w[w] for w in widths)
-    vrows, vreport = run_mca(core["triple"], core["mcpu"], vec_lines)
-    (HERE / "llvm-mca" / f"{core['mcpu']}-vector.txt").write_text(vreport)
+    vrows, vreport = run_mca(core["triple"], core["mcpu"], vec_lines, mca)
+    if audit:
+        (HERE / "llvm-mca" / f"{core['mcpu']}-vector.txt").write_text(vreport)
     ratios: dict[int, list[float]] = {w: [] for w in widths}
     i = 0
     for _ in core["vector_probes"]:

@@ -1,8 +1,11 @@
 /* Microbenchmarks of the machine this runs on, for cost_tables/derive/measure_host.py.
    Our own code (no user input). Prints one JSON object: each figure is the median of several
-   timed repeats, in nanoseconds per operation (and GB/s for the streams).
+   timed repeats, in nanoseconds per operation (and GB/s for the streams). On stderr, "steps N"
+   and then one "step NAME" line as each measurement starts (for a progress bar: ccls calibrate).
 
-     clang-19 -O2 host_probe.c -o host_probe && ./host_probe */
+     clang-19 -O2 host_probe.c -o host_probe && ./host_probe
+     ./host_probe --quick   # seconds, not a minute: 3 repeats, 1/10 of the work, 64 MiB buffers
+                            # instead of 512 MiB (for tests; its DRAM figures are rougher) */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -10,7 +13,14 @@
 #include <string.h>
 #include <time.h>
 
-#define REPEATS 7
+#define MAX_REPEATS 7
+#define STEPS 25
+
+static int REPEATS = MAX_REPEATS;
+static size_t WORK = 1;     /* divides loop counts: 10 in --quick mode */
+static size_t BIG = 512u << 20;  /* the largest buffers: 64 MiB in --quick mode */
+
+static void step(const char *name) { fprintf(stderr, "step %s\n", name); }
 
 static double now(void) {
   struct timespec t;
@@ -40,9 +50,9 @@ static volatile uint64_t sink;
 
 /* Core clock: a chain of dependent 1-cycle adds retires one add per cycle. */
 static double clock_ghz(void) {
-  double ghz[REPEATS];
+  double ghz[MAX_REPEATS];
   for (int r = 0; r < REPEATS; r++) {
-    uint64_t x = 1, n = 100000000;
+    uint64_t x = 1, n = 100000000 / WORK;
     double t0 = now();
     for (uint64_t i = 0; i < n; i++)
       __asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
@@ -55,11 +65,11 @@ static double clock_ghz(void) {
 
 /* Independent 32-bit and 64-bit divides (quotients of 20-30 bits, as in typical code). */
 static double divide_ns(int wide) {
-  double ns[REPEATS];
+  double ns[MAX_REPEATS];
   uint64_t numerators[8] = {1000000007u, 999999937u, 987654321u, 123456789u,
                             876543211u, 555555555u, 444444443u, 333333331u};
   for (int r = 0; r < REPEATS; r++) {
-    uint64_t n = 20000000, s = 0;
+    uint64_t n = 20000000 / WORK, s = 0;
     double t0 = now();
     for (uint64_t i = 0; i < n; i++) {
       uint64_t d = (i & 511) + 3;
@@ -93,8 +103,8 @@ static double chase_ns(size_t bytes) {
     order[j] = t;
   }
   for (size_t i = 0; i < lines; i++) buf[order[i] * stride] = order[(i + 1) % lines] * stride;
-  size_t steps = 2000000;
-  double ns[REPEATS];
+  size_t steps = 2000000 / WORK;
+  double ns[MAX_REPEATS];
   uint64_t p = 0;
   if (bytes <= (64u << 20))
     for (size_t i = 0; i < lines; i++) p = buf[p];  /* warm up: one lap (a DRAM-sized buffer stays cold) */
@@ -112,12 +122,12 @@ static double chase_ns(size_t bytes) {
 /* Independent random loads (s += a[idx[i]]) over `bytes`: the misses overlap, so latency /
    this time is the memory-level parallelism the core achieves. */
 static double gather_ns(size_t bytes) {
-  size_t count = bytes / sizeof(double), n = 20000000;
+  size_t count = bytes / sizeof(double), n = 20000000 / WORK;
   double *a = aligned_alloc(64, count * sizeof(double));
   uint32_t *idx = malloc(n * sizeof *idx);
   for (size_t i = 0; i < count; i++) a[i] = (double)(i & 1023);
   for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)(next_random() % count);
-  double ns[REPEATS], s = 0;
+  double ns[MAX_REPEATS], s = 0;
   for (int r = 0; r < REPEATS; r++) {
     double t0 = now();
     for (size_t i = 0; i < n; i++) s += a[idx[i]];
@@ -135,7 +145,7 @@ static double strided_ns(size_t bytes, size_t stride) {
   char *a = aligned_alloc(4096, bytes);
   memset(a, 1, bytes);
   size_t n = bytes / stride;
-  double ns[REPEATS];
+  double ns[MAX_REPEATS];
   uint64_t s = 0;
   for (int r = 0; r < REPEATS; r++) {
     double t0 = now();
@@ -154,8 +164,8 @@ static void stream_gb_s(size_t bytes, double *read_gb_s, double *copy_gb_s) {
   uint64_t *a = aligned_alloc(64, bytes), *b = aligned_alloc(64, bytes);
   memset(a, 1, bytes);
   memset(b, 2, bytes);
-  size_t passes = (256ull << 20) / bytes < 1 ? 1 : (256ull << 20) / bytes;
-  double read[REPEATS], copy[REPEATS];
+  size_t passes = (BIG / 2) / bytes < 1 ? 1 : (BIG / 2) / bytes;
+  double read[MAX_REPEATS], copy[MAX_REPEATS];
   uint64_t s = 0;
   for (int r = 0; r < REPEATS; r++) {
     double t0 = now();
@@ -181,7 +191,7 @@ static void stream_gb_s(size_t bytes, double *read_gb_s, double *copy_gb_s) {
    element. A re-read that finds the leader's lines costs about one stream; one that does not,
    two (on the Zen 4 guest this was written on, re-reads 24-256 KiB behind cost two). */
 static double reread_ns(const uint64_t *a, const uint64_t *b, size_t n, size_t lag) {
-  double ns[REPEATS];
+  double ns[MAX_REPEATS];
   uint64_t s = 0;
   for (int r = 0; r < REPEATS; r++) {
     double t0 = now();
@@ -198,7 +208,7 @@ static double reread_ns(const uint64_t *a, const uint64_t *b, size_t n, size_t l
 }
 
 static void print_reread(void) {
-  size_t n = (256u << 20) / sizeof(uint64_t);
+  size_t n = (BIG / 2) / sizeof(uint64_t);
   uint64_t *a = aligned_alloc(64, n * sizeof *a), *b = aligned_alloc(64, n * sizeof *b);
   memset(a, 1, n * sizeof *a);
   memset(b, 2, n * sizeof *b);
@@ -210,29 +220,47 @@ static void print_reread(void) {
   free(b);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--quick") == 0) {
+    REPEATS = 3;
+    WORK = 10;
+    BIG = 64u << 20;
+  }
+  fprintf(stderr, "steps %d\n", STEPS);
+  step("clock");
   printf("{\n \"clock_ghz\": %.4f,\n", clock_ghz());
-  printf(" \"divl_ns\": %.4f,\n \"divq_ns\": %.4f,\n", divide_ns(0), divide_ns(1));
+  step("divide");
+  double divl = divide_ns(0), divq = divide_ns(1);
+  printf(" \"divl_ns\": %.4f,\n \"divq_ns\": %.4f,\n", divl, divq);
   printf(" \"chase_ns\": {");
   /* L1, L2, a sweep through the L3 (where its latency gives way to DRAM's), DRAM (64 MiB: beyond any
      L3, small enough that page walks mostly hit the caches, as in typical code) */
   size_t chase_sizes[] = {16 << 10, 256 << 10, 1 << 20, 2 << 20, 4 << 20, 6 << 20, 8 << 20, 12 << 20,
                           16 << 20, 24 << 20, 64 << 20};
-  for (int i = 0; i < 11; i++) printf("%s\"%zu\": %.3f", i ? ", " : "", chase_sizes[i], chase_ns(chase_sizes[i]));
+  for (int i = 0; i < 11; i++) {
+    step("latency");
+    printf("%s\"%zu\": %.3f", i ? ", " : "", chase_sizes[i], chase_ns(chase_sizes[i]));
+  }
+  step("gather");
   printf("},\n \"gather_ns\": {\"%d\": %.3f},\n", 64 << 20, gather_ns(64u << 20));
   /* strides from two lines to four pages and a line: within a page, and a page each */
   size_t strides[] = {128, 256, 512, 1024, 4096 + 64, 16384 + 64};
   printf(" \"strided_ns\": {");
-  for (int i = 0; i < 6; i++) printf("%s\"%zu\": %.3f", i ? ", " : "", strides[i], strided_ns(512u << 20, strides[i]));
+  for (int i = 0; i < 6; i++) {
+    step("strided");
+    printf("%s\"%zu\": %.3f", i ? ", " : "", strides[i], strided_ns(BIG, strides[i]));
+  }
   printf("},\n");
   printf(" \"stream\": {");
-  size_t stream_sizes[] = {2 << 20, 8 << 20, 32 << 20, 512 << 20};
+  size_t stream_sizes[] = {2 << 20, 8 << 20, 32 << 20, BIG};
   for (int i = 0; i < 4; i++) {
     double read, copy;
+    step("stream");
     stream_gb_s(stream_sizes[i], &read, &copy);
     printf("%s\"%zu\": {\"read_gb_s\": %.2f, \"copy_gb_s\": %.2f}", i ? ", " : "", stream_sizes[i], read, copy);
   }
   printf("},\n");
+  step("reread");
   print_reread();
   printf("}\n");
   return 0;
