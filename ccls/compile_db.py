@@ -12,12 +12,15 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import re
 import shlex
 import shutil
 import stat
 import threading
 from dataclasses import dataclass
 from typing import Sequence
+
+from ccls.frontends import suffix_language
 
 
 @dataclass(frozen=True)
@@ -38,11 +41,10 @@ _MAX_FLAGS_FILE_BYTES = 1024 * 1024
 # Build launchers wrap the compiler: `ccache /usr/bin/clang ...` names clang as argv[1].
 _LAUNCHERS = frozenset({"ccache", "sccache", "distcc", "icecc", "buildcache"})
 
-# Language of a source file in a database entry, used when borrowing flags across files.
-_LANGUAGE_BY_SUFFIX = {
-    ".c": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".C": "cpp",
-    ".cu": "cuda", ".h": "header", ".hh": "header", ".hpp": "header", ".hxx": "header", ".cuh": "header",
-}
+# What `-x` and `-std=` say about the language (clang's and gcc's spellings).
+_X_LANGUAGE = {"c": "c", "c-header": "c", "c++": "cpp", "c++-header": "cpp", "cuda": "cuda"}
+_STD_LANGUAGE = re.compile(r"-std=(?:(?P<cpp>(?:c|gnu)\+\+)|(?:c|gnu|iso9899:))")
+_CXX_DRIVER = re.compile(r"(?:clang|g|c)\+\+(?:-[\d.]+)?(?:\.exe)?$")
 
 # Flags whose value is the next argument (when not joined). Consuming the value matters: it must
 # not be read as a flag or an input file of its own.
@@ -317,8 +319,62 @@ def _load_database(json_path: str) -> _Database | str:
 
 
 def _language_of(path: str) -> str | None:
-    suffix = os.path.splitext(path)[1]
-    return _LANGUAGE_BY_SUFFIX.get(suffix, _LANGUAGE_BY_SUFFIX.get(suffix.lower()))
+    """A database file's language by its suffix; "header" for headers (neutral when borrowing)."""
+    language = suffix_language(path)
+    if language is None:
+        return None
+    return "header" if path.endswith(language.includes) else language.name
+
+
+def declared_language(args: Sequence[str], compiler: str | None = None) -> str | None:
+    """The language a command line names ("c", "cpp", "cuda"): its last `-x`, else its `-std=`,
+    else a C++ driver's name (clang++, g++, c++ compile .c files as C++); None if it says nothing."""
+    for i in range(len(args) - 1, -1, -1):
+        arg = args[i]
+        value = args[i + 1] if arg == "-x" and i + 1 < len(args) else arg[2:] if arg.startswith("-x") else None
+        if value in _X_LANGUAGE:
+            return _X_LANGUAGE[value]
+    for arg in reversed(args):
+        found = _STD_LANGUAGE.match(arg)
+        if found:
+            return "cpp" if found["cpp"] else "c"
+    if compiler and _CXX_DRIVER.search(os.path.basename(compiler)):
+        return "cpp"
+    return None
+
+
+def _entry_language(entry: _Entry) -> str | None:
+    """What an entry compiles its file as: what its command line says, else its file's suffix."""
+    index = 1 if len(entry.argv) > 1 and os.path.basename(entry.argv[0]) in _LAUNCHERS else 0
+    declared = declared_language(entry.argv[index + 1:], entry.argv[index])
+    by_suffix = _language_of(entry.file)
+    if by_suffix == "cuda" and declared in ("cpp", None):  # CUDA is C++: nvcc's -std=c++17 names the dialect
+        return by_suffix
+    return declared or by_suffix
+
+
+def build_language(path: str) -> str | None:
+    """The language the build gives `path`, found where `flags_for` finds its flags: the
+    database entry for it, else the entry its flags would be borrowed from, else what a
+    `compile_flags.txt` says. None when the build says nothing (or names only a header)."""
+    path = os.path.normpath(os.path.abspath(path))
+    for directory in _ancestors(os.path.dirname(path), None):
+        for json_path in (os.path.join(directory, _DATABASE), os.path.join(directory, "build", _DATABASE)):
+            if not os.path.lexists(json_path):
+                continue
+            db = _load_database(json_path)
+            if isinstance(db, str) or not db.entries:
+                continue
+            entry = db.lookup(path) or _borrow(db, path, None)
+            language = _entry_language(entry)
+            return None if language == "header" else language
+        flags_path = os.path.join(directory, _FLAGS_FILE)
+        if os.path.lexists(flags_path):
+            lines = _flags_file(flags_path)
+            if isinstance(lines, str):
+                continue
+            return declared_language(sanitise(lines, directory).flags)
+    return None
 
 
 def _common_depth(a: str, b: str) -> int:
@@ -328,7 +384,7 @@ def _common_depth(a: str, b: str) -> int:
         return 0
 
 
-def _borrow(db: _Database, path: str, language: str) -> _Entry | None:
+def _borrow(db: _Database, path: str, language: str | None) -> _Entry | None:
     """Simplified clangd interpolation: the entry nearest in the directory tree, preferring one
     with the same stem (foo.h -> foo.cpp), then one of the same language."""
     directory = os.path.dirname(path)
@@ -338,7 +394,7 @@ def _borrow(db: _Database, path: str, language: str) -> _Entry | None:
         score = (_common_depth(directory, os.path.dirname(entry.file)),
                  os.path.dirname(entry.file) == directory,
                  os.path.splitext(os.path.basename(entry.file))[0] == stem,
-                 _language_of(entry.file) == language)
+                 language is not None and _language_of(entry.file) == language)
         if best_score is None or score > best_score:
             best, best_score = entry, score
     return best
@@ -446,8 +502,8 @@ def _from_entry(db: _Database, path: str, language: str, where: str, query_drive
     s = sanitise(entry.argv[first:], entry.directory)
     flags, ignored = list(s.flags), list(s.ignored)
     if borrowed:
-        donor = _language_of(entry.file)
-        if donor not in (language, "header"):
+        donor = _entry_language(entry)
+        if donor not in (language, "header", None):
             # A C file's -std=c11 or -x c would break a C++ compile: drop the language choice.
             flags, dropped_lang = _without_language(flags)
             ignored += dropped_lang

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 from ccls.cache import cache_key
 
-LANGUAGES = {"c": "c-header", "cpp": "c++-header"}
 MAX_PREAMBLES = 16  # PCHs kept per directory (C++ standard-library preambles weigh 10–50 MB)
 
 _INCLUDE = re.compile(r'#\s*include\s*(?:<[^>\n]+>|"[^"\n]+")\s*$')

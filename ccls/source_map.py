@@ -7,20 +7,14 @@ Positions are tree-sitter's: 0-based rows and UTF-8 byte columns; line numbers i
 from __future__ import annotations
 
 import hashlib
-import os
+import importlib
 import re
 import threading
 from dataclasses import dataclass
 
 import tree_sitter
 
-_LANGUAGE_BY_SUFFIX = {
-    ".c": "c", ".h": "c",
-    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
-    ".cu": "cuda", ".cuh": "cuda",
-    ".py": "python",
-}
-
+from ccls.frontends import language_named
 
 @dataclass(frozen=True)
 class SourceFunction:
@@ -50,14 +44,6 @@ class LoopBound:
     bound: str | None
 
 
-def language_for_path(path: str) -> str | None:
-    """Source language for a path by suffix ("c", "cpp", "cuda", "python"), or None."""
-    suffix = os.path.splitext(str(path))[1]
-    if suffix in (".C", ".H"):  # upper-case .C is C++ by Unix convention
-        return "cpp"
-    return _LANGUAGE_BY_SUFFIX.get(suffix.lower())
-
-
 # --- parsers -------------------------------------------------------------------------------------
 
 _languages: dict[str, tree_sitter.Language] = {}
@@ -67,20 +53,14 @@ _parsers = threading.local()
 
 
 def _grammar(language: str) -> tree_sitter.Language:
+    """The tree-sitter grammar its `ccls.frontends.Language` record names (ValueError: none)."""
     with _languages_lock:
         lang = _languages.get(language)
         if lang is None:
-            if language == "c":
-                import tree_sitter_c as grammar
-            elif language == "cpp":
-                import tree_sitter_cpp as grammar
-            elif language == "cuda":
-                import tree_sitter_cuda as grammar
-            elif language == "python":
-                import tree_sitter_python as grammar
-            else:
+            module = language_named(language).grammar
+            if module is None:
                 raise ValueError(f"no tree-sitter grammar for language {language!r}")
-            lang = _languages[language] = tree_sitter.Language(grammar.language())
+            lang = _languages[language] = tree_sitter.Language(importlib.import_module(module).language())
         return lang
 
 
@@ -102,12 +82,10 @@ def parse(text: bytes, language: str, old_tree: tree_sitter.Tree | None = None) 
 
 def functions_in(tree: tree_sitter.Tree, text: bytes, language: str) -> list[SourceFunction]:
     """Every function definition with a body, in source order."""
-    if language == "python":
-        found = _python_functions(tree.root_node, text)
-    elif language in ("c", "cpp", "cuda"):
-        found = _c_family_functions(tree.root_node, text)
-    else:
+    functions = _FUNCTION_MAPS.get(language_named(language).grammar or "")
+    if functions is None:
         raise ValueError(f"no function map for language {language!r}")
+    found = functions(tree.root_node, text)
     return sorted(found, key=lambda f: f.start_byte)
 
 
@@ -251,7 +229,7 @@ def loop_bounds(tree: tree_sitter.Tree, language: str) -> list[LoopBound]:
     """Every loop statement of a C-family parse, with the bound its header names, and every call
     over a container's begin and end (source order). Queries find them (a Python walk over every
     node costs ~50 ms on a 5,000-line file)."""
-    if language not in ("c", "cpp", "cuda"):
+    if _FUNCTION_MAPS.get(language_named(language).grammar or "") is not _c_family_functions:
         return []
     found = []
     captures = _loop_query(language).captures(tree.root_node)
@@ -292,7 +270,8 @@ def _loop_query(language: str) -> tree_sitter.QueryCursor:
     if query is None:
         grammar = _grammar(language)
         kinds = [k for k in _LOOP_STATEMENTS if grammar.id_for_node_kind(k, True)]
-        patterns = [f"({k}) @loop" for k in kinds] + ([_RANGE_CALL] if language in ("cpp", "cuda") else [])
+        ranges = "for_range_loop" in kinds  # a C++ grammar: calls over a range's ends too
+        patterns = [f"({k}) @loop" for k in kinds] + ([_RANGE_CALL] if ranges else [])
         query = _loop_queries[language] = tree_sitter.Query(grammar, " ".join(patterns))
     return tree_sitter.QueryCursor(query)
 
@@ -398,3 +377,8 @@ def _python_functions(root: tree_sitter.Node, text: bytes) -> list[SourceFunctio
             continue
         stack.extend((child, prefix, None) for child in reversed(node.children))
     return found
+
+
+# The function map that reads a grammar's parse, by the grammar a language record names.
+_FUNCTION_MAPS = {"tree_sitter_c": _c_family_functions, "tree_sitter_cpp": _c_family_functions,
+                  "tree_sitter_cuda": _c_family_functions, "tree_sitter_python": _python_functions}

@@ -6,7 +6,7 @@ import types
 
 import pytest
 
-from ccls.source_map import SourceFunction, functions_in, language_for_path, parse
+from ccls.source_map import SourceFunction, functions_in, parse
 
 
 def _functions(src: bytes, language: str) -> list[SourceFunction]:
@@ -177,15 +177,6 @@ def test_incremental_reparse_matches_full_parse(language, src, anchor, insert):
     tree2 = parse(new, language)
     back = _edit(tree2, new, at, at + len(insert), b"")
     assert functions_in(parse(back, language, tree2), back, language) == before
-
-
-@pytest.mark.parametrize("path, language", [
-    ("a.c", "c"), ("inc/a.h", "c"), ("a.cc", "cpp"), ("a.cpp", "cpp"), ("a.cxx", "cpp"), ("a.hpp", "cpp"),
-    ("a.hh", "cpp"), ("k.cu", "cuda"), ("k.cuh", "cuda"), ("m.py", "python"), ("a.C", "cpp"), ("A.CPP", "cpp"),
-    ("notes.txt", None), ("Makefile", None),
-])
-def test_language_for_path(path, language):
-    assert language_for_path(path) == language
 
 
 def test_unknown_language_is_an_error():

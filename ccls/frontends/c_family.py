@@ -14,7 +14,7 @@ import threading
 from typing import Any, NamedTuple, Sequence
 
 from ccls import compile_db, preamble, toolchain
-from ccls.frontends import FrontendResult, SourceFile, register
+from ccls.frontends import FrontendResult, SourceFile, language_named, suffix_language
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import AnalysisOptions
 from ccls.readers.call_sites import ModuleCalls, read_call_sites
@@ -23,7 +23,6 @@ from ccls.readers.scev import parse_opt_output
 from ccls.targets import CPU_TARGETS
 
 log = logging.getLogger(__name__)
-_LANGUAGE_FLAG = {"c": "c", "cpp": "c++", "cuda": "cuda"}
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>fatal error|error): (?P<msg>.*)$", re.M)
 ANALYSIS_PASSES = "instnamer,print<loops>,print<scalar-evolution>"
 _LEVELS = ("-O1", "-O2", "-O3", "-Os", "-Oz")  # the optimisation levels ccls analyses at
@@ -40,14 +39,34 @@ class CompileFailed(Exception):
         self.error = error
 
 
-@register("c", (".c",))
 def analyze_c(source: SourceFile, options: AnalysisOptions) -> FrontendResult:
     return analyze_with_clang(source, options, "c", [])
 
 
-@register("cpp", (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h"))
 def analyze_cpp(source: SourceFile, options: AnalysisOptions) -> FrontendResult:
     return analyze_with_clang(source, options, "cpp", [])
+
+
+def header_language(path: str) -> str | None:
+    """"cpp" for a `.h` the build or its neighbours say is C++, "c" for one they say is C, None
+    when nothing says (then clang's choice, C, stands). In order: the compile database (the
+    file's entry or the one clangd would borrow flags from) or `compile_flags.txt`; a source
+    of the same stem beside it; the sources of its directory, if they are all of one kind."""
+    declared = compile_db.build_language(path)
+    if declared is None:
+        directory, name = os.path.split(os.path.abspath(path))
+        stem = os.path.splitext(name)[0]
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            names = []
+        kinds = {(os.path.splitext(n)[0] == stem, language.name) for n in names
+                 if (language := suffix_language(n)) is not None and language.clang_x
+                 and not n.endswith(language.includes)}
+        same_stem = {kind for same, kind in kinds if same}
+        nearby = same_stem or {kind for _, kind in kinds}
+        declared = "c" if nearby == {"c"} else "cpp" if nearby and "c" not in nearby else None
+    return {"cuda": "cpp"}.get(declared, declared) if declared in ("c", "cpp", "cuda") else None
 
 
 def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: str,
@@ -164,22 +183,23 @@ def _compile(source: SourceFile, options: AnalysisOptions, language: str, extra_
               f"-iquote{source_dir}", f"-I{source_dir}"]
     code_flags = (*head[1:], *flags.flags, *extra_flags, options.optimization)
     cwd = flags.directory if os.path.isdir(flags.directory) else work
-    split = preamble.split(source.text) if options.preamble_dir and language in preamble.LANGUAGES else None
+    record = language_named(language)
+    split = preamble.split(source.text) if options.preamble_dir and record.preamble_x else None
     if split is not None:
         store = preamble.PreambleStore(options.preamble_dir)
         key = store.key(toolchain.tool_version("clang"), head + common, cwd, split.header)
         pch = store.lookup(key)
         if pch is not None:
-            argv = [*head, "-x", _LANGUAGE_FLAG[language], *common, "-include-pch", pch]
+            argv = [*head, "-x", record.clang_x, *common, "-include-pch", pch]
             ir_text = _run_clang(argv, split.body, source, options, cwd)
             if ir_text is not None:
                 return ir_text, assumptions, code_flags
             store.drop(key)  # on any doubt, compile the whole text without it
-    ir_text = _run_clang([*head, "-x", _LANGUAGE_FLAG[language], *common], source.text, source, options, cwd,
+    ir_text = _run_clang([*head, "-x", record.clang_x, *common], source.text, source, options, cwd,
                          raise_on_error=True)
     if split is not None and pch is None:
         # Built only after the buffer compiled: a preamble that fails is never retried.
-        _build_preamble(store, key, split.header, [*head, "-x", preamble.LANGUAGES[language], *common], options, cwd)
+        _build_preamble(store, key, split.header, [*head, "-x", record.preamble_x, *common], options, cwd)
     return ir_text, assumptions, code_flags
 
 

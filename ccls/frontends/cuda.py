@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ccls import compile_db, toolchain
-from ccls.frontends import FrontendResult, SourceFile, register
+from ccls.frontends import FrontendResult, SourceFile
 from ccls.frontends.ptx import demangled_names, internal_error
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import AnalysisOptions
@@ -64,7 +64,6 @@ _PRELUDE_NAME = "ccls_cuda_prelude.h"
 _PORTABLE_PREFIXES = ("-I", "-D", "-U", "-isystem", "-iquote", "-std=")
 
 
-@register("cuda", (".cu", ".cuh"))
 def analyze_cuda(source: SourceFile, options: AnalysisOptions) -> FrontendResult:
     return analyze_cuda_with(source, options)
 

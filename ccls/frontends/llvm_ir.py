@@ -5,14 +5,13 @@ from __future__ import annotations
 import llvmlite.binding as llvm
 
 from ccls import toolchain
-from ccls.frontends import FrontendResult, SourceFile, register
+from ccls.frontends import FrontendResult, SourceFile
 from ccls.frontends.c_family import CompileFailed, read_ir_text
 from ccls.model import AnalysisError
 from ccls.options import AnalysisOptions
 from ccls.readers.llvm_ir import IRNotReadable
 
 
-@register("llvm-ir", (".ll", ".bc"))
 def analyze_llvm_ir(source: SourceFile, options: AnalysisOptions) -> FrontendResult:
     text = source.text
     if source.path.endswith(".bc"):

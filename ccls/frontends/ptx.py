@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from ccls import toolchain
-from ccls.frontends import FrontendResult, SourceFile, register
+from ccls.frontends import FrontendResult, SourceFile
 from ccls.frontends.c_family import without_parameters
 from ccls.model import AnalysisError
 from ccls.options import AnalysisOptions
@@ -14,7 +14,6 @@ _DEMANGLE_TIMEOUT_S = 10.0
 _DEMANGLE_MEMORY_MB = 512
 
 
-@register("ptx", (".ptx",))
 def analyze_ptx(source: SourceFile, options: AnalysisOptions) -> FrontendResult:
     names = _ptx_function_names(source.text)
     try:
