@@ -227,7 +227,7 @@ def _judge(old: Mapping, new: Mapping, metric: str, max_increase: float, rank: M
     status = "regressed" if worse or grade_fell else "improved" if better or grade_rose else "unchanged"
     causes: list[str] = []
     if status != "unchanged":
-        causes = explain(old, new)
+        causes = explain(old, new, worse=status == "regressed")
         if grade_fell and not worse:
             causes.insert(0, f"grade {old_grade} → {new_grade} (its {metric} change is within the tolerance)")
     moved = old["file"] if old["file"] != new["file"] else None
@@ -237,25 +237,27 @@ def _judge(old: Mapping, new: Mapping, metric: str, max_increase: float, rank: M
 
 # -- causes -------------------------------------------------------------------------------------
 
-def explain(old: Mapping, new: Mapping) -> list[str]:
-    """What changed in a function's report, in words, most telling first."""
+def explain(old: Mapping, new: Mapping, worse: bool = True) -> list[str]:
+    """What changed in a function's report, in words, most telling first: the changes that make it
+    costlier (`worse`) or cheaper."""
     causes: list[str] = []
-    causes += _new_findings(old, new)
+    causes += _new_findings(old, new, worse)
     if old.get("big_o") != new.get("big_o") and old.get("big_o") and new.get("big_o"):
         causes.append(f"complexity {old['big_o']} → {new['big_o']}")
     old_depth, new_depth = _depth(old), _depth(new)
-    if new_depth != old_depth:
+    if (new_depth > old_depth) if worse else (new_depth < old_depth):
         deepest = max((l for l in new.get("loops") or [] if l.get("depth") == new_depth),
                       key=lambda l: l.get("line") or 0, default=None)
         where = f" (line {deepest['line']})" if deepest and deepest.get("line") and new_depth > old_depth else ""
         causes.append(f"loops nested {_deep(old_depth)} → {_deep(new_depth)}{where}")
     old_loops, new_loops = len(old.get("loops") or []), len(new.get("loops") or [])
-    if new_loops != old_loops and new_depth == old_depth:
+    if ((new_loops > old_loops) if worse else (new_loops < old_loops)) and new_depth == old_depth:
         causes.append(f"loops {old_loops} → {new_loops}")
     causes += _trip_counts(old, new)
-    causes += _class_changes(old.get("counts") or {}, new.get("counts") or {})
+    causes += _class_changes(old.get("counts") or {}, new.get("counts") or {}, worse)
     before, after = old.get("instructions"), new.get("instructions")
-    if isinstance(before, (int, float)) and isinstance(after, (int, float)) and before != after:
+    if isinstance(before, (int, float)) and isinstance(after, (int, float)) and (after > before if worse
+                                                                                 else after < before):
         causes.append(f"instructions per call {_number(before)} → {_number(after)}{_percent(before, after)}")
     if not causes:
         if old.get("cost_expression") != new.get("cost_expression"):
@@ -266,7 +268,7 @@ def explain(old: Mapping, new: Mapping) -> list[str]:
     return causes
 
 
-def _new_findings(old: Mapping, new: Mapping) -> list[str]:
+def _new_findings(old: Mapping, new: Mapping, worse: bool) -> list[str]:
     words = {"division-in-loop": "a new division in a loop", "miss-heavy-loop": "a new miss-heavy loop"}
     gone = {"division-in-loop": "no division in a loop any more", "miss-heavy-loop": "no miss-heavy loop any more"}
     before = Counter(f.get("kind") for f in old.get("findings") or [])
@@ -275,13 +277,13 @@ def _new_findings(old: Mapping, new: Mapping) -> list[str]:
     out = []
     for kind in sorted(set(before) | set(after)):
         extra = after[kind] - before[kind]
-        if extra > 0:
+        if extra > 0 and worse:
             fresh = [f.get("line") for f in new.get("findings") or []
                      if f.get("kind") == kind and (kind, f.get("line")) not in old_lines][:extra]
             lines = ", ".join(str(line) for line in fresh if line)
             text = words.get(kind, f"a new {kind} finding")
             out.append(text + (f" (line {lines})" if lines else "") + (f" ×{extra}" if extra > 1 else ""))
-        elif extra < 0 and after[kind] == 0:
+        elif extra < 0 and after[kind] == 0 and not worse:
             out.append(gone.get(kind, f"no {kind} finding any more"))
     return out
 
@@ -310,15 +312,14 @@ def _loops_by_line(f: Mapping) -> dict[int, str]:
     return {l["line"]: l.get("trip_count") for l in f.get("loops") or [] if l.get("line") and lines[l["line"]] == 1}
 
 
-def _class_changes(old: Mapping[str, float], new: Mapping[str, float]) -> list[str]:
+def _class_changes(old: Mapping[str, float], new: Mapping[str, float], worse: bool) -> list[str]:
     out = []
-    for bases, words in _NAMED_CLASSES:
-        before, after = _sum_classes(old, bases), _sum_classes(new, bases)
-        if after > before * 1.001 + 1e-9:
+    pairs = [(words, _sum_classes(old, bases), _sum_classes(new, bases)) for bases, words in _NAMED_CLASSES]
+    pairs.append(("loads missing the L1", _misses(old), _misses(new)))
+    for words, before, after in pairs:
+        grew, shrank = after > before * 1.001 + 1e-9, before > after * 1.001 + 1e-9
+        if grew if worse else shrank:
             out.append(f"{words} per call {_number(before)} → {_number(after)}")
-    before, after = _misses(old), _misses(new)
-    if after > before * 1.001 + 1e-9:
-        out.append(f"loads missing the L1 per call {_number(before)} → {_number(after)}")
     return out
 
 

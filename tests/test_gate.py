@@ -58,6 +58,20 @@ def test_the_tolerance_is_relative_to_the_baseline(new_cu, tolerance, status):
     assert [c.status for c in result.changes] == [status]
 
 
+def test_causes_follow_the_direction_of_the_change():
+    divides = function("f", cu=6000.0, counts={"int_div": 1000.0}, findings=[{"kind": "division-in-loop", "line": 3}],
+                       loops=[{"line": 2, "depth": 1, "trip_count": "n", "kind": "symbolic"}])
+    vectorised = function("f", cu=1000.0, counts={"int_add": 1000.0}, loops=[
+        {"line": 2, "depth": 1, "trip_count": "0.25·n", "kind": "symbolic"},
+        {"line": 2, "depth": 1, "trip_count": "3", "kind": "constant"}])
+    [worse] = gate.compare(analysis(vectorised), analysis(divides)).regressions
+    assert worse.causes == ("a new division in a loop (line 3)", "integer divisions per call 0 → 1k",
+                            "instructions per call 1.5k → 9k (+500%)")  # one loop fewer is no cause of a rise
+    [better] = gate.compare(analysis(divides), analysis(vectorised)).by_status("improved")
+    assert better.causes == ("no division in a loop any more", "integer divisions per call 1k → 0",
+                             "instructions per call 9k → 1.5k (-83%)")
+
+
 def test_a_loop_that_became_quadratic_is_named():
     old = analysis(function("f", big_o="O(n)"))
     new = analysis(function("f", cu=500_000.0, big_o="O(n²)", loops=[
