@@ -24,6 +24,7 @@ from collections import OrderedDict
 from typing import Any, Iterable
 
 from ccls.model import CountedFunction
+from ccls.serialize import counted_from_json, counted_to_json
 
 log = logging.getLogger(__name__)
 
@@ -55,13 +56,11 @@ def text_digest(text: str | bytes) -> str:
 
 
 def _encode(functions: list[CountedFunction]) -> bytes:
-    from ccls.serialize import counted_to_json
     blob = json.dumps([counted_to_json(f) for f in functions], separators=(",", ":"))
     return zlib.compress(blob.encode("utf-8", "surrogatepass"), 1)
 
 
 def _decode(blob: bytes) -> list[CountedFunction]:
-    from ccls.serialize import counted_from_json
     data = json.loads(zlib.decompress(blob).decode("utf-8", "surrogatepass"))
     return [counted_from_json(d) for d in data]
 
@@ -199,6 +198,38 @@ class CountCache:
 
     def put(self, key: str, functions: list[CountedFunction], remember: bool = True) -> None:
         self.put_many([(key, functions)], remember)
+
+    def get_json(self, key: str) -> Any | None:
+        """A JSON value stored by `put_json_many` (disk only), or None."""
+        with self._lock:
+            blob = self._disk_get(key)
+            if blob is None:
+                self.misses += 1
+                return None
+            try:
+                value = json.loads(zlib.decompress(blob).decode("utf-8", "surrogatepass"))
+            except Exception as exc:  # written by something else under this key: a miss
+                log.info("count cache: dropping undecodable entry %s (%s)", key[:12], exc)
+                self._disk_delete(key)
+                self.misses += 1
+                return None
+            self.hits += 1
+            return value
+
+    def put_json_many(self, items: Iterable[tuple[str, Any]]) -> None:
+        """Store JSON-serialisable values (what a count depends on besides counts: call sites)."""
+        rows = [(key, zlib.compress(json.dumps(value, separators=(",", ":")).encode("utf-8", "surrogatepass"), 1),
+                 time.time()) for key, value in items]
+        with self._lock:
+            self.writes += len(rows)
+            if self._db is None or not rows:
+                return
+            try:
+                self._db.execute("BEGIN")
+                self._db.executemany("INSERT OR REPLACE INTO counts VALUES (?, ?, ?)", rows)
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._disk_failed(exc)
 
     def clear_memory(self) -> None:
         with self._lock:

@@ -46,6 +46,13 @@ def _parser() -> argparse.ArgumentParser:
                                          "--flags=-O3 when it starts with a dash)")
     analyze.add_argument("--timeout", type=_positive_seconds, default=60.0, help="seconds per compile")
     analyze.add_argument("--tables", help="directory of cost tables (default: the bundled ones)")
+    analyze.add_argument("--jobs", "-j", type=_whole_number(1, 4096), default=None, metavar="N",
+                         help="worker processes (default: the number of cores); results do not depend on it")
+    analyze.add_argument("--no-cache", action="store_true",
+                         help="neither read nor write the count cache (an unchanged re-run then recompiles)")
+    analyze.add_argument("--cache-dir", metavar="DIR",
+                         help="count cache directory, shared with the language server (default: $CCLS_CACHE_DIR, "
+                              "else $XDG_CACHE_HOME/ccls-cost)")
     _add_gate_commands(sub, analyze)
     return parser
 
@@ -161,7 +168,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     import shlex
 
     from ccls.compile_db import anchored
-    from ccls.engine import ReportSettings, count_sources, report
+    from ccls.engine import ReportSettings, report
     from ccls.model import AnalysisError
     from ccls.options import AnalysisOptions
     from ccls.render import analysis_json, analysis_table
@@ -196,7 +203,7 @@ def run_analyze(args: argparse.Namespace) -> int:
         else:
             sources.append(source)
     functions = []
-    for counted in count_sources(sources, options, tables):  # one program: sizes flow between its files
+    for counted in _count_program(args, sources, options, tables):  # one program: sizes flow between its files
         functions += counted.functions
         errors += counted.errors
     reports = report(functions, tables, settings, options)
@@ -322,6 +329,53 @@ def _write_atomically(path: str, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _count_program(args: argparse.Namespace, sources, options, tables):
+    """Counted files through the service: the count cache (unless --no-cache) and --jobs
+    processes; a progress bar on stderr for a table on a terminal, nothing otherwise."""
+    from ccls.cache import CountCache, default_cache_dir
+    from ccls.service.batch import count_program, default_jobs
+
+    cache = None if vars(args).get("no_cache") else CountCache(default_cache_dir(vars(args).get("cache_dir")))
+    for message in cache.messages if cache is not None else ():
+        print(f"ccls: {message}", file=sys.stderr)
+    jobs = vars(args).get("jobs") or default_jobs()
+    show = vars(args).get("format", "table") == "table" and sys.stderr.isatty()
+    with _progress_bar(len(sources), show) as progress:
+        try:
+            return count_program(sources, options, tables, cache, jobs, progress)
+        finally:
+            if cache is not None:
+                cache.close()
+
+
+def _progress_bar(total: int, show: bool):
+    """A `service.batch.Progress` drawing files done / total, rate and ETA with tqdm."""
+    import contextlib
+
+    from ccls.service.batch import Progress
+
+    if not show:
+        return contextlib.nullcontext(Progress())
+    from tqdm import tqdm
+
+    class Bar(Progress):
+        def __init__(self) -> None:
+            self.bar = tqdm(total=total, unit="file", file=sys.stderr, leave=False, desc="ccls")
+
+        def file_done(self) -> None:
+            self.bar.update(1)
+
+        def compiled(self, done: int, total: int) -> None:
+            self.bar.set_postfix_str(f"compiled {done}/{total}")
+
+        def __enter__(self) -> "Bar":
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.bar.close()
+    return Bar()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,8 +12,8 @@ import time
 import pytest
 
 from ccls import source_map
-from ccls.lsp import reduce
-from ccls.lsp.incremental import DocumentModel
+from ccls.service import units as reduce
+from ccls.lsp.documents import DocumentModel
 from ccls.lsp.positions import UTF8, UTF16, UTF32, LineIndex
 from ccls.lsp.scheduler import BACKGROUND, FOREGROUND, DebouncePolicy, DocumentScheduler, WorkerPool
 from ccls.lsp.settings import Settings, parse_settings, read_project_file
@@ -319,7 +319,8 @@ def test_a_moved_function_keeps_its_report_with_lines_shifted():
     tables, options = load_tables(), AnalysisOptions()
     before = report([fn], tables, ReportSettings(), options)[0]
     moved_fn = reduce.shift_lines(fn, 7)
-    shifted = reduce.moved_report(before, moved_fn)
+    from ccls.service.reports import moved_report
+    shifted = moved_report(before, moved_fn)
     fresh = report([moved_fn], tables, ReportSettings(), options)[0]
     assert shifted == fresh  # the same as costing the moved function again
     assert shifted.findings[0].line == 19 and "line 19" in shifted.findings[0].message
@@ -450,7 +451,7 @@ def test_an_edit_after_a_pause_waits_only_the_minimum():
 def test_cohort_members_cost_like_the_functions_they_stand_for(tmp_path):
     from ccls.engine import ReportSettings, count_source, report
     from ccls.frontends import SourceFile
-    from ccls.lsp.workspace import CohortMember
+    from ccls.service.reports import CohortMember
     from ccls.options import AnalysisOptions
     from ccls.tables import load_tables
 
@@ -515,7 +516,7 @@ def test_only_options_that_change_counts_key_the_count_cache():
 
 
 def test_program_sizes_are_inferred_fresh_for_documents_and_may_be_stale_for_the_background():
-    from ccls.lsp.program_sizes import ProgramSizes
+    from ccls.service.program_sizes import ProgramSizes
     from ccls.model import CallSite, CountedFunction
 
     def counted(name: str, parameters: list[str], sites: tuple = ()) -> CountedFunction:

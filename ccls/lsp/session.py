@@ -1,11 +1,10 @@
-"""The server's state and its one-way flow: documents → analyses (worker pool) → reports →
-what is published. `server.py` handlers call into a `Session`; everything here runs on the
-event loop except the functions handed to the worker pool.
+"""The server's state and its one-way flow: documents → the analysis service (on the worker
+pool) → reports → what is published. `server.py` handlers call into a `Session`; everything
+here runs on the event loop except the functions handed to the worker pool.
 """
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import os
 import threading
@@ -13,18 +12,25 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
 from ccls import toolchain
-from ccls.cache import CountCache, cache_key, default_cache_dir
-from ccls.lsp import convert, reduce
+from ccls.cache import default_cache_dir
+from ccls.engine import ReportSettings, check_settings
+from ccls.lsp import convert
 from ccls.lsp.convert import Placed
-from ccls.lsp.incremental import (Analyzer, Cancelled, DocumentModel, Outcome, all_counted, definition_rows, language_for,
-                                  size_values)
-from ccls.lsp.program_sizes import DocumentSizes, ProgramSizes
+from ccls.lsp.documents import DocumentModel, definition_rows
 from ccls.lsp.positions import UTF16
 from ccls.lsp.scheduler import BACKGROUND, FOREGROUND, DocumentScheduler, WorkerPool
-from ccls.lsp.settings import Settings, merge, parse_settings, read_project_file
+from ccls.lsp.settings import Settings, merge, parse_settings, read_project_file, unwrap_section
+from ccls.lsp.workspace import WorkspaceEvents, WorkspaceIndex
 from ccls.model import AnalysisError
+from ccls.render import hint_label, hover_markdown
+from ccls.service.analysis import AnalysisService
+from ccls.service.counts import Cancelled, Outcome, all_counted, language_for, size_values
+from ccls.service.program_sizes import DocumentSizes
+from ccls.service.reports import Cohort, UnitReports
+from ccls.service.tables import TableStore
 
 log = logging.getLogger(__name__)
 # Re-parse once typing pauses this long: well inside the shortest debounce (50 ms), and not once
@@ -38,7 +44,7 @@ class DocResult:
 
     version: int
     outcome: Outcome
-    reports: dict[str, tuple]  # unit key -> FunctionReports, most costly first
+    reports: UnitReports  # unit key -> FunctionReports, most costly first
     file_mode: bool
     errors: list[AnalysisError]
     placed_memo: tuple[Any, list[Placed]] | None = None
@@ -50,8 +56,6 @@ class Stats:
     published: int = 0
     stale_dropped: int = 0
     superseded: int = 0
-    reports: int = 0
-    cohort_size: int = 0  # functions scored together in the latest report
     last: dict[str, dict] = field(default_factory=dict)
 
 
@@ -67,18 +71,12 @@ class Session:
         self.capabilities: types.ClientCapabilities | None = None
         self.pool = WorkerPool(2)
         self.scheduler = DocumentScheduler(self._analyse)
-        self.cache: CountCache | None = None
-        self.analyzer: Analyzer | None = None
+        self.service: AnalysisService | None = None  # opened with the settings' cache directory
+        self._table_store = TableStore()
         self.stats = Stats()
-        self.workspace: Any = None  # ccls.lsp.workspace.WorkspaceIndex, started after initialize
-        self._tables: Any = None
-        self._tables_version = ""
-        self._tables_lock = threading.Lock()
+        self.workspace: WorkspaceIndex | None = None  # started after initialize
         self._shown: set[str] = set()
-        self._report_memo: dict[str, tuple[Any, dict]] = {}
-        self._memo_lock = threading.Lock()
         self._parse_ahead: dict[str, asyncio.TimerHandle] = {}
-        self.program_sizes = ProgramSizes()  # what the workspace's call sites pass its functions
         self._sizes_used: dict[str, tuple] = {}  # uri -> the size values its last analysis used
         self._recheck_pending = False
 
@@ -106,8 +104,8 @@ class Session:
             self.workspace.stop()
         self.pool.shutdown()
         toolchain.SPARES.clear()
-        if self.cache is not None:
-            self.cache.close()
+        if self.service is not None:
+            self.service.close()
 
     def _read_project_files(self) -> dict:
         merged: dict = {}
@@ -162,7 +160,7 @@ class Session:
     def reload_settings(self, initial: bool = False, quiet: bool = False) -> None:
         """Re-merge the setting layers; re-cost or re-analyse what the change affects."""
         raw = merge(self.layers["project"], self.layers["init"], self.layers["client"], self.layers["command"])
-        tables = self._tables
+        tables = self._table_store.loaded
         known_profiles = tuple(tables.profiles) if tables is not None else None
         known_regions = tuple(tables.regions) if tables is not None else None
         kwargs = {"known_regions": known_regions}
@@ -172,13 +170,12 @@ class Session:
         for message in messages if not quiet else ():
             self.show(message)
         old, self.settings = self.settings, settings
-        if self.cache is None or old.cache_directory != settings.cache_directory:
+        if old.custom_profiles != settings.custom_profiles or tables is None:
+            self._table_store.reload(settings.custom_profiles_dict() or None)  # loaded on next use
+        if self.service is None or old.cache_directory != settings.cache_directory:
             self._open_cache()
         if initial:
             return
-        if old.custom_profiles != settings.custom_profiles:
-            with self._tables_lock:
-                self._tables = None  # reloaded with the new profiles on next use
         if old.analysis_options() != settings.analysis_options():
             for uri in self.docs:
                 self.scheduler.schedule(uri, 0)
@@ -214,36 +211,30 @@ class Session:
     def _open_cache(self) -> None:
         # Outside the source tree by default ($XDG_CACHE_HOME); the watcher ignores it wherever it is.
         directory = default_cache_dir(self.settings.cache_directory)
-        if self.cache is not None:
-            self.cache.close()
-        self.cache = CountCache(directory)
-        for message in self.cache.messages:
+        if self.service is None:
+            self.service = AnalysisService(self._table_store, directory)
+            messages = self.service.cache.messages
+        else:
+            messages = self.service.open_cache(directory)
+        for message in messages:
             self.show(message)
-        self.analyzer = Analyzer(self.cache, self._count, lambda: self.tables_version)
 
-    # -- tables and engine (worker threads) --------------------------------------------------
+    # -- tables and reports (worker threads) -------------------------------------------------
 
     @property
     def tables(self) -> Any:
-        with self._tables_lock:
-            if self._tables is None:
-                from ccls.tables import load_tables
-                self._tables = load_tables(None, self.settings.custom_profiles_dict() or None)
-                self._tables_version = _counting_tables_version(self._tables)
-            return self._tables
+        return self._table_store.get()
 
     @property
-    def tables_version(self) -> str:
-        self.tables  # noqa: B018 - loads on first use
-        return self._tables_version
+    def analyzer(self) -> Any:
+        return self.service.analyzer if self.service is not None else None
 
-    def _count(self, source: Any, options: Any, sizes_for: Any) -> Any:
-        from ccls.engine import count_source
-        return count_source(source, options, self.tables, sizes_for)
+    @property
+    def program_sizes(self) -> Any:
+        return self.service.program_sizes if self.service is not None else None
 
     def _report_settings(self, settings: Settings) -> Any:
         """The settings' profile/region, or DEFAULT/WORLD (with a message) when the tables lack them."""
-        from ccls.engine import ReportSettings, check_settings
         chosen = ReportSettings(settings.profile, settings.region, settings.scoring, settings.normalization)
         try:
             check_settings(self.tables, chosen)
@@ -252,54 +243,12 @@ class Session:
             self._call_soon(self.show, f"{unknown.args[0]}; using DEFAULT/WORLD")
             return ReportSettings(scoring=settings.scoring, normalization=settings.normalization)
 
-    def _unit_reports(self, uri: str, outcome: Outcome, settings: Settings, cohort: Any) -> dict[str, tuple]:
-        """Reports per unit (most costly first). A function's costs depend only on itself, so
-        reports of units whose identity (cache key, first line) is unchanged are reused, and
-        those of units that only moved are shifted: an edit re-costs one function, not the file.
-        Under cohort scoring every report is then re-scored together with the workspace's
-        functions (`cohort`: a workspace.Cohort, or None), whose metrics the workspace index keeps."""
-        from ccls.engine import report, rescore
-        tables = self.tables
-        report_settings = self._report_settings(settings)
-        options = settings.analysis_options()
-        peers = self.workspace.peers(cohort, tables, report_settings, options) if cohort is not None else []
-        # Peers are callees too (inclusive metrics): a new workspace pass re-costs everything.
-        signature = (report_settings, options, getattr(tables, "version", id(tables)),
-                     cohort.generation if cohort is not None else None)
-        with self._memo_lock:
-            memo_signature, memo = self._report_memo.get(uri, (None, {}))
-        if memo_signature != signature:
-            memo = {}
-        # A function that only moved (lines added above it) keeps its report, shifted.
-        by_place = {identity[:-1]: (identity, reports) for identity, reports in memo.items()}
-        for unit in outcome.units:
-            old = by_place.get(unit.identity[:-1])
-            if unit.identity not in memo and old is not None and len(old[1]) == len(unit.counted):
-                memo[unit.identity] = tuple(reduce.moved_report(r, cf) for r, cf in zip(old[1], unit.counted))
-        todo = [unit for unit in outcome.units if unit.identity not in memo]
-        if todo:
-            # Cohort scores are given below, to every report at once.
-            costing = dataclasses.replace(report_settings, scoring="absolute") \
-                if report_settings.scoring == "cohort" else report_settings
-            fresh = report([cf for unit in todo for cf in unit.counted], tables, costing, options, peers)
-            self.stats.reports += 1
-            position = 0
-            for unit in todo:
-                memo[unit.identity] = tuple(fresh[position:position + len(unit.counted)])
-                position += len(unit.counted)
-        keep = {unit.identity: memo[unit.identity] for unit in outcome.units}
-        if report_settings.scoring == "cohort":
-            identities = list(keep)
-            scored = iter(rescore([r for i in identities for r in keep[i]], tables, report_settings, peers))
-            keep = {i: tuple(next(scored) for _ in keep[i]) for i in identities}
-        self.stats.cohort_size = sum(len(r) for r in keep.values()) + len(peers)
-        with self._memo_lock:
-            self._report_memo[uri] = (signature, keep)
-        return {unit.key: tuple(sorted(keep[unit.identity], key=lambda r: -r.metrics.cu))
-                for unit in outcome.units if keep[unit.identity]}
+    def _unit_reports(self, uri: str, outcome: Outcome, settings: Settings, cohort: Cohort | None) -> UnitReports:
+        """Reports per unit (most costly first), from the service's memo; under cohort scoring
+        scored together with the workspace's functions (`cohort`, or None)."""
+        return self.service.reports(uri, outcome, self._report_settings(settings), settings.analysis_options(), cohort)
 
-    def report_settings(self) -> Any:
-        from ccls.engine import ReportSettings
+    def report_settings(self) -> ReportSettings:
         return ReportSettings(self.settings.profile, self.settings.region, self.settings.scoring,
                               self.settings.normalization)
 
@@ -359,8 +308,8 @@ class Session:
         self._cancel_parse_ahead(uri)
         self.results.pop(uri, None)
         self._sizes_used.pop(uri, None)
-        with self._memo_lock:
-            self._report_memo.pop(uri, None)
+        if self.service is not None:
+            self.service.forget_document(uri)
         if self.docs.pop(uri, None) is not None:
             self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -371,10 +320,21 @@ class Session:
             self.workspace.note_saved(self.docs[uri].path)
 
     def start_workspace(self) -> None:
-        from ccls.lsp.workspace import WorkspaceIndex
-        if self.workspace is None and self.folders:
-            self.workspace = WorkspaceIndex(self)
+        if self.workspace is None and self.folders and self.service is not None:
+            events = WorkspaceEvents(show=self.show, project_file_changed=self.project_file_changed,
+                                     flags_or_headers_changed=self.reanalyse_all, sizes_changed=self.recheck_sizes,
+                                     pass_done=self._workspace_pass_done)
+            progress = self.server.work_done_progress if self.supports_progress else None
+            self.workspace = WorkspaceIndex(self.service, self.pool, self.folders, lambda: self.settings,
+                                            self._open_paths, events, progress)
             self.workspace.start()
+
+    def _workspace_pass_done(self) -> None:
+        if self.settings.scoring == "cohort":
+            self.refresh_reports()
+
+    def _open_paths(self) -> set[str]:
+        return {model.path for model in self.docs.values()}
 
     def reanalyse_all(self) -> None:
         for uri in self.docs:
@@ -384,13 +344,13 @@ class Session:
 
     async def _analyse(self, uri: str, generation: int) -> None:
         model = self.docs.get(uri)
-        if model is None or self.analyzer is None:
+        if model is None or self.service is None:
             return
         snapshot = model.snapshot()
         settings = self.settings
-        analyzer = self.analyzer
+        service = self.service
         stop = threading.Event()
-        cohort = self.workspace.cohort_members(exclude=set(self.docs)) if (
+        cohort = self.workspace.cohort_members(self._open_paths()) if (
             self.workspace is not None and settings.scoring == "cohort") else None
 
         previous = self.results.get(uri)
@@ -398,8 +358,8 @@ class Session:
 
         def work() -> tuple[Outcome, dict, DocumentSizes]:
             sizes = program_sizes.for_document(model.path)  # inference can take a while: not on the loop
-            outcome = analyzer.analyse(snapshot, settings.analysis_options(), stop.is_set,
-                                       previous=previous.outcome if previous is not None else None, sizes=sizes)
+            outcome = service.counts(snapshot, settings.analysis_options(), stop.is_set,
+                                     previous=previous.outcome if previous is not None else None, sizes=sizes)
             return outcome, self._unit_reports(uri, outcome, settings, cohort), sizes
 
         future = self.pool.submit(work, FOREGROUND)
@@ -479,7 +439,7 @@ class Session:
         """Re-cost every open document's cached counts (profile, region, tables changed)."""
         settings = self.settings
         for uri, result in list(self.results.items()):
-            cohort = self.workspace.cohort_members(exclude=set(self.docs)) if (
+            cohort = self.workspace.cohort_members(self._open_paths()) if (
                 self.workspace is not None and settings.scoring == "cohort") else None
             future = self.pool.submit(lambda u=uri, r=result: self._unit_reports(u, r.outcome, settings, cohort),
                                       FOREGROUND)
@@ -549,7 +509,6 @@ class Session:
         if found is None:
             return []
         model, placed = found
-        from ccls.render import hint_label
         hints = []
         resolve = self.resolves_tooltips
         for item in placed:
@@ -572,7 +531,6 @@ class Session:
         return hint
 
     def _tooltip(self, item: Placed) -> str:
-        from ccls.render import hover_markdown
         return hover_markdown(item.reports[0], self.report_settings())
 
     def at(self, uri: str, line: int, character: int, signature_only: bool) -> tuple[DocumentModel, Placed] | None:
@@ -599,7 +557,6 @@ class Session:
         return convert.lsp_hover(model.index, item, self.explain(item), self.encoding)
 
     def explain(self, item: Placed) -> str:
-        from ccls.render import hover_markdown
         settings = self.report_settings()
         return "\n\n---\n\n".join(hover_markdown(r, settings) for r in item.reports)
 
@@ -610,7 +567,6 @@ class Session:
         if found is None:
             return []
         model, placed = found
-        from ccls.render import hint_label
         return [convert.lsp_code_lens(model.index, item, hint_label(item.reports[0], self.settings.hints_format),
                                       uri, self.encoding) for item in placed]
 
@@ -640,7 +596,8 @@ class Session:
 
     def stats_json(self) -> dict:
         analyzer = self.analyzer
-        cache = self.cache
+        cache = self.service.cache if self.service is not None else None
+        memo = self.service.memo if self.service is not None else None
         return {
             "compiles": analyzer.compiles if analyzer else 0,
             "functionsCompiled": analyzer.functions_compiled if analyzer else 0,
@@ -652,8 +609,8 @@ class Session:
             "published": self.stats.published,
             "staleDropped": self.stats.stale_dropped,
             "superseded": self.stats.superseded,
-            "reports": self.stats.reports,
-            "cohortSize": self.stats.cohort_size,
+            "reports": memo.reports if memo else 0,
+            "cohortSize": memo.cohort_size if memo else 0,
             "debounceMs": round(self.scheduler.debounce_s() * 1000, 1),
             "positionEncoding": self.encoding,
             "settings": {"profile": self.settings.profile, "region": self.settings.region,
@@ -664,20 +621,11 @@ class Session:
         }
 
 
-def _doc_result(outcome: Outcome, reports: dict[str, tuple]) -> DocResult:
+def _doc_result(outcome: Outcome, reports: UnitReports) -> DocResult:
     return DocResult(outcome.snapshot.version, outcome, reports, outcome.snapshot.functions is None, outcome.errors)
 
 
-def _counting_tables_version(tables: Any) -> str:
-    """What of the tables can change counts (not costs): each cost table's cache model."""
-    parts = []
-    for arch, table in sorted(getattr(tables, "cost", {}).items()):
-        parts.append((arch, repr(getattr(table, "cache", None))))
-    return cache_key("tables/1", parts)
-
-
 def _section(raw: Any) -> dict:
-    from ccls.lsp.settings import unwrap_section
     section = unwrap_section(plain_json(raw))
     return dict(section) if section else {}
 
@@ -703,7 +651,6 @@ def _position_args(position: Any) -> tuple[int, int]:
 
 
 def _uri_to_path(uri: str) -> str | None:
-    from pygls.uris import to_fs_path
     try:
         path = to_fs_path(uri)
     except Exception:

@@ -7,24 +7,26 @@ never delay open documents.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+import ctypes
 import logging
 import os
-import threading
 import time
 import uuid
 from collections import deque
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from lsprotocol import types
+from watchdog.events import FileSystemEventHandler
+from watchdog.observers import Observer
 
-from ccls.engine import CohortPeer, evaluate_count, function_metrics
-from ccls.lsp.incremental import DocumentModel, all_counted, language_for, size_values
-from ccls.lsp.scheduler import BACKGROUND
-from ccls.lsp.settings import PROJECT_FILE
-from ccls.model import CountedFunction, MemoryOverlap
-from ccls.options import AnalysisOptions
-from ccls.polynomial import Polynomial
+from ccls.lsp.documents import DocumentModel
+from ccls.lsp.scheduler import BACKGROUND, WorkerPool
+from ccls.lsp.settings import PROJECT_FILE, Settings
+from ccls.model import CountedFunction
+from ccls.service.analysis import AnalysisService
+from ccls.service.counts import all_counted, language_for, size_values
+from ccls.service.reports import Cohort, CohortMember
 
 log = logging.getLogger(__name__)
 
@@ -38,13 +40,30 @@ STALE_SIZES_S = 30.0  # how old a size inference the background pass may use
 RECHECK_DELAY_S = 2.0  # open documents are re-checked against new call sites this long after a file is learned
 
 
+@dataclass(frozen=True)
+class WorkspaceEvents:
+    """What the workspace tells the session (it holds no reference to it)."""
+
+    show: Callable[[str], None]  # a visible message
+    project_file_changed: Callable[[], None]
+    flags_or_headers_changed: Callable[[], None]  # open documents' keys may have changed
+    sizes_changed: Callable[[float], None]  # call sites changed: re-check open documents after a delay
+    pass_done: Callable[[], None]  # a background pass finished (cohort members changed)
+
+
 class WorkspaceIndex:
-    def __init__(self, session: Any):
-        self.session = session
+    def __init__(self, service: AnalysisService, pool: WorkerPool, folders: list[str],
+                 settings: Callable[[], Settings], open_paths: Callable[[], set[str]], events: WorkspaceEvents,
+                 progress: Any = None):
+        self.service = service
+        self.pool = pool
+        self.folders = folders
+        self._settings = settings
+        self._open_paths = open_paths
+        self.events = events
+        self._progress = progress  # pygls work-done progress where the client supports it
         self.functions: dict[str, list[CohortMember]] = {}  # path -> what cohort scoring needs
         self.generation = 0  # bumps whenever `functions` changes
-        self._peers: dict[str, tuple] = {}  # path -> (members, tables, signature, CohortPeers)
-        self._peers_lock = threading.Lock()
         self.files_done = 0
         self.passes = 0
         self.cancelled = False
@@ -63,7 +82,7 @@ class WorkspaceIndex:
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._start_observer()
-        if self.session.settings.background_analysis:
+        if self._settings().background_analysis:
             self.request_pass()
 
     def stop(self) -> None:
@@ -77,12 +96,6 @@ class WorkspaceIndex:
             self._task.cancel()
 
     def _start_observer(self) -> None:
-        try:
-            from watchdog.events import FileSystemEventHandler
-            from watchdog.observers import Observer
-        except ImportError:
-            log.info("watchdog is not installed: external changes are not watched")
-            return
         index = self
 
         class Handler(FileSystemEventHandler):
@@ -95,16 +108,16 @@ class WorkspaceIndex:
 
         observer = Observer()
         observer.daemon = True
-        for folder in self.session.folders:
+        for folder in self.folders:
             if os.path.isdir(folder):
                 try:
                     observer.schedule(Handler(), folder, recursive=True)
                 except OSError as exc:  # e.g. inotify watch limit reached
-                    self.session.show(f"cannot watch {folder} for changes ({exc})")
+                    self.events.show(f"cannot watch {folder} for changes ({exc})")
         try:
             observer.start()
         except OSError as exc:
-            self.session.show(f"cannot watch the workspace for changes ({exc})")
+            self.events.show(f"cannot watch the workspace for changes ({exc})")
             return
         self._observer = observer
 
@@ -118,8 +131,7 @@ class WorkspaceIndex:
             loop.call_soon_threadsafe(self._note_event, path)
 
     def _ignored(self, path: str) -> bool:
-        cache = self.session.cache
-        cache_dir = cache.directory if cache is not None else None
+        cache_dir = self.service.cache.directory
         if cache_dir and os.path.abspath(path).startswith(os.path.abspath(cache_dir) + os.sep):
             return True
         return any(part in SKIP_DIRS for part in path.split(os.sep))
@@ -136,16 +148,14 @@ class WorkspaceIndex:
         paths, self._pending_events = self._pending_events, set()
         names = {os.path.basename(p) for p in paths}
         if PROJECT_FILE in names:
-            self.session.project_file_changed()
-        open_paths = {m.path for m in self.session.docs.values()}
-        analyzer = self.session.analyzer
+            self.events.project_file_changed()
+        open_paths = self._open_paths()
         for path in paths:
-            if analyzer is not None:
-                analyzer.forget_header(path)
+            self.service.analyzer.forget_header(path)
         if names & set(FLAG_FILES) or any(p.endswith(HEADER_SUFFIXES) for p in paths):
             # Flags or a header changed: the keys of open documents may have changed. Keys that
             # did not change hit the cache, so this compiles only what is really affected.
-            self.session.reanalyse_all()
+            self.events.flags_or_headers_changed()
             if names & set(FLAG_FILES):
                 self.request_pass()
         for path in paths:
@@ -153,12 +163,12 @@ class WorkspaceIndex:
                 continue
             if not os.path.exists(path):
                 self._set_functions(path, None)
-                self.session.program_sizes.forget(path)
-            elif self.session.settings.background_analysis:
+                self.service.program_sizes.forget(path)
+            elif self._settings().background_analysis:
                 self._enqueue(path)
 
     def note_saved(self, path: str) -> None:
-        if self.session.settings.background_analysis:
+        if self._settings().background_analysis:
             self._enqueue(path)
 
     # -- background pass ---------------------------------------------------------------------
@@ -166,7 +176,7 @@ class WorkspaceIndex:
     def request_pass(self) -> None:
         """Queue every source file of the workspace; the directory walk runs off the loop."""
         self._resized.clear()
-        future = self.session.pool.submit(self._discover, BACKGROUND)
+        future = self.pool.submit(self._discover, BACKGROUND)
         loop = asyncio.get_running_loop()
 
         def queued(done: Any) -> None:
@@ -187,7 +197,7 @@ class WorkspaceIndex:
 
     def _discover(self) -> list[str]:
         found = []
-        for folder in self.session.folders:
+        for folder in self.folders:
             for root, dirs, files in os.walk(folder):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
                 for name in sorted(files):
@@ -200,8 +210,8 @@ class WorkspaceIndex:
         self.running, self.cancelled = True, False
         self.passes += 1
         token = None
-        progress = self.session.server.work_done_progress
-        if self.session.supports_progress:
+        progress = self._progress
+        if progress is not None:
             token = f"ccls-workspace-{uuid.uuid4().hex[:8]}"
             try:
                 await progress.create_async(token)
@@ -235,18 +245,15 @@ class WorkspaceIndex:
                 progress.end(token, types.WorkDoneProgressEnd(
                     message="cancelled" if self.cancelled else f"{done} files analysed"))
         release_freed_memory()
-        if self.session.settings.scoring == "cohort" and done:
-            self.session.refresh_reports()
+        if done:
+            self.events.pass_done()
 
     async def _analyse_file(self, path: str) -> None:
-        if path in {m.path for m in self.session.docs.values()}:
+        if path in self._open_paths():
             return  # open documents are analysed in the foreground
-        analyzer = self.session.analyzer
-        settings = self.session.settings
-        if analyzer is None:
-            return
-
-        program_sizes = self.session.program_sizes
+        service = self.service
+        settings = self._settings()
+        program_sizes = service.program_sizes
         refresh = path in self._resized
 
         def work() -> tuple[list[CohortMember], list[CountedFunction], tuple] | None:
@@ -264,14 +271,14 @@ class WorkspaceIndex:
             # Sizes inferred up to half a minute ago will do (the keys hold the values used),
             # but for a file re-queued because its own calls pass sizes.
             sizes = program_sizes.for_document(path, max_age_s=0.0 if refresh else STALE_SIZES_S)
-            outcome = analyzer.analyse(model.snapshot(), options, remember=False, sizes=sizes)
+            outcome = service.counts(model.snapshot(), options, remember=False, sizes=sizes)
             counted = all_counted(outcome)
             members = [CohortMember.of(cf, options) for cf in counted]
             del outcome, model
             release_freed_memory()  # a file's compile leaves megabytes glibc would otherwise keep
             return members, counted, size_values(sizes)
         try:
-            done = await asyncio.wrap_future(self.session.pool.submit(work, BACKGROUND))
+            done = await asyncio.wrap_future(self.pool.submit(work, BACKGROUND))
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -279,45 +286,28 @@ class WorkspaceIndex:
             return
         self._set_functions(path, done[0] if done is not None else None)
         self.files_done += 1
-        if done is not None and self.session.program_sizes.learn(path, done[1]):
-            self.session.recheck_sizes(delay_s=RECHECK_DELAY_S)
-            own = self.session.program_sizes.own_sizes(path)
+        if done is not None and program_sizes.learn(path, done[1]):
+            self.events.sizes_changed(RECHECK_DELAY_S)
+            own = program_sizes.own_sizes(path)
             used = dict(done[2])
             if not refresh and any(dict(size_values({name: params})).get(name) != used.get(name)
                                    for name, params in own.items()):
                 self._resized.add(path)  # once: its own calls pass its functions sizes it was not counted at
                 self._enqueue(path)
 
-    def cohort_members(self, exclude: set[str]) -> Cohort:
-        """(path, members) of every analysed workspace file but the documents `exclude` names,
-        with the generation they are of: taken on the event loop, costed on a worker by `peers`."""
-        skip = {self.session.docs[u].path for u in exclude if u in self.session.docs}
+    def cohort_members(self, exclude_paths: set[str]) -> Cohort:
+        """(path, members) of every analysed workspace file but `exclude_paths` (the open
+        documents), with the generation they are of: taken on the event loop, costed on a
+        worker by the service."""
         return Cohort(self.generation,
-                      tuple((path, members) for path, members in self.functions.items() if path not in skip))
-
-    def peers(self, cohort: Cohort, tables: Any, settings: Any, options: AnalysisOptions) -> list[CohortPeer]:
-        """The cohort's functions with their metrics, costed once per file and setting."""
-        signature = (settings.region, options)
-        out: list[CohortPeer] = []
-        for path, members in cohort.files:
-            with self._peers_lock:
-                memo = self._peers.get(path)
-            if memo is None or memo[0] is not members or memo[1] is not tables or memo[2] != signature:
-                costed = [CohortPeer(m.name, m.display_name, function_metrics(m.counted(), tables, settings, options))
-                          for m in members]
-                memo = (members, tables, signature, costed)
-                with self._peers_lock:
-                    self._peers[path] = memo
-            out.extend(memo[3])
-        return out
+                      tuple((path, members) for path, members in self.functions.items() if path not in exclude_paths))
 
     def _set_functions(self, path: str, members: list[CohortMember] | None) -> None:
         if members is None:
             self.functions.pop(path, None)
         else:
             self.functions[path] = members
-        with self._peers_lock:
-            self._peers.pop(path, None)
+        self.service.peer_costs.forget(path)
         self.generation += 1
 
     def stats(self) -> dict:
@@ -327,60 +317,9 @@ class WorkspaceIndex:
                 "watching": self._observer is not None}
 
 
-class Cohort(NamedTuple):
-    """The workspace's functions as cohort scoring saw them at one generation."""
-
-    generation: int
-    files: tuple[tuple[str, list[CohortMember]], ...]  # (path, members)
-
-
-@dataclass(frozen=True)
-class CohortMember:
-    """What cohort scoring needs of a workspace function, in a few hundred bytes: its counts
-    evaluated at the configured parameter values. Costing `counted()` gives the metrics of
-    the function it stands for; it has no IR, loops, per-line counts or finding sites."""
-
-    name: str
-    display_name: str
-    file: str
-    line: int | None
-    language: str
-    arch: str
-    counts: tuple[tuple[str, float], ...]
-    machine_instructions: float | None
-    machine_cycles: float | None
-    overlaps: tuple[tuple[str, float, tuple[tuple[str, float], ...]], ...] = ()  # (loop, cycles, misses)
-
-    @classmethod
-    def of(cls, cf: CountedFunction, options: AnalysisOptions) -> "CohortMember":
-        options = options.for_function(cf.inferred_sizes)
-
-        def value(poly: Polynomial) -> float:
-            return evaluate_count(poly, options)
-        return cls(cf.name, cf.display_name, cf.file, cf.line, cf.language, cf.arch,
-                   tuple((k, value(p)) for k, p in cf.counts.items()),
-                   value(cf.machine_instructions) if cf.machine_instructions is not None else None,
-                   value(cf.machine_cycles) if cf.machine_cycles is not None else None,
-                   tuple((o.loop, value(o.cycles), tuple((k, value(p)) for k, p in o.misses.items()))
-                         for o in cf.overlaps))
-
-    def counted(self) -> CountedFunction:
-        return CountedFunction(
-            name=self.name, display_name=self.display_name, file=self.file, line=self.line, end_line=self.line,
-            language=self.language, arch=self.arch, parameters=[], static_counts={},
-            counts={k: Polynomial.constant(v) for k, v in self.counts},
-            machine_instructions=Polynomial.constant(self.machine_instructions)
-            if self.machine_instructions is not None else None,
-            loops=[], line_counts={}, calls={}, sites=[], assumptions=[],
-            machine_cycles=Polynomial.constant(self.machine_cycles) if self.machine_cycles is not None else None,
-            overlaps=[MemoryOverlap(loop, Polynomial.constant(cycles), {k: Polynomial.constant(v) for k, v in misses})
-                      for loop, cycles, misses in self.overlaps])
-
-
 def release_freed_memory() -> None:
     """Hand memory freed by a pass over many files back to the OS (glibc keeps it otherwise)."""
     try:
-        import ctypes
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass  # not glibc

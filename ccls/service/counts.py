@@ -1,32 +1,34 @@
-"""Per-function incremental analysis of one document: the expensive path behind the server.
+"""The count stage of the service: one snapshot of a file in, counted functions out, served
+from the persistent count cache where possible.
 
-`DocumentModel` keeps an open document's text and its tree-sitter tree in step with LSP
-changes (tree.edit + incremental reparse). `Analyzer.analyse` runs on a worker thread: it keys
-each function by (its text, the text of the same-file functions it calls — inlining at -O2
-pulls their bodies in —, the file's context without function bodies, the contents of the
-headers it includes, compile flags, compiler version, counting tables and options), serves
-what the count cache has, and compiles only the rest through a reduced translation unit
-(`ccls.lsp.reduce`), falling back to the whole file when the reduced unit does not compile.
+`Analyzer.analyse` keys each function by (its text, the text of the same-file functions it
+calls — inlining at -O2 pulls their bodies in —, the file's context without function bodies,
+the contents of the headers it includes, compile flags, compiler version, counting tables and
+options, the sizes its callers pass, the engine digest), serves what the count cache has, and
+compiles only the rest through a reduced translation unit (`ccls.service.units`), falling back
+to the whole file when the reduced unit does not compile. Thread-safe; no editor types.
 """
 from __future__ import annotations
 
 import dataclasses
-import functools
 import logging
 import os
-import re
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from ccls import compile_db, source_map, toolchain
 from ccls.cache import CountCache, cache_key, text_digest
-from ccls.lsp import reduce
-from ccls.lsp.positions import LineIndex, has_lone_cr, lone_cr_as_lf, to_bytes
-from ccls.lsp.program_sizes import DocumentSizes
+from ccls.engine import CountedFile, count_source
+from ccls.frontends import SourceFile, frontend_for
 from ccls.model import AnalysisError, CountedFunction
 from ccls.options import AnalysisOptions
+from ccls.service import units
+from ccls.service.digest import engine_digest
+from ccls.service.program_sizes import DocumentSizes
+from ccls.service.tables import TableStore
 
 log = logging.getLogger(__name__)
 
@@ -37,34 +39,8 @@ _MAX_REMEMBERED_KEYS = 50_000
 _FILE_UNIT = "<file>"
 
 
-@functools.lru_cache(maxsize=1)
-def engine_digest() -> str:
-    """Digest of the code that produces counts (front ends, readers, counting) and of the
-    cache's serialisation: a changed analysis never reuses counts cached by an older one."""
-    import ccls
-    from ccls import serialize
-    root = os.path.dirname(os.path.abspath(ccls.__file__))
-    parts = [ccls.__version__, str(serialize.SCHEMA)]
-    for folder in ("frontends", "readers", "."):
-        directory = os.path.join(root, folder)
-        names = sorted(os.listdir(directory)) if os.path.isdir(directory) else []
-        for name in names:
-            if folder == "." and name not in _COUNTING_MODULES:
-                continue
-            if name.endswith(".py"):
-                with open(os.path.join(directory, name), "rb") as handle:
-                    parts.append(text_digest(handle.read()))
-    return cache_key("engine/1", parts)
-
-
-_COUNTING_MODULES = frozenset({"counting.py", "machine_code.py", "taxonomy.py", "model.py", "polynomial.py",
-                               "compile_db.py", "source_map.py", "toolchain.py", "early_exit.py", "targets.py",
-                               "options.py", "sizes.py", "engine.py"})
-
-
 def language_for(path: str) -> str | None:
     """The front end's language for a path, or None for files ccls ignores."""
-    from ccls.frontends import frontend_for
     try:
         found = frontend_for(path)
     except Exception:  # a front end that fails to import must not take the server down
@@ -73,19 +49,8 @@ def language_for(path: str) -> str | None:
     return found[0] if found else None
 
 
-def _source_map():
-    try:
-        from ccls import source_map
-        return source_map
-    except ImportError:
-        return None
-
-
 def parse_functions(data: bytes, language: str, old_tree: Any = None) -> tuple[Any, tuple | None]:
     """(tree, functions) for languages tree-sitter knows, (None, None) for the others."""
-    source_map = _source_map()
-    if source_map is None:
-        return None, None
     try:
         tree = source_map.parse(data, language, old_tree)
     except (ValueError, KeyError, LookupError):
@@ -106,82 +71,7 @@ class Snapshot:
     text: str
     data: bytes
     functions: tuple | None  # SourceFunction per function; None: whole-file mode (PTX, IR)
-    graph: dict[int, set[int]] | None = None  # reduce.callees of the functions (None in whole-file mode)
-
-
-class DocumentModel:
-    """An open document's text and syntax tree, updated incrementally on the event loop."""
-
-    def __init__(self, uri: str, path: str, language: str, text: str, version: int):
-        self.uri, self.path, self.language = uri, path, language
-        self.version = version
-        self._set_text(text)
-        self._tree: Any = None
-        self._functions: tuple | None = None
-        self._graph: dict[int, set[int]] | None = None
-        self._parsed = False
-
-    def _set_text(self, text: str) -> None:
-        self.text = text
-        self.data = to_bytes(text)
-        self._index: LineIndex | None = None
-        # What tree-sitter and the compilers see: rows that are LSP lines (see positions).
-        self._analysed = lone_cr_as_lf(self.data)
-
-    @property
-    def index(self) -> LineIndex:
-        if self._index is None:
-            self._index = LineIndex(self.text)
-        return self._index
-
-    def replace_all(self, text: str, version: int) -> None:
-        self._set_text(text)
-        self.version = version
-        self._tree, self._functions, self._graph, self._parsed = None, None, None, False
-
-    def apply_change(self, start: tuple[int, int] | None, end: tuple[int, int] | None, new_text: str,
-                     encoding: str) -> None:
-        """One LSP content change: range in the negotiated encoding, or None for the whole text."""
-        if start is None or end is None:
-            self.replace_all(new_text, self.version)
-            return
-        index = self.index
-        start_byte, start_row, start_col = index.lsp_to_offset(start[0], start[1], encoding)
-        end_byte, end_row, end_col = index.lsp_to_offset(end[0], end[1], encoding)
-        if end_byte < start_byte:
-            start_byte, end_byte, start_row, end_row, start_col, end_col = \
-                end_byte, start_byte, end_row, start_row, end_col, start_col
-        inserted = to_bytes(new_text)
-        data = self.data[:start_byte] + inserted + self.data[end_byte:]
-        new_rows = inserted.count(b"\n")
-        new_end_col = (start_col + len(inserted)) if new_rows == 0 else len(inserted) - inserted.rfind(b"\n") - 1
-        if self._analysed is not self.data or has_lone_cr(data):
-            self._tree = None  # rows of an incremental edit would be tree-sitter's, not LSP lines
-        if self._tree is not None:
-            self._tree.edit(start_byte=start_byte, old_end_byte=end_byte, new_end_byte=start_byte + len(inserted),
-                            start_point=(start_row, start_col), old_end_point=(end_row, end_col),
-                            new_end_point=(start_row + new_rows, new_end_col))
-        self._set_text(data.decode("utf-8", "surrogatepass"))
-        self._functions, self._graph, self._parsed = None, None, False
-
-    def functions(self) -> tuple | None:
-        if not self._parsed:
-            self._tree, self._functions = parse_functions(self._analysed, self.language, self._tree)
-            self._parsed = True
-        return self._functions
-
-    def call_graph(self) -> dict[int, set[int]] | None:
-        """Which functions each function names (`reduce.callees`), None in whole-file mode."""
-        functions = self.functions()
-        if self._graph is None and functions is not None:
-            self._graph = reduce.callees(self._analysed, functions)
-        return self._graph
-
-    def snapshot(self) -> Snapshot:
-        data = self._analysed
-        text = self.text if data is self.data else data.decode("utf-8", "surrogatepass")
-        return Snapshot(self.uri, self.path, self.language, self.version, text, data, self.functions(),
-                        self.call_graph())
+    graph: dict[int, set[int]] | None = None  # units.callees of the functions (None in whole-file mode)
 
 
 @dataclass(frozen=True)
@@ -215,13 +105,11 @@ class Cancelled(Exception):
 class Analyzer:
     """Thread-safe: keys, cache look-ups and compiles for document snapshots."""
 
-    def __init__(self, cache: CountCache, count: Callable[[Any, AnalysisOptions, Any], Any],
-                 tables_version: Callable[[], str]):
+    def __init__(self, cache: CountCache, tables: TableStore):
         self.cache = cache
         # Precompiled preambles live next to the count cache (never in the source tree).
         self.preamble_dir = os.path.join(cache.directory, "preambles") if cache.path else None
-        self._count = count  # (SourceFile, options, sizes_for) -> CountedFile: the engine
-        self._tables_version = tables_version
+        self.tables = tables
         self._header_digests: dict[str, tuple[tuple[int, int], str, tuple]] = {}
         self._function_keys: dict[tuple, str] = {}  # (context, text hash, deps) -> key
         self._lock = threading.Lock()
@@ -232,8 +120,6 @@ class Analyzer:
 
     def context_key(self, snapshot: Snapshot, options: AnalysisOptions) -> str:
         """Everything a function's counts depend on besides its own text and its callees."""
-        from ccls import compile_db, toolchain
-
         counting_options = options.counting_fields()
         tool = _COMPILER_FOR.get(snapshot.language)
         compiler = toolchain.tool_version(tool) if tool else f"python {sys.version}"
@@ -247,16 +133,16 @@ class Analyzer:
             flags = found.flags
             include_dirs += _include_dirs(found.flags)
         functions = snapshot.functions or ()
-        context = reduce.context_text(snapshot.data, functions) if snapshot.functions is not None else b""
+        context = units.context_text(snapshot.data, functions) if snapshot.functions is not None else b""
         headers = self.header_digest(snapshot.data, include_dirs) if snapshot.language in REDUCIBLE else ""
         return cache_key("ctx/1", engine_digest(), snapshot.language, compiler, flags, counting_options,
-                         self._tables_version(), text_digest(context), headers)
+                         self.tables.counting_version(), text_digest(context), headers)
 
     def header_digest(self, data: bytes, include_dirs: Sequence[str]) -> str:
         """Digest of the contents of every header reachable from the text through include
         directories other than the compiler's own (those are covered by its version)."""
         seen: dict[str, str] = {}
-        pending = [(name, quoted, include_dirs[0]) for name, quoted in reduce.include_lines(data)]
+        pending = [(name, quoted, include_dirs[0]) for name, quoted in units.include_lines(data)]
         missing: list[str] = []
         while pending and len(seen) < _MAX_INCLUDE_FILES:
             name, quoted, base = pending.pop()
@@ -286,7 +172,7 @@ class Analyzer:
                 data = handle.read(16 * 1024 * 1024)
         except OSError:
             return "unreadable", ()
-        digest, nested = text_digest(data), tuple(reduce.include_lines(data))
+        digest, nested = text_digest(data), tuple(units.include_lines(data))
         with self._lock:
             self._header_digests[path] = (stamp, digest, nested)
         return digest, nested
@@ -305,7 +191,7 @@ class Analyzer:
         functions, graph = snapshot.functions, snapshot.graph
         keys = []
         for i, fn in enumerate(functions):
-            deps = tuple(sorted(functions[j].text_hash for j in reduce.closure(graph, [i]) if j != i))
+            deps = tuple(sorted(functions[j].text_hash for j in units.closure(graph, [i]) if j != i))
             # An edit changes one function's key: the others are looked up, not re-digested.
             parts = (context, fn.text_hash, deps, size_values({fn.qualified_name: sizes.get(fn.qualified_name, {})}))
             key = self._function_keys.get(parts)
@@ -342,15 +228,15 @@ class Analyzer:
         outcome.duration_s = time.monotonic() - started
         return outcome
 
-    def _compile(self, snapshot: Snapshot, text: str, options: AnalysisOptions, sizes: DocumentSizes) -> Any:
-        from ccls.frontends import SourceFile
+    def _compile(self, snapshot: Snapshot, text: str, options: AnalysisOptions,
+                 sizes: DocumentSizes) -> CountedFile | _Failed:
         with self._lock:
             self.compiles += 1
 
         def sizes_for(fn: Any) -> dict:
             return sizes.get(fn.display_name) or sizes.get(fn.name) or {}
         try:
-            return self._count(SourceFile(snapshot.path, _compilable(text)), options, sizes_for)
+            return count_source(SourceFile(snapshot.path, _compilable(text)), options, self.tables.get(), sizes_for)
         except Exception as exc:  # a front-end bug must become a diagnostic, not a dead worker
             log.exception("analysis of %s failed", snapshot.path)
             return _Failed([AnalysisError(snapshot.path, None, f"internal error while analysing: {exc}")])
@@ -359,7 +245,7 @@ class Analyzer:
                       sizes: DocumentSizes) -> Outcome:
         cached = self.cache.get(key, remember)
         if cached is not None:
-            counted = [with_size_notes(reduce.shift_lines(cf, 0, snapshot.path), sizes) for cf in cached]
+            counted = [with_size_notes(units.shift_lines(cf, 0, snapshot.path), sizes) for cf in cached]
             return Outcome(snapshot, _file_units(key, counted), [], cached_functions=len(counted))
         result = self._compile(snapshot, snapshot.text, options, sizes)
         counted = list(result.functions)
@@ -394,7 +280,7 @@ class Analyzer:
             if i in reused:
                 outcome.units.append(reused[i])  # equal keys: equal text hashes
                 continue
-            placed = tuple(with_size_notes(reduce.shift_lines(cf, fn.start_line - 1, snapshot.path), sizes)
+            placed = tuple(with_size_notes(units.shift_lines(cf, fn.start_line - 1, snapshot.path), sizes)
                            for cf in found.get(i, []))
             if placed:
                 outcome.units.append(Unit(fn.text_hash, (keys[i], fn.start_line), placed))
@@ -405,11 +291,11 @@ class Analyzer:
               found: dict[int, list[CountedFunction]], outcome: Outcome, cancelled: Callable[[], bool],
               remember: bool, sizes: DocumentSizes) -> None:
         functions = snapshot.functions
-        keep = reduce.units_to_compile(snapshot.data, functions, missing, snapshot.language, graph)
+        keep = units.units_to_compile(snapshot.data, functions, missing, snapshot.language, graph)
         result = None
         if snapshot.language in REDUCIBLE and len(keep) < len(functions):
-            declare = reduce.referenced(snapshot.data, functions, keep, graph)
-            reduced = reduce.reduced_text(snapshot.data, functions, keep, snapshot.language, declare)
+            declare = units.referenced(snapshot.data, functions, keep, graph)
+            reduced = units.reduced_text(snapshot.data, functions, keep, snapshot.language, declare)
             result = self._compile(snapshot, reduced.decode("utf-8", "surrogatepass"), options, sizes)
             outcome.compiles += 1
             outcome.reduced = True
@@ -430,13 +316,13 @@ class Analyzer:
             self.functions_compiled += len(keep)
         if result.errors and not result.functions:
             return  # nothing learned; cached functions still show
-        placed = reduce.assign(result.functions, functions)
+        placed = units.assign(result.functions, functions)
         store = []
         # Only the functions that were missing are stored: a kept caller or callee compiled as
         # context may be inlined differently here than in its own unit, and has a valid entry.
         for i in missing:
             # Relative to the function's first line, so a function that moved still hits.
-            found[i] = [reduce.shift_lines(cf, -(functions[i].start_line - 1)) for cf in placed.get(i, [])]
+            found[i] = [units.shift_lines(cf, -(functions[i].start_line - 1)) for cf in placed.get(i, [])]
             if not result.errors:
                 store.append((keys[i], found[i]))
         self.cache.put_many(store, remember)
@@ -456,24 +342,6 @@ def with_size_notes(cf: CountedFunction, sizes: DocumentSizes) -> CountedFunctio
     found = sizes.get(cf.display_name) or sizes.get(cf.name) or {}
     notes = [found[name].describe(name) for name in cf.inferred_sizes if name in found]
     return dataclasses.replace(cf, size_notes=notes) if notes != cf.size_notes and len(notes) == len(cf.inferred_sizes) else cf
-
-
-def definition_rows(lines: Sequence[str], language: str, cf: CountedFunction) -> tuple[int, int] | None:
-    """0-based (first, last) rows of a function defined in an IR/PTX listing. An IR function's
-    debug lines are those of its C source, so its `define` line is looked up by symbol."""
-    symbol = re.escape(cf.name)
-    if language == "llvm-ir":
-        pattern = re.compile(rf'^define\b.*@(?:{symbol}|"{symbol}")\(')
-    else:
-        pattern = re.compile(rf"^\s*(?:\.\w+\s+)*\.(?:entry|func)\b.*\b{symbol}\b")
-    if language != "llvm-ir" and cf.line and 0 < cf.line <= len(lines) and cf.name in lines[cf.line - 1]:
-        first = cf.line - 1
-    else:
-        first = next((i for i, line in enumerate(lines) if pattern.search(line)), None)
-        if first is None:
-            return None
-    last = next((i for i in range(first + 1, len(lines)) if lines[i].startswith("}")), first)
-    return first, last
 
 
 def _file_units(key: str, counted: list[CountedFunction]) -> list[Unit]:

@@ -1,4 +1,5 @@
-"""Pure helpers for per-function incremental analysis: keys, dependency closure, reduced TUs.
+"""Reduced translation units, for per-function incremental counting: the context a function's
+key holds, its dependency closure, and the text compiled when only some functions changed.
 
 A *reduced translation unit* keeps the bodies of the functions that must be (re)counted and
 turns every other function definition into a declaration, replacing its body by ";" plus the
@@ -13,12 +14,9 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING, Iterable, Protocol, Sequence
+from typing import Iterable, Protocol, Sequence
 
 from ccls.model import CountedFunction, FindingSite, LoopSummary
-
-if TYPE_CHECKING:  # annotations only: the server imports this module before any engine is needed
-    from ccls.engine import FunctionReport
 
 
 class FunctionSpan(Protocol):
@@ -247,25 +245,6 @@ def shift_lines(cf: CountedFunction, delta: int, file: str | None = None) -> Cou
                if isinstance(site, FindingSite) else site for site in cf.sites],
         assumptions=[move_text(text) for text in cf.assumptions],
         call_sites=tuple(replace(site, line=move(site.line)) for site in cf.call_sites),
-    )
-
-
-def moved_report(r: FunctionReport, counted: CountedFunction) -> FunctionReport:
-    """`r` for its function moved in its file, `counted` being `r.counted` after shift_lines:
-    the costs stay, the lines follow (cheaper than costing it again)."""
-    old = r.counted
-    delta = (counted.line or 0) - (old.line or 0)
-    if delta == 0:
-        return replace(r, counted=counted)
-
-    def move_text(text: str) -> str:
-        return shift_line_mentions(text, delta, old.line, old.end_line)
-    return replace(
-        r, counted=counted,
-        findings=[replace(f, line=None if f.line is None else f.line + delta, message=move_text(f.message))
-                  for f in r.findings],
-        assumptions=[move_text(text) for text in r.assumptions],
-        hottest_lines=[(line + delta, cu) for line, cu in r.hottest_lines],
     )
 
 

@@ -1,0 +1,1 @@
+"""The analysis engine both views (the language server, the command line) call."""

@@ -1,0 +1,52 @@
+"""`AnalysisService`: the engine both views call. Counts (cached on disk, per function or per
+file), reports (memoised, cohort-rescored), the tables, and what the program's own call sites
+pass its functions. The language server holds one for its lifetime; `ccls analyze` uses the
+same count cache through `ccls.service.batch`."""
+from __future__ import annotations
+
+from typing import Callable
+
+from ccls.cache import CountCache
+from ccls.engine import ReportSettings
+from ccls.options import AnalysisOptions
+from ccls.service.counts import Analyzer, Outcome, Snapshot
+from ccls.service.program_sizes import DocumentSizes, ProgramSizes
+from ccls.service.reports import Cohort, PeerCosts, ReportMemo, UnitReports
+from ccls.service.tables import TableStore
+
+
+class AnalysisService:
+    def __init__(self, tables: TableStore, cache_directory: str | None = None):
+        self.tables = tables
+        self.cache = CountCache(cache_directory)
+        self.analyzer = Analyzer(self.cache, tables)
+        self.program_sizes = ProgramSizes()  # what the workspace's call sites pass its functions
+        self.memo = ReportMemo()
+        self.peer_costs = PeerCosts()
+
+    def open_cache(self, directory: str | None) -> list[str]:
+        """Count with the cache in `directory` from now on; returns its messages for the user."""
+        self.cache.close()
+        self.cache = CountCache(directory)
+        self.analyzer = Analyzer(self.cache, self.tables)
+        return list(self.cache.messages)
+
+    def counts(self, snapshot: Snapshot, options: AnalysisOptions, cancelled: Callable[[], bool] = lambda: False,
+               remember: bool = True, previous: Outcome | None = None,
+               sizes: DocumentSizes | None = None) -> Outcome:
+        """Counted functions of one snapshot (see `Analyzer.analyse`). Thread-safe."""
+        return self.analyzer.analyse(snapshot, options, cancelled, remember, previous, sizes)
+
+    def reports(self, document: str, outcome: Outcome, settings: ReportSettings, options: AnalysisOptions,
+                cohort: Cohort | None = None) -> UnitReports:
+        """Reports per unit of `outcome`, scored with the workspace's `cohort` where one is given."""
+        tables = self.tables.get()
+        peers = self.peer_costs.peers(cohort, tables, settings, options) if cohort is not None else []
+        return self.memo.reports_for(document, outcome, tables, settings, options, peers,
+                                     cohort.generation if cohort is not None else None)
+
+    def forget_document(self, document: str) -> None:
+        self.memo.forget(document)
+
+    def close(self) -> None:
+        self.cache.close()

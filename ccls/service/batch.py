@@ -1,0 +1,240 @@
+"""Counting many files as one program, for `ccls analyze`: cached and spread over processes.
+
+The files are one program: a function's sizes may come from call sites in any of them
+(`ccls.sizes`). So, in three steps:
+
+1. each file's call sites, from the count cache (keyed by the file's text and everything its
+   compile depends on) or by compiling it, in worker processes;
+2. the sizes, inferred once over every file's call sites, in the parent;
+3. each file's counts at the sizes its functions receive, from the cache (the key holds those
+   values) or counted in the workers — from the compile of step 1 when there was one.
+
+An unchanged re-run costs the hashing and the look-ups. Results come back in the order of the
+files, and are the same for any number of processes (`engine.count_sources` is the reference).
+"""
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable, Sequence
+
+from ccls.cache import CountCache, cache_key, text_digest
+from ccls.engine import CountedFile, ReadFile, count_read, read_source
+from ccls.frontends import FrontendResult, SourceFile
+from ccls.model import AnalysisError, CallSite, CountedFunction
+from ccls.options import AnalysisOptions
+from ccls.readers.call_sites import ModuleCalls
+from ccls.service.counts import Analyzer, Snapshot, language_for
+from ccls.service.tables import TableStore
+from ccls.sizes import InferredSize, infer_sizes
+from ccls.tables import Tables
+
+log = logging.getLogger(__name__)
+
+FileSizes = dict[str, dict[str, InferredSize]]  # symbol -> parameter -> size, for one file's functions
+
+
+@dataclass
+class _Entry:
+    source: SourceFile
+    context: str | None  # None: not cacheable (not a language ccls knows)
+    calls: ModuleCalls | None = None
+    calls_known: bool = False
+    read: ReadFile | None = None
+
+
+class Progress:
+    """What a view is told while a batch runs (a progress bar; nothing by default)."""
+
+    def file_done(self) -> None: ...
+
+    def compiled(self, done: int, total: int) -> None: ...
+
+
+def count_program(sources: Sequence[SourceFile], options: AnalysisOptions, tables: Tables,
+                  cache: CountCache | None = None, jobs: int = 1, progress: Progress | None = None) -> list[CountedFile]:
+    """Count `sources` as one program, one `CountedFile` per source in their order."""
+    progress = progress or Progress()
+    store = TableStore(tables=tables)
+    analyzer = Analyzer(cache or CountCache(None), store)
+    entries = [_Entry(source, _context(analyzer, source, options)) for source in sources]
+    if cache is not None:
+        for entry in entries:
+            if entry.context is not None:
+                found = cache.get_json(_calls_key(entry))
+                if found is not None:
+                    entry.calls, entry.calls_known = _calls_from_json(found), True
+    results: list[CountedFile | None] = [None] * len(entries)
+    with _executor(jobs, tables) as pool:
+        to_read = [i for i, entry in enumerate(entries) if not entry.calls_known]
+        stored_calls = []
+        for done, (i, read) in enumerate(_run(pool, _read, [(entries[i].source, options) for i in to_read], to_read)):
+            entry = entries[i]
+            entry.read, entry.calls, entry.calls_known = read, read.result.calls, True
+            if entry.context is not None and not read.result.errors:
+                stored_calls.append((_calls_key(entry), _calls_to_json(entry.calls)))
+            progress.compiled(done + 1, len(to_read))
+        if cache is not None:
+            cache.put_json_many(stored_calls)
+        sizes = infer_sizes([entry.calls for entry in entries if entry.calls is not None])
+        file_sizes = [_file_sizes(sizes, entry.source.path) for entry in entries]
+        keys: list[str | None] = [None] * len(entries)
+        for i, entry in enumerate(entries):
+            if entry.context is None or cache is None:
+                continue
+            keys[i] = _counts_key(entry, file_sizes[i])
+            hit = cache.get(keys[i], remember=False)
+            if hit is not None:
+                path = entry.source.path
+                results[i] = CountedFile(path, _language(path),
+                                         [_with_size_notes(cf, file_sizes[i]) for cf in hit])
+                progress.file_done()
+        todo = [i for i in range(len(entries)) if results[i] is None]
+        jobs_args = [(entries[i].read, options, file_sizes[i]) if entries[i].read is not None
+                     else (entries[i].source, options, file_sizes[i]) for i in todo]
+        stored = []
+        for i, counted in _run(pool, _count, jobs_args, todo):
+            results[i] = counted
+            entries[i].read = None  # the compile is no longer needed
+            if keys[i] is not None and not counted.errors:
+                stored.append((keys[i], counted.functions))
+            progress.file_done()
+        if cache is not None:
+            cache.put_many(stored, remember=False)
+    return [result for result in results if result is not None]
+
+
+# -- keys --------------------------------------------------------------------------------------
+
+def _language(path: str) -> str:
+    return language_for(path) or ""
+
+
+def _context(analyzer: Analyzer, source: SourceFile, options: AnalysisOptions) -> str | None:
+    """What a file's compile depends on besides its text (flags, compiler, headers, tables,
+    options, engine digest), as the language server keys a file compiled whole."""
+    language = language_for(source.path)
+    if language is None or not source.text:  # unknown kinds and bitcode (read from disk) are not cached
+        return None
+    data = source.text.encode("utf-8", "surrogateescape")
+    snapshot = Snapshot(source.path, source.path, language, 0, source.text, data, None)
+    return cache_key("batch-file/1", analyzer.context_key(snapshot, options), source.path, text_digest(data))
+
+
+def _calls_key(entry: _Entry) -> str:
+    return cache_key("batch-calls/1", entry.context)
+
+
+def _counts_key(entry: _Entry, sizes: FileSizes) -> str:
+    values = sorted((symbol, sorted((name, size.value) for name, size in params.items()))
+                    for symbol, params in sizes.items() if params)
+    return cache_key("batch-counts/1", entry.context, values)
+
+
+def _file_sizes(sizes: dict, path: str) -> FileSizes:
+    return {symbol: params for (file, symbol), params in sizes.items() if file == path}
+
+
+def _with_size_notes(cf: CountedFunction, sizes: FileSizes) -> CountedFunction:
+    """A cached function's size notes as today's call sites say them: its key fixed the values,
+    not where they come from (a line above a call may have moved)."""
+    if not cf.inferred_sizes:
+        return cf
+    found = sizes.get(cf.name, {})
+    notes = [found[name].describe(name) for name in cf.inferred_sizes if name in found]
+    return replace(cf, size_notes=notes) if len(notes) == len(cf.inferred_sizes) else cf
+
+
+def _calls_to_json(calls: ModuleCalls | None) -> Any:
+    if calls is None:
+        return None
+    return {"file": calls.file, "parameters": {k: list(v) for k, v in calls.parameters.items()},
+            "sites": [[s.caller, s.callee, s.line, list(s.args)] for s in calls.sites],
+            "internal": sorted(calls.internal)}
+
+
+def _calls_from_json(data: Any) -> ModuleCalls | None:
+    if data is None:
+        return None
+    return ModuleCalls(data["file"], {k: tuple(v) for k, v in data["parameters"].items()},
+                       tuple(CallSite(caller, callee, line, _tuples(args)) for caller, callee, line, args in data["sites"]),
+                       frozenset(data["internal"]))
+
+
+def _tuples(value: Any) -> Any:
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+# -- workers -----------------------------------------------------------------------------------
+
+_WORKER_TABLES: Tables | None = None
+
+
+def _start_worker(tables: Tables) -> None:
+    global _WORKER_TABLES
+    _WORKER_TABLES = tables
+
+
+def _read(source: SourceFile, options: AnalysisOptions) -> ReadFile:
+    try:
+        return read_source(source, options)
+    except Exception as exc:  # a front-end bug becomes the file's error, not a dead batch
+        log.exception("reading %s failed", source.path)
+        return ReadFile(source.path, _language(source.path), _failed(source.path, exc))
+
+
+def _count(what: ReadFile | SourceFile, options: AnalysisOptions, sizes: FileSizes) -> CountedFile:
+    read = what if isinstance(what, ReadFile) else _read(what, options)
+    try:
+        return count_read(read, options, _WORKER_TABLES, lambda fn: sizes.get(fn.name, {}))
+    except Exception as exc:
+        log.exception("counting %s failed", read.path)
+        return CountedFile(read.path, read.language, errors=_failed(read.path, exc).errors)
+
+
+def _failed(path: str, exc: Exception) -> FrontendResult:
+    return FrontendResult(errors=[AnalysisError(path, None, f"internal error while analysing: {exc}")])
+
+
+class _Inline(Executor):
+    """One job at a time in this process (`--jobs 1`, or a single file to do)."""
+
+    def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller through the future
+            future.set_exception(exc)
+        return future
+
+
+def _executor(jobs: int, tables: Tables) -> Executor:
+    _start_worker(tables)
+    if jobs <= 1:
+        return _Inline()
+    # fork: the workers start with the tables and modules already loaded (no threads run here).
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),
+                               initializer=_start_worker, initargs=(tables,))
+
+
+def _run(pool: Executor, fn: Callable, args: Sequence[tuple], indices: Sequence[int]) -> Iterable[tuple[int, Any]]:
+    """(index, result) of `fn(*args[k])` for each k, as they complete."""
+    if isinstance(pool, _Inline):  # one after the other, so progress moves as they finish
+        for a, index in zip(args, indices):
+            yield index, fn(*a)
+        return
+    futures = {pool.submit(fn, *a): index for a, index in zip(args, indices)}
+    for future in as_completed(futures):
+        yield futures[future], future.result()
+
+
+def default_jobs() -> int:
+    """Worker processes by default: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)

@@ -1,0 +1,94 @@
+"""The engine digest: part of every count cache key, so counts cached by one version of the
+counting code are never served by another.
+
+It hashes the source of every `ccls` module the counting path imports, found by walking the
+import statements of the counting entry points (at any depth, inside functions too) rather than
+by a list kept by hand: a module that starts to change counts is covered the day it is imported.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import re
+
+import ccls
+from ccls import serialize
+from ccls.cache import cache_key, text_digest
+
+# Where counts are made: compile (front ends, flags, tools), read, count, the reduced units the
+# service compiles, and the cache's serialisation of what they produce.
+COUNTING_ENTRY_POINTS = ("ccls.engine", "ccls.frontends", "ccls.compile_db", "ccls.toolchain", "ccls.source_map",
+                         "ccls.service.units", "ccls.serialize")
+_PACKAGE = "ccls"
+# Import statements at any indentation; a regular expression rather than `ast` because the
+# digest is computed on every run of the command line (30x faster; a docstring line that looks
+# like an import only adds a module to the digest, never drops one).
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]*))",
+                     re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=1)
+def engine_digest() -> str:
+    """Digest of the version, the cache's schema and the source of every counting module."""
+    root = os.path.dirname(os.path.abspath(ccls.__file__))
+    parts: list[str] = [ccls.__version__, str(serialize.SCHEMA)]
+    for name in counting_modules():
+        with open(_source_path(name, root), "rb") as handle:
+            parts.append(f"{name}:{text_digest(handle.read())}")
+    return cache_key("engine/2", parts)
+
+
+@functools.lru_cache(maxsize=1)
+def counting_modules() -> tuple[str, ...]:
+    """Every `ccls` module the counting entry points import, directly or not (sorted names)."""
+    root = os.path.dirname(os.path.abspath(ccls.__file__))
+    seen: set[str] = set()
+    pending = list(COUNTING_ENTRY_POINTS)
+    while pending:
+        name = pending.pop()
+        if name in seen or not os.path.exists(_source_path(name, root)):
+            continue
+        seen.add(name)
+        pending.extend(_imports(name, root))
+    return tuple(sorted(seen))
+
+
+def _source_path(name: str, root: str) -> str:
+    relative = name.split(".")[1:]
+    package = os.path.join(root, *relative, "__init__.py")
+    return package if os.path.exists(package) else os.path.join(root, *relative) + ".py"
+
+
+def _imports(name: str, root: str) -> set[str]:
+    """The `ccls` modules one module imports: its import statements, the packages that hold
+    it (Python runs their `__init__`), and every module of a package that loads its modules
+    dynamically (the front-end registry imports each front end by name on first use)."""
+    path = _source_path(name, root)
+    with open(path, "rb") as handle:
+        source = handle.read()
+    is_package = path.endswith("__init__.py")
+    found = {".".join(name.split(".")[:k]) for k in range(2, name.count(".") + 1)}
+    for source_module, from_names, plain in _IMPORT.findall(source):
+        if plain:
+            found.update(_names(plain))
+            continue
+        module = source_module.decode()
+        level = len(module) - len(module.lstrip("."))
+        base = importlib.util.resolve_name(module, name if is_package else name.rpartition(".")[0]) \
+            if level else module
+        found.add(base)
+        found.update(f"{base}.{alias}" for alias in _names(from_names))  # `from pkg import module`
+    if is_package and (b"iter_modules(__path__)" in source or b"import_module(" in source):
+        directory = os.path.dirname(path)
+        found.update(f"{name}.{entry[:-3]}" for entry in os.listdir(directory)
+                     if entry.endswith(".py") and entry != "__init__.py")
+        found.update(f"{name}.{entry}" for entry in os.listdir(directory)
+                     if os.path.exists(os.path.join(directory, entry, "__init__.py")))
+    return {module for module in found if module == _PACKAGE or module.startswith(_PACKAGE + ".")}
+
+
+def _names(text: bytes) -> list[str]:
+    """`a, b as c` or `(a,\n b)` → ["a", "b"] (comments dropped)."""
+    text = re.sub(rb"#[^\n]*", b"", text).strip(b"()")
+    return [part.split()[0].decode() for part in text.split(b",") if part.split()]

@@ -1,0 +1,52 @@
+"""The cost tables the service counts and costs with: loaded once, on first use, from any thread."""
+from __future__ import annotations
+
+import threading
+from typing import Mapping, Sequence
+
+from ccls.cache import cache_key
+from ccls.tables import Tables, load_tables
+
+
+class TableStore:
+    """Lazily loaded tables (bundled or from `directory`, plus custom profiles) and the digest
+    of the part of them that can change counts, for cache keys."""
+
+    def __init__(self, directory: str | None = None, custom_profiles: Mapping[str, Sequence[float]] | None = None,
+                 tables: Tables | None = None):
+        self._directory = directory
+        self._custom = dict(custom_profiles) if custom_profiles else None
+        self._tables = tables
+        self._version = counting_version(tables) if tables is not None else ""
+        self._lock = threading.Lock()
+
+    def get(self) -> Tables:
+        """The tables (raises `TableError` when they cannot be loaded)."""
+        with self._lock:
+            if self._tables is None:
+                self._tables = load_tables(self._directory, self._custom)
+                self._version = counting_version(self._tables)
+            return self._tables
+
+    @property
+    def loaded(self) -> Tables | None:
+        """The tables if already loaded, without loading them."""
+        return self._tables
+
+    def counting_version(self) -> str:
+        self.get()
+        return self._version
+
+    def reload(self, custom_profiles: Mapping[str, Sequence[float]] | None) -> None:
+        """Load again on next use, with these custom profiles."""
+        with self._lock:
+            self._custom = dict(custom_profiles) if custom_profiles else None
+            self._tables = None
+
+
+def counting_version(tables: Tables) -> str:
+    """What of the tables can change counts (not costs): each cost table's cache model."""
+    parts = []
+    for arch, table in sorted(getattr(tables, "cost", {}).items()):
+        parts.append((arch, repr(getattr(table, "cache", None))))
+    return cache_key("tables/1", parts)
