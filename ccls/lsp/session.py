@@ -170,8 +170,9 @@ class Session:
         for message in messages if not quiet else ():
             self.show(message)
         old, self.settings = self.settings, settings
-        if old.custom_profiles != settings.custom_profiles or tables is None:
-            self._table_store.reload(settings.custom_profiles_dict() or None)  # loaded on next use
+        host_table = self._host_table(settings, quiet)
+        if old.custom_profiles != settings.custom_profiles or tables is None or host_table != self._table_store.host_table:
+            self._table_store.reload(settings.custom_profiles_dict() or None, host_table)  # loaded on next use
         if self.service is None or old.cache_directory != settings.cache_directory:
             self._open_cache()
         if initial:
@@ -183,6 +184,22 @@ class Session:
                 self.workspace.request_pass()  # counts (and so cohort members) changed
         elif old != settings:
             self.refresh_reports()
+
+    def _host_table(self, settings: Settings, quiet: bool) -> str | None:
+        """The calibrated table where the arch is `host` (`ccls calibrate` wrote it); without one,
+        a message, and the engine costs with the x86_64 table (saying so in the assumptions)."""
+        from ccls.calibrate import table_path
+        from ccls.tables import NO_CALIBRATION
+        from ccls.targets import HOST_ARCH
+
+        if settings.analysis_options().arch != HOST_ARCH:
+            return None
+        path = table_path(settings.cache_directory)
+        if os.path.isfile(path):
+            return path
+        if not quiet:
+            self.show(f"{NO_CALIBRATION}; costing with the x86_64 table until then")
+        return None
 
     async def pull_configuration(self) -> None:
         if not self.supports_configuration:

@@ -17,6 +17,7 @@ class TableStore:
         self._directory = directory
         self._custom = dict(custom_profiles) if custom_profiles else None
         self._tables = tables
+        self._host_table: str | None = None  # a calibrated table (`ccls calibrate`), added as arch "host"
         self._version = counting_version(tables) if tables is not None else ""
         self._lock = threading.Lock()
 
@@ -24,7 +25,7 @@ class TableStore:
         """The tables (raises `TableError` when they cannot be loaded)."""
         with self._lock:
             if self._tables is None:
-                self._tables = load_tables(self._directory, self._custom)
+                self._tables = load_tables(self._directory, self._custom, host_table=self._host_table)
                 self._version = counting_version(self._tables)
             return self._tables
 
@@ -37,10 +38,15 @@ class TableStore:
         self.get()
         return self._version
 
-    def reload(self, custom_profiles: Mapping[str, Sequence[float]] | None) -> None:
-        """Load again on next use, with these custom profiles."""
+    @property
+    def host_table(self) -> str | None:
+        return self._host_table
+
+    def reload(self, custom_profiles: Mapping[str, Sequence[float]] | None, host_table: str | None = None) -> None:
+        """Load again on next use, with these custom profiles (and this calibrated table)."""
         with self._lock:
             self._custom = dict(custom_profiles) if custom_profiles else None
+            self._host_table = host_table
             self._tables = None
 
 
