@@ -29,7 +29,7 @@ _INCOMING = re.compile(rf"\[ (?P<value>[^,\[\]]+), %(?P<block>{_NAME}) \]")
 # {start,+,step}<flags><%loop>: an address that moves by a constant each iteration of `loop`
 _ADD_RECURRENCE = re.compile(rf"^\{{(?P<start>[^{{}}]+),\+,(?P<step>\d+)\}}(?:<\w+>)*<%(?P<loop>{_NAME})>$")
 _START = re.compile(rf"^(?:%(?P<bare>{_NAME})|\((?P<offset>-?\d+) \+ %(?P<based>{_NAME})\))$")
-_CASTS = ("zext", "sext", "trunc")
+_CASTS = ("zext", "sext", "trunc", "freeze")
 # Names clang gives computed addresses and LLVM's passes give values: none names a member.
 _GENERIC = re.compile(r"^(?:i|arrayidx|arraydecay|add\.ptr|incdec\.ptr|scevgep|uglygep|call|tmp|idx|ptr|"
                       r"retval|this|vla|agg\.tmp|ref\.tmp|coerce|x|cond)\d*$")
@@ -75,6 +75,9 @@ class Names:
             return m["name"] if m and not _GENERIC.match(m["name"]) else None
         if instr.opcode == "getelementptr":  # an array member: `a->name` is its first element's address
             return self.member(instr, depth)
+        if instr.opcode == "alloca":  # a local variable (a struct on the stack)
+            m = _MEMBER.match(name)
+            return m["name"] if m and not _GENERIC.match(m["name"]) else None
         return None
 
     def _loaded_from(self, address, depth: int) -> str | None:
@@ -100,7 +103,7 @@ class Names:
         owner = base.name if _is_global(base) else self.value(base.name, depth + 1)
         if owner is None:
             return None
-        if _is_global(base):
+        if _is_global(base) or getattr(self.definitions.get(base.name), "opcode", "") == "alloca":
             return f"{owner}.{m['name']}"
         return f"{owner}->{m['name']}" if _simple(owner) or owner.startswith("*") else f"({owner})->{m['name']}"
 
