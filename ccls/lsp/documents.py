@@ -3,9 +3,9 @@
 function of an IR/PTX listing is defined (for placing its hints)."""
 from __future__ import annotations
 
-import re
 from typing import Any, Sequence
 
+from ccls.frontends import language_named
 from ccls.lsp.positions import LineIndex, has_lone_cr, lone_cr_as_lf, to_bytes
 from ccls.model import CountedFunction
 from ccls.service import units
@@ -89,18 +89,5 @@ class DocumentModel:
 
 
 def definition_rows(lines: Sequence[str], language: str, cf: CountedFunction) -> tuple[int, int] | None:
-    """0-based (first, last) rows of a function defined in an IR/PTX listing. An IR function's
-    debug lines are those of its C source, so its `define` line is looked up by symbol."""
-    symbol = re.escape(cf.name)
-    if language == "llvm-ir":
-        pattern = re.compile(rf'^define\b.*@(?:{symbol}|"{symbol}")\(')
-    else:
-        pattern = re.compile(rf"^\s*(?:\.\w+\s+)*\.(?:entry|func)\b.*\b{symbol}\b")
-    if language != "llvm-ir" and cf.line and 0 < cf.line <= len(lines) and cf.name in lines[cf.line - 1]:
-        first = cf.line - 1
-    else:
-        first = next((i for i, line in enumerate(lines) if pattern.search(line)), None)
-        if first is None:
-            return None
-    last = next((i for i in range(first + 1, len(lines)) if lines[i].startswith("}")), first)
-    return first, last
+    """0-based (first, last) rows of a function defined in an IR/PTX listing (its record's listing rules)."""
+    return language_named(language).definition_rows(lines, cf.name, cf.line)

@@ -20,6 +20,7 @@ from lsprotocol import types
 from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
 
+from ccls.frontends import handles, included_suffixes
 from ccls.lsp.documents import DocumentModel
 from ccls.lsp.scheduler import BACKGROUND, WorkerPool
 from ccls.lsp.settings import PROJECT_FILE, Settings
@@ -31,7 +32,7 @@ from ccls.service.reports import Cohort, CohortMember
 log = logging.getLogger(__name__)
 
 FLAG_FILES = ("compile_commands.json", "compile_flags.txt")
-HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc", ".inl")
+HEADER_SUFFIXES = included_suffixes()
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
                        ".mypy_cache", ".pytest_cache", ".cache"})
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -159,7 +160,7 @@ class WorkspaceIndex:
             if names & set(FLAG_FILES):
                 self.request_pass()
         for path in paths:
-            if path in open_paths or language_for(path) is None:
+            if path in open_paths or not handles(path):
                 continue
             if not os.path.exists(path):
                 self._set_functions(path, None)
@@ -202,7 +203,7 @@ class WorkspaceIndex:
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
                 for name in sorted(files):
                     path = os.path.join(root, name)
-                    if language_for(path) is not None and not self._ignored(path):
+                    if handles(path) and not self._ignored(path):
                         found.append(path)
         return found
 
@@ -328,4 +329,4 @@ def release_freed_memory() -> None:
 def _interesting(path: str) -> bool:
     name = os.path.basename(path)
     return name in FLAG_FILES or name == PROJECT_FILE or name.endswith(HEADER_SUFFIXES) \
-        or language_for(path) is not None
+        or handles(path)

@@ -22,7 +22,8 @@ from typing import Any, Callable, Sequence
 from ccls import compile_db, source_map, toolchain
 from ccls.cache import CountCache, cache_key, text_digest
 from ccls.engine import CountedFile, count_source
-from ccls.frontends import SourceFile, frontend_for
+from ccls.frontends import SourceFile, language_named
+from ccls.frontends import language_for as registry_language
 from ccls.model import AnalysisError, CountedFunction
 from ccls.options import AnalysisOptions
 from ccls.service import units
@@ -32,8 +33,6 @@ from ccls.service.tables import TableStore
 
 log = logging.getLogger(__name__)
 
-REDUCIBLE = frozenset({"c", "cpp", "cuda"})
-_COMPILER_FOR = {"c": "clang", "cpp": "clang", "cuda": "nvcc", "llvm-ir": "opt", "ptx": "ptxas"}
 _MAX_INCLUDE_FILES = 2000
 _MAX_REMEMBERED_KEYS = 50_000
 _FILE_UNIT = "<file>"
@@ -42,11 +41,11 @@ _FILE_UNIT = "<file>"
 def language_for(path: str) -> str | None:
     """The front end's language for a path, or None for files ccls ignores."""
     try:
-        found = frontend_for(path)
+        found = registry_language(path)
     except Exception:  # a front end that fails to import must not take the server down
         log.exception("front-end registry failed for %s", path)
         return None
-    return found[0] if found else None
+    return found.name if found else None
 
 
 def parse_functions(data: bytes, language: str, old_tree: Any = None) -> tuple[Any, tuple | None]:
@@ -121,11 +120,11 @@ class Analyzer:
     def context_key(self, snapshot: Snapshot, options: AnalysisOptions) -> str:
         """Everything a function's counts depend on besides its own text and its callees."""
         counting_options = options.counting_fields()
-        tool = _COMPILER_FOR.get(snapshot.language)
-        compiler = toolchain.tool_version(tool) if tool else f"python {sys.version}"
+        record = language_named(snapshot.language)
+        compiler = [toolchain.tool_version(tool) for tool in record.tools] or f"python {sys.version}"
         flags: tuple[str, ...] = ()
         include_dirs: list[str] = [os.path.dirname(snapshot.path)]
-        if snapshot.language in REDUCIBLE:
+        if record.reducible:
             # Looked up exactly as the front end looks them up, so the key names the flags used.
             found = compile_db.flags_for(snapshot.path, language=snapshot.language,
                                          override=options.flags_override, extra=options.extra_flags,
@@ -134,7 +133,7 @@ class Analyzer:
             include_dirs += _include_dirs(found.flags)
         functions = snapshot.functions or ()
         context = units.context_text(snapshot.data, functions) if snapshot.functions is not None else b""
-        headers = self.header_digest(snapshot.data, include_dirs) if snapshot.language in REDUCIBLE else ""
+        headers = self.header_digest(snapshot.data, include_dirs) if record.reducible else ""
         return cache_key("ctx/1", engine_digest(), snapshot.language, compiler, flags, counting_options,
                          self.tables.counting_version(), text_digest(context), headers)
 
@@ -293,7 +292,7 @@ class Analyzer:
         functions = snapshot.functions
         keep = units.units_to_compile(snapshot.data, functions, missing, snapshot.language, graph)
         result = None
-        if snapshot.language in REDUCIBLE and len(keep) < len(functions):
+        if language_named(snapshot.language).reducible and len(keep) < len(functions):
             declare = units.referenced(snapshot.data, functions, keep, graph)
             reduced = units.reduced_text(snapshot.data, functions, keep, snapshot.language, declare)
             result = self._compile(snapshot, reduced.decode("utf-8", "surrogatepass"), options, sizes)

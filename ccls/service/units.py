@@ -16,6 +16,7 @@ import re
 from dataclasses import replace
 from typing import Iterable, Protocol, Sequence
 
+from ccls.frontends import language_named
 from ccls.model import CountedFunction, FindingSite, LoopSummary
 
 
@@ -131,7 +132,7 @@ def units_to_compile(data: bytes, functions: Sequence[FunctionSpan], missing: It
     too, so that those are emitted and optimised as in the whole file."""
     graph = callees(data, functions) if graph is None else graph
     roots = set(missing)
-    if language not in ("c", "cpp"):
+    if not language_named(language).emits_every_function:
         callers: dict[int, set[int]] = {}
         for caller, called in graph.items():
             for callee in called:
