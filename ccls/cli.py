@@ -28,7 +28,9 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("--region", default="WORLD", help="carbon/price region id from cost_tables/regions.json")
     analyze.add_argument("--arch", default="x86_64", help=f"CPU cost table: {', '.join(CPU_ARCHES)}")
     analyze.add_argument("--gpu-arch", default="nvptx-sm80", help="GPU cost table: nvptx-sm80 or nvptx-sm90")
-    analyze.add_argument("--format", choices=("table", "json"), default="table")
+    analyze.add_argument("--format", choices=("table", "json", "sarif", "html", "markdown"), default="table",
+                         help="table (default), json (ccls.analysis/1), sarif (2.1.0, for code scanning), html (one "
+                              "self-contained page), markdown (a pull-request comment)")
     analyze.add_argument("--scoring", choices=("cohort", "absolute"), default="cohort",
                          help="cohort: min–max within the analysed functions (paper eq. 4); absolute: fixed reference ranges")
     analyze.add_argument("--normalization", choices=("log-minmax", "minmax"), default="log-minmax",
@@ -209,12 +211,34 @@ def run_analyze(args: argparse.Namespace) -> int:
     reports = report(functions, tables, settings, options)
     if args.format == "json":
         print(analysis_json(reports, errors, settings, args.arch, tables.version))
+    elif args.format in ("sarif", "html", "markdown"):
+        from ccls.reports import FORMATTERS, summarize
+
+        print(FORMATTERS[args.format](summarize(reports, errors, _report_context(args, tables, options, settings))))
     else:
         print(analysis_table(reports, errors, settings, args.arch))
     if not files and not missing:
         print("ccls: no supported files found", file=sys.stderr)
         return EXIT_ANALYSIS_ERRORS
     return EXIT_ANALYSIS_ERRORS if errors else EXIT_OK
+
+
+def _report_context(args: argparse.Namespace, tables, options, settings):
+    """What the SARIF/HTML/Markdown reports need besides the functions: paths are named relative to
+    the clone of a repository URL, else to the working directory (or the analysed folders' own)."""
+    from ccls.reports import ReportContext
+    from ccls.reports.summary import report_root
+
+    checkouts = vars(args).get("checkouts") or []
+    if len(checkouts) == 1 and len(args.paths) == 1:
+        root, source, revision = checkouts[0].path, checkouts[0].url, checkouts[0].revision
+    else:
+        folders = [p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in args.paths]
+        root, source, revision = report_root(folders, os.getcwd()), " ".join(args.paths), ""
+    return ReportContext(settings=settings, arch=args.arch, table_version=tables.version, root=root,
+                         tool_version=__version__, source=source, revision=revision,
+                         grade_order=tuple(grade for _, grade, _ in tables.grades.bands), profiles=tables.profiles,
+                         options=options)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -387,8 +411,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_stdio(args.log_file, args.log_level)
         return EXIT_OK
     if args.command == "analyze":
+        from ccls.git_source import CloneError, cloned
+
         try:
-            return run_analyze(args)
+            with cloned(args.paths) as (args.paths, args.checkouts):  # a repository URL: a shallow clone
+                return run_analyze(args)
+        except CloneError as problem:
+            print(f"ccls: {problem}", file=sys.stderr)
+            return EXIT_USAGE
         except KeyboardInterrupt:
             return 130
     gate_commands = {"check": run_check, "diff": run_diff}
