@@ -8,7 +8,7 @@ import sys
 from typing import Sequence
 
 from ccls import __version__
-from ccls.early_exit import EARLY_EXIT_POLICIES
+from ccls.options import OPTION_SPECS, AnalysisOptions, OptionSpec
 from ccls.targets import CPU_ARCHES
 
 EXIT_OK, EXIT_ANALYSIS_ERRORS, EXIT_USAGE = 0, 1, 2
@@ -26,8 +26,6 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("paths", nargs="+", metavar="PATH")
     analyze.add_argument("--profile", default="DEFAULT", help="RESEARCH, COMMERCIAL, MOBILE, HPC, DEFAULT")
     analyze.add_argument("--region", default="WORLD", help="carbon/price region id from cost_tables/regions.json")
-    analyze.add_argument("--arch", default="x86_64", help=f"CPU cost table: {', '.join(CPU_ARCHES)}")
-    analyze.add_argument("--gpu-arch", default="nvptx-sm80", help="GPU cost table: nvptx-sm80 or nvptx-sm90")
     analyze.add_argument("--format", choices=("table", "json", "sarif", "html", "markdown"), default="table",
                          help="table (default), json (ccls.analysis/1), sarif (2.1.0, for code scanning), html (one "
                               "self-contained page), markdown (a pull-request comment)")
@@ -36,17 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("--normalization", choices=("log-minmax", "minmax"), default="log-minmax",
                          help="cohort scoring's scale: log-minmax = min–max of log10 between the cohort's 5th and 95th "
                               "percentiles (default); minmax = the paper's eq. 4 on raw values")
-    analyze.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", type=_parameter,
-                         help="value of a symbolic parameter for the numbers (default: what the program's call "
-                              "sites pass, else 1000)")
-    analyze.add_argument("--default-trip-count", type=_whole_number(1, 10**9), default=100,
-                         help="assumed iterations of a loop whose count is unknown (1 to 10^9)")
-    analyze.add_argument("--early-exit", choices=EARLY_EXIT_POLICIES, default="expected",
-                         help="a loop that may leave early on data (a search, a break): expected = the mean "
-                              "exit, (bound + 1)/2; worst = its bound")
-    analyze.add_argument("--flags", help="compile flags replacing compile_commands.json (one string; write "
-                                         "--flags=-O3 when it starts with a dash)")
-    analyze.add_argument("--timeout", type=_positive_seconds, default=60.0, help="seconds per compile")
+    _add_analysis_options(analyze)
     analyze.add_argument("--tables", help="directory of cost tables (default: the bundled ones)")
     analyze.add_argument("--jobs", "-j", type=_whole_number(1, 4096), default=None, metavar="N",
                          help="worker processes (default: the number of cores); results do not depend on it")
@@ -126,13 +114,43 @@ def _read_source(path: str):
     return SourceFile(os.path.abspath(path), data.decode("utf-8", errors="surrogateescape")), None
 
 
-def _parameter(item: str) -> tuple[str, float]:
-    """`--param n=4096`; argparse turns a ValueError into a usage error (exit 2)."""
-    name, sep, text = item.partition("=")
-    value = _number(text) if sep and name.strip() else math.nan
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected NAME=NUMBER, got {item!r}")
-    return name.strip(), value
+def _add_analysis_options(parser: argparse.ArgumentParser) -> None:
+    """Every analysis option, from its one definition (ccls.options.OPTION_SPECS); a bad value
+    is a usage error (exit 2) that says what was expected."""
+    for spec in OPTION_SPECS:
+        if spec.kind == "bool":
+            parser.add_argument(spec.flag, action=argparse.BooleanOptionalAction, default=spec.batch_default,
+                                help=spec.help)
+            continue
+        shown = "{" + ",".join(c.lstrip("-") for c in spec.choices) + "}" if spec.choices else \
+            {"parameters": "NAME=VALUE", "flags": "FLAGS", "globs": "GLOB,…"}.get(spec.kind)
+        default = spec.batch_default
+        parser.add_argument(spec.flag, type=_typed(spec), metavar=shown,
+                            action="append" if spec.kind == "parameters" else "store",
+                            default=[] if spec.kind == "parameters" else default,
+                            help=spec.help + (f" (default: {default})" if default not in (None, ()) and
+                                              spec.kind not in ("globs", "flags") else ""))
+
+
+def _typed(spec: OptionSpec):
+    def parse(text: str):
+        try:
+            return spec.from_text(text)
+        except ValueError as problem:
+            raise argparse.ArgumentTypeError(str(problem)) from None
+    return parse
+
+
+def _analysis_options(args: argparse.Namespace) -> AnalysisOptions:
+    """AnalysisOptions from the analysis flags; relative paths in flags are the working directory's."""
+    from ccls.compile_db import anchored
+
+    chosen = {spec.field: getattr(args, spec.flag.lstrip("-").replace("-", "_")) for spec in OPTION_SPECS}
+    chosen["parameter_values"] = tuple(sorted(dict(chosen["parameter_values"]).items()))  # as settings: by name, last wins
+    for name in ("flags_override", "extra_flags"):
+        if chosen[name] is not None:
+            chosen[name] = anchored(chosen[name], os.getcwd())
+    return AnalysisOptions(**chosen)
 
 
 def _number(text: str) -> float:
@@ -159,20 +177,9 @@ def _tolerance(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a percentage such as 5% or 2.5, got {text}") from None
 
 
-def _positive_seconds(text: str) -> float:
-    value = _number(text)
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
-    return value
-
-
 def run_analyze(args: argparse.Namespace) -> int:
-    import shlex
-
-    from ccls.compile_db import anchored
     from ccls.engine import ReportSettings, report
     from ccls.model import AnalysisError
-    from ccls.options import AnalysisOptions
     from ccls.render import analysis_json, analysis_table
     from ccls.tables import TableError, load_tables
 
@@ -188,11 +195,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     if args.arch not in CPU_ARCHES or args.arch not in tables.cost:
         print(f"ccls: unknown arch {args.arch!r}; choose one of: {', '.join(CPU_ARCHES)}", file=sys.stderr)
         return EXIT_USAGE
-    options = AnalysisOptions(
-        arch=args.arch, gpu_arch=args.gpu_arch, parameter_values=tuple(args.param),
-        default_trip_count=args.default_trip_count, early_exit=args.early_exit, compile_timeout_s=args.timeout,
-        flags_override=anchored(shlex.split(args.flags), os.getcwd()) if args.flags is not None else None,
-    )
+    options = _analysis_options(args)
     settings = ReportSettings(profile=args.profile, region=args.region, scoring=args.scoring,
                               normalization=args.normalization)
     files, missing = _walk(args.paths)

@@ -44,3 +44,7 @@ class _Targets(Mapping[str, tuple[str, str]]):
 
 CPU_TARGETS: Mapping[str, tuple[str, str]] = _Targets()
 CPU_ARCHES = tuple(CPU_TARGETS)
+
+# GPU cost table -> the CUDA compute capability device code is compiled for (nvcc, clang).
+GPU_TARGETS: Mapping[str, str] = {"nvptx-sm80": "sm_80", "nvptx-sm90": "sm_90"}
+GPU_ARCHES = tuple(GPU_TARGETS)

@@ -70,7 +70,7 @@ def test_bad_inputs_give_clear_errors_and_exit_codes(tmp_path):
     (["--param", "n=abc"], "expected NAME=NUMBER, got 'n=abc'"),
     (["--param", "n=nan"], "expected NAME=NUMBER"),
     (["--param", "=5"], "expected NAME=NUMBER"),
-    (["--timeout", "0"], "expected a positive number of seconds"),
+    (["--timeout", "0"], "expected a number from 0.001 to 86400, got 0"),
 ])
 def test_bad_option_values_are_usage_errors(tmp_path, option, words):
     source = tmp_path / "k.c"

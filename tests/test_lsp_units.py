@@ -52,7 +52,7 @@ def test_nested_and_dotted_keys_are_equivalent():
     nested, _ = parse_settings({"hints": {"enabled": False}, "compile": {"extraFlags": ["-DX=1"]}})
     dotted, _ = parse_settings({"hints.enabled": False, "compile.extraFlags": ["-DX=1"]})
     assert nested == dotted
-    assert nested.hints_enabled is False and nested.compile_extra_flags == ("-DX=1",)
+    assert nested.hints_enabled is False and nested.analysis_options().extra_flags == ("-DX=1",)
 
 
 def test_invalid_values_keep_defaults_and_say_why():

@@ -19,8 +19,9 @@ from ccls.model import AnalysisError, FunctionIR
 from ccls.options import AnalysisOptions
 from ccls.readers.ptx import demangle_simple, read_ptx
 from ccls.readers.ptx_launch import Launch
+from ccls.targets import GPU_TARGETS
 
-_SM_FOR_ARCH = {"nvptx-sm80": "sm_80", "nvptx-sm90": "sm_90"}
+_SM_FOR_ARCH = GPU_TARGETS
 _INSTALL_HINT = ("no CUDA compiler found: install the CUDA toolkit (nvcc, "
                  "https://developer.nvidia.com/cuda-downloads) or clang (`apt-get install clang-19`)")
 

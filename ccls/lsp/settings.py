@@ -4,7 +4,8 @@ Sources, lowest precedence first: defaults, the workspace project file `ccls-cos
 `initializationOptions`, then `workspace/configuration` (or `didChangeConfiguration`). Every
 source uses the same keys; nested tables (``{"hints": {"enabled": true}}``) and dotted keys
 (``{"hints.enabled": true}``) are equivalent. An invalid value keeps its default and adds a
-human-readable message; parsing never raises.
+human-readable message; parsing never raises. The analysis options' keys come from their one
+definition, `ccls.options.OPTION_SPECS` (the CLI's flags come from the same table).
 """
 from __future__ import annotations
 
@@ -14,10 +15,8 @@ import tomllib
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
-from ccls.early_exit import EARLY_EXIT_POLICIES
-from ccls.options import DEFAULT_QUERY_DRIVER, AnalysisOptions
+from ccls.options import OPTION_SPECS, SPEC_BY_SETTING, AnalysisOptions, options_from_settings
 from ccls.scoring import DEFAULT_NORMALIZATION, NORMALIZATIONS
-from ccls.targets import CPU_ARCHES
 
 BUILTIN_PROFILES = ("DEFAULT", "RESEARCH", "COMMERCIAL", "MOBILE", "HPC")
 SEVERITIES = ("error", "warning", "information", "hint", "off")
@@ -26,7 +25,7 @@ PROJECT_FILE = "ccls-cost.toml"
 DEFAULT_HINT_FORMAT = "{grade} · {cu} CU · {energy}"
 
 # Settings whose value is itself a mapping: not flattened into dotted keys.
-_MAPPING_KEYS = ("customProfiles", "parameterValues")
+_MAPPING_KEYS = ("customProfiles", *(spec.setting for spec in OPTION_SPECS if spec.kind == "parameters"))
 
 
 @dataclass(frozen=True)
@@ -34,7 +33,6 @@ class Settings:
     profile: str = "DEFAULT"
     custom_profiles: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
     region: str = "WORLD"
-    arch: str = "x86_64"
     scoring: str = "absolute"
     normalization: str = DEFAULT_NORMALIZATION  # cohort scoring's scale (ccls.scoring)
     hints_enabled: bool = True
@@ -43,13 +41,7 @@ class Settings:
     severity_miss_heavy_loop: str = "information"
     min_share: float = 0.05
     code_lens_enabled: bool = False
-    compile_flags: tuple[str, ...] | None = None  # None: use the compile database
-    compile_extra_flags: tuple[str, ...] = ()
-    compile_timeout_s: float = 30.0
-    compile_query_driver: tuple[str, ...] = DEFAULT_QUERY_DRIVER
-    default_trip_count: int = 100
-    early_exit: str = "expected"
-    parameter_values: tuple[tuple[str, float], ...] = ()
+    analysis: AnalysisOptions = AnalysisOptions()  # every key of ccls.options.OPTION_SPECS
     # Server-only keys (not part of the CLI): where the count cache lives, and whether the
     # workspace is analysed in the background for cohort scoring.
     cache_directory: str | None = None
@@ -57,16 +49,7 @@ class Settings:
 
     def analysis_options(self) -> AnalysisOptions:
         """The options that reach the engine; only these can change counts."""
-        return AnalysisOptions(
-            arch=self.arch,
-            extra_flags=self.compile_extra_flags,
-            flags_override=self.compile_flags,
-            query_driver=self.compile_query_driver,
-            default_trip_count=self.default_trip_count,
-            early_exit=self.early_exit,
-            parameter_values=self.parameter_values,
-            compile_timeout_s=self.compile_timeout_s,
-        )
+        return self.analysis
 
     def custom_profiles_dict(self) -> dict[str, list[float]]:
         return {name: list(weights) for name, weights in self.custom_profiles}
@@ -133,26 +116,10 @@ def _number(low: float, high: float) -> Callable[[Any], float]:
     return check
 
 
-def _int(low: int, high: int) -> Callable[[Any], int]:
-    def check(value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
-            raise ValueError("expected an integer")
-        if not low <= value <= high:
-            raise ValueError(f"expected an integer between {low} and {high}")
-        return int(value)
-    return check
-
-
 def _string(value: Any) -> str:
     if isinstance(value, str) and value.strip():
         return value
     raise ValueError("expected a non-empty string")
-
-
-def _string_list(value: Any) -> tuple[str, ...]:
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise ValueError("expected a list of strings")
 
 
 def _hint_format(value: Any) -> str:
@@ -183,18 +150,6 @@ def _custom_profiles(value: Any) -> tuple[tuple[str, tuple[float, float, float, 
     return tuple(out)
 
 
-def _parameter_values(value: Any) -> tuple[tuple[str, float], ...]:
-    if not isinstance(value, Mapping):
-        raise ValueError("expected a table {parameter: number}")
-    out = []
-    for name, number in value.items():
-        if (not isinstance(name, str) or isinstance(number, bool) or not isinstance(number, (int, float))
-                or not math.isfinite(number) or number < 0):
-            raise ValueError(f"{name}: expected a non-negative number")
-        out.append((name, float(number)))
-    return tuple(sorted(out))
-
-
 def _directory(value: Any) -> str:
     text = _string(value)
     return os.path.abspath(os.path.expanduser(text))
@@ -205,7 +160,6 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "profile": ("profile", _string),
     "customProfiles": ("custom_profiles", _custom_profiles),
     "region": ("region", _string),
-    "arch": ("arch", _enum(CPU_ARCHES)),
     "scoring": ("scoring", _enum(SCORINGS)),
     "normalization": ("normalization", _enum(NORMALIZATIONS)),
     "hints.enabled": ("hints_enabled", _bool),
@@ -214,13 +168,6 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "diagnostics.missHeavyLoop": ("severity_miss_heavy_loop", _enum(SEVERITIES)),
     "diagnostics.minShare": ("min_share", _number(0.0, 1.0)),
     "codeLens.enabled": ("code_lens_enabled", _bool),
-    "compile.flags": ("compile_flags", _string_list),
-    "compile.extraFlags": ("compile_extra_flags", _string_list),
-    "compile.timeoutSeconds": ("compile_timeout_s", _number(0.001, 3600.0)),
-    "compile.queryDriver": ("compile_query_driver", _string_list),
-    "defaultTripCount": ("default_trip_count", _int(1, 10**9)),
-    "earlyExit": ("early_exit", _enum(EARLY_EXIT_POLICIES)),
-    "parameterValues": ("parameter_values", _parameter_values),
     "cache.directory": ("cache_directory", _directory),
     "workspace.backgroundAnalysis": ("background_analysis", _bool),
 }
@@ -232,11 +179,11 @@ def parse_settings(raw: Mapping[str, Any] | None, known_profiles: tuple[str, ...
 
     `known_regions` None skips the region check (tables not loaded yet)."""
     flat = merge(raw) if raw else {}
-    values: dict[str, Any] = {}
-    messages: list[str] = []
+    analysis, messages = options_from_settings(flat)
+    values: dict[str, Any] = {"analysis": analysis}
     for key, value in flat.items():
-        if value is None:
-            continue  # clients send null for "not set"
+        if value is None or key in SPEC_BY_SETTING:
+            continue  # clients send null for "not set"; analysis options are read above
         spec = _FIELDS.get(key)
         if spec is None:
             messages.append(f"ccls.{key}: unknown setting (ignored)")

@@ -12,6 +12,7 @@ export const SERVER_KEYS = [
   'customProfiles',
   'region',
   'arch',
+  'gpuArch',
   'scoring',
   'normalization',
   'hints.enabled',
@@ -24,9 +25,13 @@ export const SERVER_KEYS = [
   'compile.extraFlags',
   'compile.timeoutSeconds',
   'compile.queryDriver',
+  'compile.optimization',
+  'compile.memoryMB',
+  'machineCode',
   'defaultTripCount',
   'earlyExit',
   'parameterValues',
+  'defaultParameterValue',
 ] as const;
 
 /** Keys only the client reads; the server would report them as unknown settings. */
