@@ -395,3 +395,45 @@ def test_what_counts_as_a_repository_url(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "me@host:dir").mkdir()  # an existing folder of that spelling is a folder
     assert not is_repository_url("me@host:dir")
+
+
+@needs_clang
+def test_sarif_fingerprints_survive_moving_the_function(analysed):
+    """An edit above a function moves its lines; its findings keep their fingerprints."""
+    from dataclasses import replace
+
+    reports, errors, context = analysed
+
+    def moved(r, lines):
+        counted = replace(r.counted, line=r.counted.line + lines)
+        return replace(r, counted=counted, findings=[replace(f, line=f.line + lines) for f in r.findings])
+
+    def prints(rs):
+        run = sarif_document(summarize(rs, [], context))["runs"][0]
+        return {(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]): r["partialFingerprints"]
+                for r in run["results"]}
+
+    before, after = prints(reports), prints([moved(r, 3) for r in reports])
+    assert [fp for _, fp in sorted(before.items())] == [fp for _, fp in sorted(after.items())]
+    assert sorted(line for _, line in after) == sorted(line + 3 for _, line in before)
+    assert len({fp["cclsFinding/v1"] for fp in before.values()}) == len(before) == 2
+
+
+@needs_clang
+def test_markdown_stays_within_a_pr_comment_for_many_files(analysed):
+    from dataclasses import replace
+
+    from ccls.reports.markdown import TREE_ROWS
+
+    reports, _, context = analysed
+    many = [replace(r, counted=replace(r.counted, file=f"{context.root}/pkg{k % 40}/sub{k % 7}/f{k}.c"))
+            for k, r in enumerate(reports * 150)]
+    text = markdown_report(summarize(many, [], context))
+    assert len(text) < 65_536 and "600 files and 261 folders not listed (the deepest)" in text  # 1 + 40 + 280 folders
+    tree = text[text.index("<details>"):]
+    assert 1 < sum(1 for line in tree.splitlines() if line.startswith("| **")) <= TREE_ROWS
+    flat = [replace(r, counted=replace(r.counted, file=f"{context.root}/pkg{k % 10}/f{k}.c"))
+            for k, r in enumerate(reports * 150)]
+    text = markdown_report(summarize(flat, [], context))
+    assert "600 files not listed: their folders' totals include them." in text
+    assert "| **pkg3/** | 60 |" in text and "`pkg3/f3.c`" not in text

@@ -7,6 +7,7 @@ from ccls.reports.summary import Summary, Totals
 
 TOP_FUNCTIONS = 10
 TOP_FINDINGS = 20
+TREE_ROWS = 60  # folder/file rows; beyond, folders only (a PR comment holds at most 65,536 characters)
 
 
 def cell(text: str) -> str:
@@ -84,6 +85,14 @@ def markdown_report(summary: Summary) -> str:
                 "| folder / file | functions | CU (one call each) | EU | grades | findings | errors |",
                 "|---|--:|--:|--:|---|--:|--:|"]
         nodes = sorted(summary.folders + summary.files, key=lambda n: (n.path != ".", n.path.split("/")))
+        left_out = ""
+        if len(nodes) > TREE_ROWS:
+            nodes = [n for n in nodes if n.kind == "folder"]
+            left_out = f"{len(summary.files)} files not listed: their folders' totals include them"
+            if len(nodes) > TREE_ROWS:
+                left_out = f"{len(summary.files)} files and {len(nodes) - TREE_ROWS} folders not listed (the deepest)"
+                nodes = sorted(nodes, key=lambda n: (n.path.count("/") if n.path != "." else -1, n.path))[:TREE_ROWS]
+                nodes.sort(key=lambda n: (n.path != ".", n.path.split("/")))
         for n in nodes:
             t = n.totals
             name = f"**{cell(n.path)}/**" if n.kind == "folder" else f"`{cell(n.path)}`"
@@ -92,5 +101,5 @@ def markdown_report(summary: Summary) -> str:
             out.append(f"| {name} | {t.functions} | {si(t.per_call.cu) if calls else ''}{gpu} | "
                        f"{si(t.per_call.energy_joules, 'J') if calls else ''} | "
                        f"{' '.join(f'{g} {c}' for g, c in t.grades.items())} | {sum(t.findings.values())} | {t.errors} |")
-        out += ["", "</details>"]
+        out += ([f"\n{left_out}."] if left_out else []) + ["", "</details>"]
     return "\n".join(out)

@@ -3,6 +3,7 @@ one for files that could not be analysed; each result located in its file and ca
 function's metrics in `properties`. Pure."""
 from __future__ import annotations
 
+import hashlib
 import json
 from urllib.parse import quote
 
@@ -88,6 +89,15 @@ def _location(path: str, line: int | None, entry: FunctionEntry | None = None) -
     return location
 
 
+def _fingerprint(entry: FunctionEntry, finding) -> str:
+    """The same finding across runs: its file, function, kind and line within the function, so an
+    edit elsewhere in the file does not make it a new alert."""
+    fn = entry.report.counted
+    offset = finding.line - fn.line if finding.line is not None and fn.line is not None else None
+    key = "\0".join([entry.path, fn.name, finding.kind, str(offset)])
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
 def function_properties(entry: FunctionEntry) -> dict:
     """A function's metrics for a result's property bag (the JSON report's fields that say what it costs)."""
     data = report_to_json(entry.report)
@@ -112,6 +122,7 @@ def sarif_document(summary: Summary) -> dict:
                 "ruleId": finding.kind, "ruleIndex": index[finding.kind], "level": level,
                 "message": {"text": f"{entry.report.counted.display_name}: {finding.message}. Fix: {finding.recommendation}."},
                 "locations": [_location(entry.path, finding.line or entry.report.counted.line, entry)],
+                "partialFingerprints": {"cclsFinding/v1": _fingerprint(entry, finding)},
                 "properties": {**function_properties(entry), "share_of_cu": finding.share_of_cu,
                                "recommendation": finding.recommendation},
             })
