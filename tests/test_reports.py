@@ -68,6 +68,12 @@ def validate_sarif(document: dict) -> list[str]:
     return [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(document)]
 
 
+@pytest.fixture(autouse=True)
+def own_count_cache(tmp_path, monkeypatch):
+    """The CLI's count cache in a temporary folder, never the user's."""
+    monkeypatch.setenv("CCLS_CACHE_DIR", str(tmp_path / "count-cache"))
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
     """A small repository: C with both finding kinds, Python, and a file that does not compile."""

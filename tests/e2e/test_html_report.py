@@ -57,7 +57,7 @@ def first(items):
 def browser(*args: str, profile: Path, timeout: float = 120) -> subprocess.CompletedProcess:
     """Headless chromium with a throwaway profile; stderr carries the page's console (--enable-logging)."""
     command = [BROWSER, "--headless", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-               "--disable-extensions", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *args]
+               "--disable-extensions", "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *args]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.insert(1, "--no-sandbox")  # chromium refuses to run as root with its sandbox
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
@@ -86,7 +86,8 @@ def report_page(tmp_path_factory):
     (root / "src" / "kernels.c").write_text(KERNELS_C)
     (root / "src" / "text.py").write_text(TEXT_PY)
     done = subprocess.run([sys.executable, "-m", "ccls", "analyze", "src", "--format", "html"], cwd=root,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "CCLS_CACHE_DIR": str(root / "count-cache")})  # never the user's
     assert done.returncode == 0, done.stderr
     page = root / "report.html"
     page.write_text(done.stdout, encoding="utf-8")
