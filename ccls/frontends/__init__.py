@@ -59,14 +59,14 @@ class Language:
     preamble_x: str | None = None  # clang's `-x` for its precompiled preamble; None: no preamble
     includes: tuple[str, ...] = ()  # suffixes of files its sources include: an edit there affects them
     build_decides: tuple[str, ...] = ()  # suffixes clang gives another language, taken when the build says so
+    build_language: str | None = None  # "module:function" asking the build which language such a file is
     # Listings (IR, PTX): how a function's definition line reads, `{symbol}` its escaped name; and
     # whether a function's line is a line of this file (IR's debug lines are its C source's).
     definition: str | None = None
     lines_in_file: bool = True
 
     def entry_point(self) -> Frontend:
-        module, _, function = self.frontend.partition(":")
-        return getattr(importlib.import_module(f"{__name__}.{module}"), function)
+        return _named(self.frontend)
 
     def definition_rows(self, lines: Sequence[str], symbol: str, line: int | None) -> tuple[int, int] | None:
         """0-based (first, last) rows of a function in a listing of this language, or None."""
@@ -83,6 +83,13 @@ class Language:
         return first, last
 
 
+def _named(entry: str) -> Callable:
+    """A function named "module:function" in this package, imported on first use: the registry
+    is data, and front ends (which run tools) load only when a file needs them."""
+    module, _, function = entry.partition(":")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), function)
+
+
 _C_INCLUDES = (".h", ".H", ".hh", ".hpp", ".hxx", ".inc", ".inl")
 _LLVM_TOOLS = ("opt", "llvm-mca")  # the analyses, and machine cycles (ccls.machine_code)
 
@@ -94,7 +101,7 @@ LANGUAGES: tuple[Language, ...] = (
                      ".H", ".hh", ".hpp", ".hxx"),
              "c_family:analyze_cpp", grammar="tree_sitter_cpp", tools=("clang", *_LLVM_TOOLS, "llvm-cxxfilt"),
              reducible=True, emits_every_function=True, clang_x="c++", preamble_x="c++-header",
-             includes=_C_INCLUDES, build_decides=(".h",)),
+             includes=_C_INCLUDES, build_decides=(".h",), build_language="c_family:header_language"),
     # Device code with nvcc when installed, else clang; host code with clang.
     Language("cuda", (".cu", ".cuh"), "cuda:analyze_cuda", grammar="tree_sitter_cuda",
              tools=("nvcc", "clang", *_LLVM_TOOLS, "llvm-cxxfilt"), reducible=True, clang_x="cuda",
@@ -136,10 +143,9 @@ def language_for(path: str) -> Language | None:
     """The language ccls analyses a path as: its suffix's, or for `.h` the one the build picks."""
     language = suffix_language(path)
     suffix = os.path.splitext(str(path))[1]
-    if language is not None and suffix in _DECIDED_BY_BUILD:
-        from ccls.frontends.c_family import header_language  # the compile database's reader, on demand
-
-        decided = header_language(path)
+    taker = _DECIDED_BY_BUILD.get(suffix) if language is not None else None
+    if taker is not None and taker.build_language is not None:
+        decided = _named(taker.build_language)(path)
         if decided is not None:
             return _BY_NAME[decided]
     return language
