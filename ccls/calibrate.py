@@ -50,6 +50,7 @@ class CalibrationError(Exception):
 class Calibration:
     path: str
     table: dict  # the envelope written
+    warning: str | None = None  # the machine was busy: wall-clock figures (the clock first) are off
 
 
 def table_path(cache_setting: str | None = None) -> str:
@@ -75,13 +76,19 @@ def calibrate(cache_setting: str | None = None, quick: bool = False, runs: int |
     runs = runs if runs is not None else (1 if quick else 3)
     derive_dir = _derive_dir()
     measure_host = _load_module(derive_dir, "measure_host")
+    load_before = _load_average()
     raw = measure(clang, derive_dir / "host_probe.c", runs, quick, progress)
+    load = {"before": load_before, "after": _load_average(), "cores": os.cpu_count() or 1}
     try:
         identity = measure_host.cpu_identity()
     except (OSError, ValueError) as problem:
         raise CalibrationError(f"cannot read this CPU's identity from /proc and /sys: {problem}") from None
     today = datetime.date.today().isoformat()
     table = build_table(raw, identity, triple, mcpu, quick, runs, today, derive_dir, mca)
+    table["data"]["measurements"]["load_average"] = load
+    warning = busy_warning(load)
+    if warning:
+        table["metadata"]["notes"] = f"{warning}. {table['metadata']['notes']}"
     path = table_path(cache_setting)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".host-", suffix=".json", dir=os.path.dirname(path))
@@ -95,7 +102,24 @@ def calibrate(cache_setting: str | None = None, quick: bool = False, runs: int |
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)
-    return Calibration(path, table)
+    return Calibration(path, table, warning)
+
+
+def busy_warning(load: dict) -> str | None:
+    """Words for a run on a machine with more runnable work than cores (the probe times in wall
+    clock: a core shared with others measures a slower clock, and everything in cycles moves)."""
+    busiest = max(load["before"], load["after"])
+    if busiest <= load["cores"]:
+        return None
+    return (f"measured while the machine was busy (load average {busiest:.1f} on {load['cores']} cores): the clock "
+            "and the figures in cycles are likely off; calibrate again on an idle machine")
+
+
+def _load_average() -> float:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return 0.0
 
 
 def measure(clang: str, probe: Path, runs: int, quick: bool,

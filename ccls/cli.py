@@ -44,7 +44,21 @@ def _parser() -> argparse.ArgumentParser:
                          help="count cache directory, shared with the language server (default: $CCLS_CACHE_DIR, "
                               "else $XDG_CACHE_HOME/ccls-cost)")
     _add_gate_commands(sub, analyze)
+    _add_calibrate_command(sub)
     return parser
+
+
+def _add_calibrate_command(sub: argparse._SubParsersAction) -> None:
+    calibrate = sub.add_parser("calibrate", help="measure this machine (our own probe, never your code) and write "
+                                                 "the cost table --arch host uses")
+    calibrate.add_argument("--quick", action="store_true", help="seconds instead of about a minute: fewer repeats, "
+                                                                "smaller buffers (rougher DRAM figures)")
+    calibrate.add_argument("--runs", type=_whole_number(1, 99), default=None,
+                           help="probe runs, median taken (default 3; 1 with --quick)")
+    calibrate.add_argument("--cache-dir", help="where the table is written (default: $CCLS_CACHE_DIR, else "
+                                               "$XDG_CACHE_HOME/ccls-cost): <dir>/calibration/host.json")
+    calibrate.add_argument("--compare", default="x86_64", metavar="ARCH",
+                           help="the bundled table printed beside the measured figures (default x86_64)")
 
 
 def _add_gate_commands(sub: argparse._SubParsersAction, analyze: argparse.ArgumentParser) -> None:
@@ -184,7 +198,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     from ccls.tables import TableError, load_tables
 
     try:
-        tables = load_tables(args.tables)
+        tables = load_tables(args.tables, host_table=_host_table(args.arch))
     except TableError as problem:
         print(f"ccls: {problem}", file=sys.stderr)
         return EXIT_USAGE
@@ -224,6 +238,53 @@ def run_analyze(args: argparse.Namespace) -> int:
         print("ccls: no supported files found", file=sys.stderr)
         return EXIT_ANALYSIS_ERRORS
     return EXIT_ANALYSIS_ERRORS if errors else EXIT_OK
+
+
+def _count_program(args: argparse.Namespace, sources, options, tables):
+    """Counted files through the service: the count cache (unless --no-cache) and --jobs
+    processes; a progress bar on stderr for a table on a terminal, nothing otherwise."""
+    from ccls.cache import CountCache, default_cache_dir
+    from ccls.service.batch import count_program, default_jobs
+
+    cache = None if vars(args).get("no_cache") else CountCache(default_cache_dir(vars(args).get("cache_dir")))
+    for message in cache.messages if cache is not None else ():
+        print(f"ccls: {message}", file=sys.stderr)
+    jobs = vars(args).get("jobs") or default_jobs()
+    show = vars(args).get("format", "table") == "table" and sys.stderr.isatty()
+    with _progress_bar(len(sources), show) as progress:
+        try:
+            return count_program(sources, options, tables, cache, jobs, progress)
+        finally:
+            if cache is not None:
+                cache.close()
+
+
+def _progress_bar(total: int, show: bool):
+    """A `service.batch.Progress` drawing files done / total, rate and ETA with tqdm."""
+    import contextlib
+
+    from ccls.service.batch import Progress
+
+    if not show:
+        return contextlib.nullcontext(Progress())
+    from tqdm import tqdm
+
+    class Bar(Progress):
+        def __init__(self) -> None:
+            self.bar = tqdm(total=total, unit="file", file=sys.stderr, leave=False, desc="ccls")
+
+        def file_done(self) -> None:
+            self.bar.update(1)
+
+        def compiled(self, done: int, total: int) -> None:
+            self.bar.set_postfix_str(f"compiled {done}/{total}")
+
+        def __enter__(self) -> "Bar":
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.bar.close()
+    return Bar()
 
 
 def _report_context(args: argparse.Namespace, tables, options, settings):
@@ -303,6 +364,53 @@ def run_diff(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_calibrate(args: argparse.Namespace) -> int:
+    """Measure this machine, write its table, print its figures beside a bundled table's."""
+    import json
+
+    from tqdm import tqdm
+
+    from ccls import calibrate
+    from ccls.tables import default_table_dir
+
+    bundled_path = default_table_dir() / f"{args.compare}.json"
+    if args.compare not in CPU_ARCHES or not bundled_path.is_file():
+        print(f"ccls: unknown arch {args.compare!r} for --compare; choose one of: "
+              f"{', '.join(a for a in CPU_ARCHES if a != 'host')}", file=sys.stderr)
+        return EXIT_USAGE
+    if not sys.stderr.isatty():
+        print(f"ccls: measuring this machine ({'seconds' if args.quick else 'about a minute'})…", file=sys.stderr)
+    bar = tqdm(total=0, unit="step", desc="calibrating", file=sys.stderr, disable=None, leave=False)
+
+    def progress(done: int, total: int, step: str) -> None:
+        bar.total = total
+        bar.n = done
+        bar.set_postfix_str(step, refresh=False)
+        bar.refresh()
+
+    try:
+        result = calibrate.calibrate(args.cache_dir, quick=args.quick, runs=args.runs, progress=progress)
+    except calibrate.CalibrationError as problem:
+        print(f"ccls: {problem}", file=sys.stderr)
+        return EXIT_ANALYSIS_ERRORS
+    finally:
+        bar.close()
+    if result.warning:
+        print(f"ccls: warning: {result.warning}", file=sys.stderr)
+    bundled = json.loads(bundled_path.read_text(encoding="utf-8"))
+    print(calibrate.comparison_text(result.table, bundled, args.compare))
+    print(f"\nwrote {result.path} (version {result.table['metadata']['version']}); use it with --arch host")
+    return EXIT_OK
+
+
+def _host_table(arch: str) -> str | None:
+    """The calibrated table's path where --arch host asks for it (load_tables says when there is none)."""
+    if arch != "host":
+        return None
+    from ccls.calibrate import table_path
+    return table_path()
+
+
 def _read_analysis(path: str, missing_hint: str = "") -> dict | None:
     """A JSON document from `path`, or None after saying why on stderr."""
     import json
@@ -358,53 +466,6 @@ def _write_atomically(path: str, text: str) -> None:
         raise
 
 
-def _count_program(args: argparse.Namespace, sources, options, tables):
-    """Counted files through the service: the count cache (unless --no-cache) and --jobs
-    processes; a progress bar on stderr for a table on a terminal, nothing otherwise."""
-    from ccls.cache import CountCache, default_cache_dir
-    from ccls.service.batch import count_program, default_jobs
-
-    cache = None if vars(args).get("no_cache") else CountCache(default_cache_dir(vars(args).get("cache_dir")))
-    for message in cache.messages if cache is not None else ():
-        print(f"ccls: {message}", file=sys.stderr)
-    jobs = vars(args).get("jobs") or default_jobs()
-    show = vars(args).get("format", "table") == "table" and sys.stderr.isatty()
-    with _progress_bar(len(sources), show) as progress:
-        try:
-            return count_program(sources, options, tables, cache, jobs, progress)
-        finally:
-            if cache is not None:
-                cache.close()
-
-
-def _progress_bar(total: int, show: bool):
-    """A `service.batch.Progress` drawing files done / total, rate and ETA with tqdm."""
-    import contextlib
-
-    from ccls.service.batch import Progress
-
-    if not show:
-        return contextlib.nullcontext(Progress())
-    from tqdm import tqdm
-
-    class Bar(Progress):
-        def __init__(self) -> None:
-            self.bar = tqdm(total=total, unit="file", file=sys.stderr, leave=False, desc="ccls")
-
-        def file_done(self) -> None:
-            self.bar.update(1)
-
-        def compiled(self, done: int, total: int) -> None:
-            self.bar.set_postfix_str(f"compiled {done}/{total}")
-
-        def __enter__(self) -> "Bar":
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            self.bar.close()
-    return Bar()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -424,7 +485,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         except KeyboardInterrupt:
             return 130
-    gate_commands = {"check": run_check, "diff": run_diff}
+    gate_commands = {"check": run_check, "diff": run_diff, "calibrate": run_calibrate}
     if args.command in gate_commands:
         try:
             return gate_commands[args.command](args)
