@@ -21,8 +21,12 @@ from ccls.taxonomy import DIVISION_CLASSES, STREAM_TIER, STRIDED_TIER, overlaps_
 
 LINE_BYTES_DEFAULT = 64
 MISPREDICT = "branch.mispredict"
-# A branch on unpredictable data goes either way at random: a predictor is wrong half the time.
-MISPREDICT_RATE = Fraction(1, 2)
+# A predictor learns a branch's usual direction: on data that takes it with probability p, it is
+# wrong min(p, 1 − p) of the time. p is unknown here (blocks are counted at an even split), and
+# min(p, 1 − p) averages 1/4 over all p; 1/2 (random data, p = 1/2) is the worst case and 0
+# (data that always goes one way) the best, the ends of the band (engine._assumed_cu_range).
+MISPREDICT_RATE = Fraction(1, 4)
+MISPREDICT_WORST = Fraction(1, 2)
 # PTX and CPython classes whose instructions are divisions too.
 _DIVISION_BASES = set(DIVISION_CLASSES) | {"py"}
 
@@ -116,7 +120,8 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
                 counts[MISPREDICT] = counts[MISPREDICT] + times * MISPREDICT_RATE
                 where = f"line {instr.line}" if instr.line else f"block %{block.name}"
                 notes.add(f"branch at {where} follows loaded data: assumed mispredicted "
-                               f"{float(MISPREDICT_RATE):.0%} of the time (random data; sorted data costs less)")
+                          f"{float(MISPREDICT_RATE):.0%} of the time (0% if the data always goes one way, "
+                          f"50% if it goes either way at random)")
             if instr.bulk_bytes is not None:
                 moved, copy_cycles = _bulk_classes(instr, cache, parameter_value, notes)
                 for cls, per_call in moved:
@@ -307,20 +312,19 @@ def _mean_trips(fn: FunctionIR, runs: dict[str, float]) -> dict[str, float]:
 def _span(access: MemoryAccess, trips: dict[str, float], values: dict[str, float], line_bytes: int,
           loops: Collection[str] | None = None) -> float:
     """Bytes an access's address can range over: Σ |stride per loop| × that loop's iterations
-    (over `loops` only, if given)."""
-    if access.span_bytes is not None:
-        return float(access.span_bytes)
+    (over `loops` only, if given), and never more than the array it is in, where that is known."""
+    bound = float(access.span_bytes) if access.span_bytes is not None else float("inf")
     if not access.loop_strides:
-        return float("inf")
+        return bound
     span = float(line_bytes)
     for loop, stride in access.loop_strides:
         if loops is not None and loop not in loops:
             continue
         step = _number(stride, values)
         if step is None:
-            return float("inf")  # moves with an outer index we cannot evaluate here
+            return bound  # moves with an outer index we cannot evaluate here
         span += abs(step) * trips.get(loop, 0.0)
-    return span
+    return min(span, bound)
 
 
 def _miss_fraction(access: MemoryAccess, line_bytes: int) -> Fraction:

@@ -12,7 +12,7 @@ from typing import Callable, NamedTuple, Sequence
 
 from ccls.costing import (ClassBreakdown, Hidden, MetricParts, MetricsBand, cost_counts, cu_expression,
                           hidden_by_overlap, metric_parts, metrics_band)
-from ccls.counting import count_function
+from ccls.counting import MISPREDICT, MISPREDICT_RATE, MISPREDICT_WORST, count_function
 from ccls.frontends import FrontendResult, SourceFile, frontend_for
 from ccls.model import AnalysisError, CountedFunction, Finding, FunctionIR, LoopSummary, Metrics
 from ccls.options import AnalysisOptions
@@ -314,6 +314,9 @@ def _with_uncertainty(reports: list[FunctionReport], tables: Tables, settings: R
         cu = r.metrics.cu
         at = options.for_function(r.counted.inferred_sizes)  # where the counts were evaluated
         low, high = _assumed_cu_range(r.counted, {b.cls: b.rate for b in r.breakdown}, cu, at)
+        # Mispredictions are charged at the mean rate: none at all … twice as many (random data).
+        mispredicted = sum(b.cu for b in r.breakdown if b.cls == MISPREDICT)
+        low, high = max(0.0, low - mispredicted), high + mispredicted * float(MISPREDICT_WORST / MISPREDICT_RATE - 1)
         out.append(replace(r, metric_parts=metric_parts(r.breakdown, cu, table, region),
                            metrics_band=metrics_band(r.breakdown, cu, low, high, table, region)))
     return _within_uncertainty(out)

@@ -49,7 +49,7 @@ class MemoryAccess:
     # Address movement per iteration of each enclosing loop, innermost first; with trip counts
     # this bounds the bytes the access can reach (its span), however often it runs.
     loop_strides: tuple[tuple[str, Polynomial], ...] = ()
-    span_bytes: int | None = None  # a bound known from the index type (a[byte] reaches 256 slots)
+    span_bytes: int | None = None  # a bound: the index type's (a[byte] reaches 256 slots), the global array's size
     # The address stream: the array plus what moves with the loops. Unrolled copies, a[i] and
     # a[i+1], a stencil's rows in[(i-1)*n + j] and in[(i+1)*n + j] share it; `offset` (bytes,
     # loop-invariant, possibly in parameters) tells them apart.
@@ -78,6 +78,7 @@ class BasicBlock:
     instructions: list[Instruction] = field(default_factory=list)
     machine_instructions: int | None = None  # target instructions lowered from this block
     machine_code: tuple[str, ...] = ()  # those instructions' assembly text, for llvm-mca
+    machine_context: tuple[str, ...] = ()  # the code that runs just before it in its loop's iteration
     machine_cycles: float | None = None  # llvm-mca: core cycles per execution of this block
     machine_throughput: float | None = None  # llvm-mca: the same, resources only (no dependencies)
     machine_divides: tuple[int, int] = (0, 0)  # integer divide instructions (32-bit, 64-bit) in that code

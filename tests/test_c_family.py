@@ -78,8 +78,8 @@ def test_branch_on_loaded_data_is_charged_mispredictions_but_a_search_exit_is_no
                          "  if (a[i] > 0)\n   o[k++] = a[i];\n}\n"
                          "long g(const long *a, long n, long key) {\n for (long i = 0; i < n; i++)\n"
                          "  if (a[i] == key) return i;\n return -1; }\n")
-    assert counted["f"].counts["branch.mispredict"].evaluate({"n": 1000}) == pytest.approx(500, rel=0.01)
-    assert any("mispredicted 50%" in a for a in counted["f"].assumptions)
+    assert counted["f"].counts["branch.mispredict"].evaluate({"n": 1000}) == pytest.approx(250, rel=0.01)
+    assert any("mispredicted 25%" in a for a in counted["f"].assumptions)
     assert "branch.mispredict" not in counted["g"].counts
 
 
@@ -512,3 +512,46 @@ def test_a_loop_over_a_vector_is_symbolic_in_its_size(loop):
 def test_demangled_names_are_shown_without_parameters(demangled, shown):
     from ccls.frontends.c_family import without_parameters
     assert without_parameters(demangled) == shown
+
+
+def test_an_access_inside_a_global_array_reaches_no_more_than_the_array():
+    # The stride is in an unknown argument (evaluated at 1000: 4000 bytes apart, 32 MB of span);
+    # the array is 128 KiB, so its lines come from L2 at most, never from DRAM.
+    counted, _ = analyse("float g[32000];\nfloat f(long inc) { float s = 0;\n"
+                         " for (long i = 0; i < 8000; i++) s += g[i * inc];\n return s; }\n")
+    loads = {cls for cls in counted["f"].counts if cls.startswith("load.")}
+    assert loads and not [cls for cls in loads if "DRAM" in cls or "L3" in cls]
+
+
+def test_a_pointer_picked_from_a_table_each_iteration_is_a_gather_not_a_chase():
+    counted, _ = analyse("float a[1000], b[1000], c[1000], d[1000], e[1000]; int idx[1000];\n"
+                         "void f(void) { for (int i = 0; i < 1000; i++) { float *p;\n"
+                         "  switch (idx[i]) { case 1: p = b; break; case 2: p = c; break; case 3: p = d; break;"
+                         " default: p = e; }\n  a[i] += p[i] * p[i]; } }\n"
+                         "struct node { struct node *next; long v; };\n"
+                         "long walk(struct node *n, long steps) { long s = 0;\n"
+                         " for (long i = 0; i < steps && n; i++) { s += n->v; n = n->next; }\n return s; }\n")
+    assert not [cls for cls in counted["f"].counts if cls.endswith(".chase")]
+    assert [cls for cls in counted["walk"].counts if cls.endswith(".chase")]  # p = p->next still is
+
+
+def test_block_contexts_are_the_one_block_before_in_the_same_iteration():
+    from ccls.readers.llvm_ir import _contexts
+    from ccls.readers.scev import FunctionAnalyses, LoopRecord
+
+    loops = FunctionAnalyses(loops={"body": LoopRecord("body", 1, ["body", "then", "latch"], None)})
+    preds = {"body": ["entry", "latch"], "then": ["body"], "latch": ["body", "then"], "exit": ["latch"]}
+    # The header's live-ins come round the loop and the latch has two ways in: neither has one.
+    assert _contexts(preds, loops) == {"then": "body"}
+
+
+@pytest.mark.skipif(shutil.which("llvm-mca-19") is None, reason="llvm-mca-19 is not installed")
+def test_a_conditional_block_is_simulated_after_the_block_that_defines_its_inputs():
+    # Alone, llvm-mca repeats `if.then` as a loop and chains each `s` on the last (≈13 cycles a
+    # run); after the header that loads a[i] and b[i], nothing carries over (≈2).
+    counted, _ = analyse("float a[32000], b[32000], c[32000], d[32000];\n"
+                         "void f(int n) { for (int i = 0; i < 32000; i++)\n"
+                         "  if (a[i] > b[i]) { float s = a[i] - b[i] * d[i]; c[i] += s; a[i] = s; } }\n",
+                         flags_override=["-O3"])
+    per_iteration = counted["f"].machine_cycles.evaluate({}) / 32000
+    assert 1 < per_iteration < 6

@@ -279,6 +279,21 @@ def test_bands_widen_with_an_unknown_trip_count():
     assert expected.metrics_band.low.cu == pytest.approx(expected.metrics.cu / 50 * factor.low)
 
 
+def test_bands_span_no_mispredictions_to_random_data():
+    # 200 mispredictions charged at the mean rate (1/4 of 800 data-dependent branches): the band
+    # runs from none (data that always goes one way) to twice as many (random data).
+    from ccls.engine import ReportSettings, report
+    from ccls.options import AnalysisOptions
+    tables = load_tables()
+    plain = _function("constant")
+    branchy = dataclasses.replace(plain, counts={**plain.counts, "branch.mispredict": Polynomial.constant(200)})
+    [r] = report([branchy], tables, ReportSettings(), AnalysisOptions())
+    penalty = 200 * tables.cost["x86_64"].classes["branch.mispredict"].cu
+    factor = tables.cost["x86_64"].energy.cu_factor
+    assert r.metrics_band.low.cu == pytest.approx((r.metrics.cu - penalty) * factor.low)
+    assert r.metrics_band.high.cu == pytest.approx((r.metrics.cu + penalty) * factor.high)
+
+
 def test_parts_sum_to_the_metrics_and_bands_contain_them():
     from ccls.engine import ReportSettings, report
     from ccls.options import AnalysisOptions

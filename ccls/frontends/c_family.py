@@ -16,7 +16,7 @@ from typing import Any, NamedTuple, Sequence
 from ccls import compile_db, preamble, toolchain
 from ccls.frontends import FrontendResult, SourceFile, language_named, suffix_language
 from ccls.model import AnalysisError, FunctionIR
-from ccls.options import AnalysisOptions
+from ccls.options import OPTIMIZATION_LEVELS, AnalysisOptions
 from ccls.readers.call_sites import ModuleCalls, read_call_sites
 from ccls.readers.llvm_ir import IRNotReadable, ModuleText, parse_module, read_functions, readable_ir
 from ccls.readers.scev import parse_opt_output
@@ -25,7 +25,6 @@ from ccls.targets import CPU_TARGETS
 log = logging.getLogger(__name__)
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>fatal error|error): (?P<msg>.*)$", re.M)
 ANALYSIS_PASSES = "instnamer,print<loops>,print<scalar-evolution>"
-_LEVELS = ("-O1", "-O2", "-O3", "-Os", "-Oz")  # the optimisation levels ccls analyses at
 # Inline and template functions nobody calls yet, and static functions that get inlined, are
 # what a person is editing too: emit them all before optimisation and make them external, so
 # the optimiser neither drops nor merges them (clang -O2 would).
@@ -153,7 +152,7 @@ def _built_level(flags: Sequence[str], options: AnalysisOptions) -> AnalysisOpti
     """The options at the optimisation level the program is built with: the last `-O` of its
     compile database (or flags setting), where that is one ccls can analyse; else as given."""
     levels = [_LEVEL_ALIASES.get(flag, flag) for flag in flags if flag.startswith("-O")]
-    if levels and levels[-1] in _LEVELS and levels[-1] != options.optimization:
+    if levels and levels[-1] in OPTIMIZATION_LEVELS and levels[-1] != options.optimization:
         return dataclasses.replace(options, optimization=levels[-1])
     return options
 
@@ -298,8 +297,19 @@ def _attach_block_cycles(functions: list[FunctionIR], timings: dict[tuple[str, .
                 timing = timings.get(block.machine_code)
                 if timing is not None:
                     block.machine_cycles, block.machine_throughput = timing.cycles, timing.throughput
+                    block.machine_cycles = _in_context(timing, timings.get(block.machine_context),
+                                                       timings.get(block.machine_context + block.machine_code))
                 block.machine_divides = divides(block.machine_code)
-                block.machine_code = ()
+                block.machine_code = block.machine_context = ()
+
+
+def _in_context(alone: Any, before: Any, both: Any) -> float:
+    """A block's cycles as it runs after the block before it in the same iteration: what the
+    two take together less what the one before takes alone, no less than the block's own
+    throughput (see llvm_ir._contexts). Its cycles alone where there is no block before it."""
+    if before is None or both is None:
+        return alone.cycles
+    return max(alone.throughput, both.cycles - before.cycles)
 
 
 def _opt_error(stderr: str, path: str) -> AnalysisError:

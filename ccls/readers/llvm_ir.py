@@ -342,6 +342,8 @@ class _Defined:
     subprogram: tuple[str, int | None]
     machine: dict[str, list[str]] | None  # machine instructions per IR block
     notes: list[str]  # assumptions made while attributing machine code
+    # IR block → the block that runs just before it in the same loop iteration (`_contexts`)
+    context: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -357,8 +359,16 @@ class ParsedModule:
     allocators: frozenset[str] = frozenset()  # functions LLVM knows allocate memory (malloc, calloc…)
 
     def machine_blocks(self) -> set[tuple[str, ...]]:
-        """The distinct machine code of every block, as BasicBlock.machine_code will hold it."""
-        return {tuple(code) for d in self.functions if d.machine for code in d.machine.values() if code}
+        """The distinct machine code of every block, as BasicBlock.machine_code will hold it, and
+        of each block with its context before it (BasicBlock.machine_context + machine_code)."""
+        out = set()
+        for d in self.functions:
+            for name, code in (d.machine or {}).items():
+                if code:
+                    out.add(tuple(code))
+                    if d.context.get(name) in d.machine:
+                        out.add(tuple(d.machine[d.context[name]]) + tuple(code))
+        return out
 
 
 def _source_lines(ir: str) -> dict[str, int]:
@@ -433,6 +443,7 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
     subprograms = _subprogram_info(module.ir)
     fn_subprogram = {m.group(1).strip('"'): m.group(2) for m in _DEFINE_DBG.finditer(module.ir)}
     machine = _machine_code(module.assembly) if module.assembly else {}
+    predecessors = _predecessors(module.ir) if machine else {}
     kept = []
     for fn in parsed.functions:
         if fn.is_declaration:
@@ -442,7 +453,8 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
             continue  # from a header, or compiler-generated (no debug info of its own)
         notes: list[str] = []
         grouped = _machine_per_ir_block(machine.get(fn.name), {bb.name for bb in fn.blocks}, notes)
-        kept.append(_Defined(fn, (name, line), grouped, notes))
+        contexts = _contexts(predecessors.get(fn.name, {}), module.analyses.get(fn.name)) if grouped else {}
+        kept.append(_Defined(fn, (name, line), grouped, notes, contexts))
     dilocation_lines = _source_lines(module.ir)
     return ParsedModule(module, kept, dilocation_lines, _instruction_dbg_ids(module.ir), global_sizes(module.ir),
                         _allocators(module.ir))
@@ -451,6 +463,42 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
 _ATTRIBUTE_GROUP = re.compile(r"^attributes #(\d+) = \{(.*)\}$", re.M)
 _FUNCTION_HEAD = re.compile(r"^(?:declare|define) [^\n]*?@(\"[^\"]+\"|[-\w.$]+)\(([^\n]*)$", re.M)
 _ALLOCKIND = re.compile(r'allockind\("([^"]*)"\)')
+
+
+_BLOCK_PREDS = re.compile(r'^("[^"]+"|[-\w.$]+):\s*; preds = (.*)$')
+
+
+def _predecessors(ir: str) -> dict[str, dict[str, list[str]]]:
+    """Each function's blocks → their predecessors, from the `; preds =` comments LLVM prints."""
+    out: dict[str, dict[str, list[str]]] = {}
+    current: dict[str, list[str]] = {}
+    for line in ir.splitlines():
+        if line.startswith("define "):
+            head = _FUNCTION_HEAD.match(line)
+            current = out.setdefault(head.group(1).strip('"'), {}) if head else {}
+        elif m := _BLOCK_PREDS.match(line):
+            current[m.group(1).strip('"')] = [p.strip().lstrip("%").strip('"') for p in m.group(2).split(",")]
+    return out
+
+
+def _contexts(predecessors: dict[str, list[str]], analyses: FunctionAnalyses | None) -> dict[str, str]:
+    """Block → the one block that runs before it in the same iteration of its innermost loop (its
+    only predecessor there, not a loop header's back edge). llvm-mca repeats a block alone as if
+    it were a loop body, so a register the block before defines looks carried from the block's
+    own previous run: `if (a[i] > b[i]) { s = a[i] - …; }` becomes a chain through `s` that no
+    iteration waits for. Simulated after that block, the chain starts afresh each time."""
+    if analyses is None:
+        return {}
+    innermost: dict[str, str] = {}
+    for header, record in sorted(analyses.loops.items(), key=lambda item: item[1].depth):
+        innermost.update(dict.fromkeys(record.blocks, header))
+    out = {}
+    for block, preds in predecessors.items():
+        loop = innermost.get(block)
+        inside = [p for p in preds if innermost.get(p) == loop]
+        if loop is not None and block != loop and len(inside) == 1 and inside[0] != block:
+            out[block] = inside[0]
+    return out
 
 
 def _allocators(ir: str) -> frozenset[str]:
@@ -484,7 +532,7 @@ def read_functions(parsed: ParsedModule, file: str, language: str, arch: str,
     return [_read_function(d.fn, parsed.module, file, language, arch, default_trip_count, early_exit,
                            parsed.dilocation_lines, d.subprogram, d.machine, list(d.notes),
                            parsed.dbg_ids.get(d.fn.name, []), loop_bounds, budget(), parsed.global_bytes,
-                           parsed.allocators)
+                           parsed.allocators, context=d.context)
             for d in parsed.functions]
 
 
@@ -492,7 +540,9 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
                    early_exit: str, dilocation_lines: dict[str, int], subprogram: tuple[str, int | None],
                    machine: dict[str, list[str]] | None, assumptions: list[str],
                    dbg_ids: list[str | None], loop_bounds: Sequence[LoopBound], budget: ReadingBudget,
-                   global_bytes: dict[str, int], allocators: frozenset[str] = frozenset()) -> FunctionIR:
+                   global_bytes: dict[str, int], allocators: frozenset[str] = frozenset(), *,
+                   context: dict[str, str] | None = None) -> FunctionIR:
+    context = context or {}
     analyses = module.analyses.get(fn.name, FunctionAnalyses())
     reading = _Reading(ValueMemo(), budget, global_bytes)
     arguments = [(a.name, str(a.type)) for a in fn.arguments if a.name]
@@ -529,7 +579,8 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         loop_id = block_loop.get(bb_name)
         code = tuple(machine.get(bb_name, ())) if machine is not None else None
         block = BasicBlock(bb_name, loop_id, machine_instructions=len(code) if code is not None else None,
-                           machine_code=code or ())
+                           machine_code=code or (), machine_context=tuple(machine.get(context.get(bb_name), ()))
+                           if machine is not None else ())
         for instr in instrs:
             position += 1
             text = instr.text
@@ -1314,15 +1365,14 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
         return MemoryAccess("unknown", element_bytes)
     except NotPolynomial:
         unknowns = set(re.findall(r"%([-\w.$]+)", scev)) | {pointer}
-        # p = p->next: the address comes from a loop-carried phi fed by a load.
-        if any(v.lstrip("%") in loaded for name in unknowns for v in analyses.phi_incoming.get(name, [])):
+        # p = p->next, unrolled or not: the address comes, through loads, from a phi that carries
+        # a loaded value around the loop. (A pointer picked per iteration from a table,
+        # `tbl[idx[i]][i]`, is loaded too, but no iteration waits for the one before: a gather.)
+        inside = set(analyses.loops[loop_id].blocks) if loop_id in analyses.loops else set()
+        seen: set[str] = set()
+        if any(_chased(name, inside, analyses, loaded - parameters, load_pointers, seen) for name in unknowns):
             return MemoryAccess("pointer-chase", element_bytes)
-        # Unrolled p = p->next: the address comes from a load whose own address was loaded.
         sources = unknowns & (loaded - parameters)
-        # (Only loads inside the loop count: `ip[i]` through a pointer `ip` loaded once before
-        # it is an index, and `b[ip[i]]` a gather, not a chase.)
-        if any(_address_is_loaded(load_pointers.get(v, ""), analyses, loaded - parameters) for v in sources):
-            return MemoryAccess("pointer-chase", element_bytes)
         # a[idx[i]]: the address depends on a loaded value; within a global array, within its size.
         if sources:
             spans = [s for s in (_narrow_index_span(scev), _global_array_bytes(scev, reading.global_bytes)) if s]
@@ -1336,7 +1386,10 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
     pattern = "unit" if value is not None and abs(value) <= 64 else "strided"
     strides = tuple((loop, _stride(address, loop)) for loop in [loop_id, *_ancestors_innermost_first(loop_id, analyses)])
     stream, offset = _stream_and_offset(address, bases)
-    return MemoryAccess(pattern, element_bytes, stride, loop_strides=strides, region=stream.format(), offset=offset)
+    # Inside one global array, the address can reach no more than the array, whatever the
+    # strides evaluate to (a stride in an unknown size is evaluated at a default).
+    return MemoryAccess(pattern, element_bytes, stride, loop_strides=strides, region=stream.format(), offset=offset,
+                        span_bytes=_global_array_bytes(scev, reading.global_bytes) if "@" in scev else None)
 
 
 def _stream_and_offset(address: Polynomial, bases: set[str]) -> tuple[Polynomial, Polynomial]:
@@ -1399,12 +1452,24 @@ def _narrow_index_span(scev: str) -> int | None:
     return int(m.group(1)) << int(m.group(2))
 
 
-def _address_is_loaded(pointer: str, analyses: FunctionAnalyses, loaded: set[str]) -> bool:
-    if pointer in loaded or any(v.lstrip("%") in loaded for v in analyses.phi_incoming.get(pointer, [])):
-        return True
-    scev = analyses.value_scevs.get(pointer, "")
-    return any(name in loaded or any(v.lstrip("%") in loaded for v in analyses.phi_incoming.get(name, []))
-               for name in re.findall(r"%([-\w.$]+)", scev))
+def _chased(name: str, inside: set[str], analyses: FunctionAnalyses, loaded: set[str],
+            load_pointers: dict[str, str], seen: set[str]) -> bool:
+    """Whether `name` comes, through loads and address arithmetic, from a phi carried around the
+    loop (one of its edges enters from outside `inside`, the loop's blocks) whose value from
+    inside is loaded: each iteration's address waits for the previous iteration's load."""
+    if name in seen or len(seen) > 64:
+        return False
+    seen.add(name)
+    incoming = analyses.phi_incoming.get(name)
+    if incoming is not None:
+        values = [v.lstrip("%").strip('"') for v in incoming]
+        if set(analyses.phi_blocks.get(name, ())) - inside:  # a header phi: carried around the loop
+            return any(v in loaded for v in values)
+        return any(_chased(v, inside, analyses, loaded, load_pointers, seen) for v in values)  # a merge
+    if name in loaded:
+        return _chased(load_pointers.get(name, ""), inside, analyses, loaded, load_pointers, seen)
+    return any(_chased(other, inside, analyses, loaded, load_pointers, seen)
+               for other in re.findall(r"%([-\w.$]+)", analyses.value_scevs.get(name, "")) if other != name)
 
 
 def _stride(address: Polynomial, loop_id: str) -> Polynomial:

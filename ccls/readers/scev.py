@@ -49,6 +49,7 @@ class FunctionAnalyses:
     loops: dict[str, LoopRecord] = field(default_factory=dict)
     value_scevs: dict[str, str] = field(default_factory=dict)  # "%name" → SCEV text
     phi_incoming: dict[str, list[str]] = field(default_factory=dict)  # "%phi" → incoming values
+    phi_blocks: dict[str, list[str]] = field(default_factory=dict)  # "%phi" → the blocks they come from
     # "%x" → (operand, constant) for `%x = or %operand, constant`, which ScalarEvolution leaves
     # opaque (a vectorised loop's end index: its trip count with the low bit set).
     low_bits_set: dict[str, tuple[str, int]] = field(default_factory=dict)
@@ -103,6 +104,8 @@ def parse_opt_output(text: str) -> dict[str, FunctionAnalyses]:
                 phi = re.search(r"= phi [^\[]*(.*)$", raw)
                 if phi:
                     current.phi_incoming[pending_value] = re.findall(r"\[\s*([^,\]]+),", phi.group(1))
+                    current.phi_blocks[pending_value] = [_strip_quotes(b) for b in re.findall(
+                        r"\[\s*[^,\]]+,\s*%(\"[^\"]+\"|[-\w.$]+)\s*\]", phi.group(1))]
                 elif low := _OR_CONSTANT.search(raw):
                     current.low_bits_set[pending_value] = (_strip_quotes(low["operand"][1:]), int(low["constant"]))
             elif pending_value and (m := _VALUE_SCEV.match(raw)):
