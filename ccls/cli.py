@@ -96,15 +96,14 @@ def _add_comparison_options(parser: argparse.ArgumentParser, metrics: Sequence[s
 
 def _walk(paths: Sequence[str]) -> tuple[list[str], list[str]]:
     """Files to analyse (supported suffixes, directories walked) and paths that don't exist."""
-    from ccls.frontends import supported_suffixes
+    from ccls.frontends import handles
 
-    suffixes = set(supported_suffixes())
     files, missing = [], []
     for path in paths:
         if os.path.isdir(path):
             for root, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
-                files += [os.path.join(root, n) for n in sorted(names) if os.path.splitext(n)[1].lower() in suffixes]
+                files += [os.path.join(root, n) for n in sorted(names) if handles(n)]
         elif os.path.isfile(path):
             files.append(path)
         else:
