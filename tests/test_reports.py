@@ -443,3 +443,25 @@ def test_markdown_stays_within_a_pr_comment_for_many_files(analysed):
     text = markdown_report(summarize(flat, [], context))
     assert "600 files not listed: their folders' totals include them." in text
     assert "| **pkg3/** | 60 |" in text and "`pkg3/f3.c`" not in text
+
+
+@needs_clang
+def test_each_cost_curve_passes_through_the_reported_figure(analysed):
+    """The chart's middle point is the cost expression where the numbers were evaluated: the CU
+    the report gives (the HTML marks it there, with its band)."""
+    from ccls.reports.summary import evaluation_point
+
+    reports, errors, context = analysed
+    summary = summarize(reports, errors, context)
+    drawn = 0
+    for entry in summary.functions:
+        r = entry.report
+        curve = cost_curve(r.cost_expression, context.options.for_function(r.counted.inferred_sizes).parameter_value)
+        if curve is None:
+            assert not r.cost_expression.symbols
+            continue
+        drawn += 1
+        assert curve.cu[len(curve.cu) // 2] == pytest.approx(r.metrics.cu, rel=1e-9)
+        assert r.cost_expression.evaluate(evaluation_point(entry, context)) == pytest.approx(r.metrics.cu, rel=1e-9)
+        assert curve.cu[-1] > curve.cu[0]  # every drawn cost here grows with its size
+    assert drawn == 3
