@@ -62,6 +62,10 @@ void indent(struct buffer *out, char *to) {
   for (size_t i = 0; i < out->depth; i++) *to++ = '\\t';
 }
 
+void copy_out(const char **input, char **output) {
+  for (; (*input)[0] != '\\0'; ++*input, ++*output) (*output)[0] = (*input)[0];
+}
+
 long hop(const char *p) { long n = 0; while (*p) { p += (unsigned char)*p % 3 + 1; n++; } return n; }
 """
 
@@ -99,6 +103,12 @@ def test_a_count_read_from_a_struct_at_each_iteration_is_named_after_the_member(
     counts = [count for kind, count in trips(library["indent"]) if kind == "data"]
     assert kinds <= {"data", "constant"} and counts
     assert all(count.symbols == {"out->depth"} for count in counts)
+
+
+def test_a_string_whose_pointer_is_kept_in_memory_is_counted_in_strlen_of_what_it_points_at(library):
+    # `++*input`: the pointer lives in the caller's variable, every iteration stores it one on
+    [(kind, count)] = trips(library["copy_out"])
+    assert kind == "data" and count.symbols == {"strlen(*input)"}
 
 
 def test_a_walk_that_steps_by_the_data_it_reads_stays_unknown(library):

@@ -7,7 +7,7 @@
 Each argument is NAME=PATH[,PATH…] (a file or a folder; folders give their C/C++/Python files,
 not walked below their top level unless --recursive). Every file is analysed by its own
 `ccls analyze FILE --format json` (so each file's time can be set against its own compile) and
-compiled bare by `clang-19 -O2 -c` (`clang++-19` for C++, `python3 -m py_compile` for Python).
+compiled bare by `clang-19 -O2 -c` (`clang++-19` for C++, Python's own `compile()` for Python).
 Per library it prints: files, functions, errors (the tools' own messages), seconds, the ratio to
 the bare compile (whole library and worst file), peak RSS, and the share of loops by kind.
 Targets (issue 17): no file over 10x its bare compile; every library finishes; unknown loops
@@ -92,8 +92,7 @@ def _timed(argv: list[str], timeout: float, cwd: str | None = None,
 def bare_compile(path: str, language: str, flags: list[str], timeout: float) -> tuple[float | None, str]:
     """Seconds of the compile ccls's analysis is set against, and its error text if it failed."""
     if language == "python":
-        argv = [sys.executable, "-c", "import py_compile, sys; py_compile.compile(sys.argv[1], cfile='/dev/null', "
-                                      "doraise=True)", path]
+        argv = [sys.executable, "-c", "import sys; compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')", path]
     else:
         compiler = shutil.which("clang++-19" if language == "cpp" else "clang-19") or \
             shutil.which("clang++" if language == "cpp" else "clang")

@@ -139,20 +139,22 @@ def named_loads(record, definitions: dict, block_of: dict[str, str], parameters:
     return out
 
 
-def data_walk(record, definitions: dict, block_of: dict[str, str], header_phis: list, parameters: set[str],
-              value_scevs: dict[str, str], terminators: dict) -> DataWalk | None:
+def data_walk(record, definitions: dict, block_of: dict[str, str], block_instructions: dict[str, list],
+              parameters: set[str], value_scevs: dict[str, str], terminators: dict) -> DataWalk | None:
     """The walk that ends this loop, if one of its exits tests a loaded value: against 0 (a
     string's NUL) where the load's address moves by a constant each iteration from a named
     start, or against null where the pointer tested is the next link read from the last one."""
     inside = set(record.blocks)
     names = Names(definitions, parameters)
+    header_phis = [i for i in block_instructions.get(record.header, ()) if i.opcode == "phi"]
     for block in record.blocks:
         term = terminators.get(block)
         if term is None:
             continue
         for value, target in _zero_exits(term, inside, definitions):
             walk = _string_walk(value, record, definitions, block_of, names, value_scevs) \
-                or _list_walk(value, record, definitions, block_of, header_phis, names)
+                or _list_walk(value, record, definitions, block_of, header_phis, names) \
+                or _walk_through_memory(value, record, definitions, block_of, names, block_instructions)
             if walk is not None:
                 iterations, symbol, what = walk
                 return DataWalk(iterations, symbol, what, block, target)
@@ -286,6 +288,68 @@ def _string_walk(value: str, record, definitions: dict, block_of: dict[str, str]
     first = offset_bytes - carried * step_bytes
     iterations = (Polynomial.symbol(symbol) * element_bytes - first) * Fraction(1, step_bytes) + 1
     return iterations, symbol, f"walks the string at {named} to its terminating zero"
+
+
+def _tested_load(value: str, record, definitions: dict, block_of: dict[str, str]):
+    """(the load inside the loop whose value is tested, 1 if the test sees it one iteration
+    later through a header phi else 0), or None."""
+    inside = set(record.blocks)
+    tested = definitions.get(_uncast(value, definitions))
+    carried = 0
+    if tested is not None and tested.opcode == "phi" and block_of.get(tested.name) == record.header:
+        loads = [definitions.get(_uncast(v, definitions)) for v, block in _incoming(tested) if block in inside]
+        if len(loads) != 1 or loads[0] is None:
+            return None
+        tested, carried = loads[0], 1
+    if tested is None or tested.opcode != "load" or block_of.get(tested.name) not in inside \
+            or not tested.type_text.startswith("i"):
+        return None
+    return tested, carried
+
+
+def _walk_through_memory(value: str, record, definitions: dict, block_of: dict[str, str], names: Names,
+                         block_instructions: dict[str, list]):
+    """`for (; (*input)[0] != '\\0'; ++*input)`: the string's pointer lives in memory (a `char **`
+    argument, a member, a local whose address is taken) and every store to it in the loop moves
+    it one element on; the character tested is read through it."""
+    found = _tested_load(value, record, definitions, block_of)
+    if found is None:
+        return None
+    tested, _ = found
+    inside = set(record.blocks)
+    element_bytes = max(1, _int_bits(tested.type_text) // 8)
+    pointer = definitions.get(tested.operands[0].name)
+    if pointer is not None and pointer.opcode == "getelementptr":  # (*input)[k] with k constant
+        base, gep = _constant_offset_gep(pointer.name, definitions)
+        pointer = definitions.get(base) if gep is not None else None
+    if pointer is None or pointer.opcode != "load" or block_of.get(pointer.name) not in inside:
+        return None
+    home = pointer.operands[0].name  # where the string's pointer is kept
+    if not home or (block_of.get(home) in inside):
+        return None
+    stores = [i for block in record.blocks for i in block_instructions.get(block, ()) if i.opcode == "store"]
+    moves = [i for i in stores if len(i.operands) == 2 and i.operands[1].name == home]
+    if not moves or not all(_one_element_on(i.operands[0].name, home, element_bytes, definitions) for i in moves):
+        return None
+    named = names._loaded_from(pointer.operands[0], 0)
+    if named is None:
+        return None
+    symbol = f"{STRLEN}{named})"
+    return Polynomial.symbol(symbol), symbol, f"walks the string at {named} (a pointer kept in memory) to its terminating zero"
+
+
+def _one_element_on(value: str, home: str, element_bytes: int, definitions: dict) -> bool:
+    """Whether `value` is the pointer kept at `home` moved on by one element (through a phi of
+    such reads, as a merge of paths leaves it)."""
+    gep = definitions.get(value)
+    if gep is None or gep.opcode != "getelementptr" or any(op.name for op in gep.operands[1:]):
+        return False
+    if not re.search(rf", i(?:64|32) {element_bytes}(?:$|,|\s)", gep.text.split(", !")[0] + " "):
+        return False
+    base = definitions.get(gep.operands[0].name)
+    reads = [base] if base is not None and base.opcode == "load" else \
+        [definitions.get(v) for v, _ in _incoming(base)] if base is not None and base.opcode == "phi" else []
+    return bool(reads) and all(r is not None and r.opcode == "load" and r.operands[0].name == home for r in reads)
 
 
 def _int_bits(type_text: str) -> int:

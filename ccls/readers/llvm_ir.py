@@ -568,7 +568,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     substituted = _named_loads(analyses, set(parameters), body, definitions, dbg_ids, dilocation_lines,
                                loop_bounds, assumptions)
     reading.block_of = {i.name: bb for bb, instrs in body for i in instrs if i.name}
-    reading.phis = {bb: [i for i in instrs if i.opcode == "phi"] for bb, instrs in body}
+    reading.instructions = dict(body)
     reading.data_symbols = _data_named_loads(analyses, definitions, reading.block_of, set(parameters), substituted,
                                              assumptions) | {s for v in substituted.values() for s in v.symbols}
     terminators = {name: instrs[-1] for name, instrs in body if instrs}
@@ -671,7 +671,7 @@ class _Reading:
     definitions: dict = field(default_factory=dict)  # value name → its instruction
     allocators: frozenset[str] = frozenset()  # `ParsedModule.allocators`
     block_of: dict[str, str] = field(default_factory=dict)  # value name → its block
-    phis: dict[str, list] = field(default_factory=dict)  # block → its phis
+    instructions: dict[str, list] = field(default_factory=dict)  # block → its instructions
     data_symbols: set[str] = field(default_factory=set)  # sizes named after data (`a->count`, `strlen(s)`)
 
 
@@ -1140,8 +1140,7 @@ def _walk_trip(record, parameters: set[str], analyses: FunctionAnalyses, early_e
     (`strlen(s) + 1`, kind `data`), or, where it may also leave on other data (a mismatch of two
     strings), the early-exit policy's count with that as its bound."""
     reading.budget.spend()
-    walk = data_walks.data_walk(record, reading.definitions, reading.block_of, reading.phis.get(record.header, []),
-                                parameters,
+    walk = data_walks.data_walk(record, reading.definitions, reading.block_of, reading.instructions, parameters,
                                 analyses.value_scevs, terminators)
     if walk is None:
         return None
