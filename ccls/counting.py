@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Collection, NamedTuple, Protocol
+from typing import Callable, Collection, NamedTuple
 
 from ccls.model import (BasicBlock, CountedFunction, FindingSite, FunctionIR, Instruction, Loop,
                         LoopSummary, MemoryAccess, MemoryOverlap)
 from ccls.polynomial import Polynomial
-from ccls.tables import DividerModel
+from ccls.table_types import CacheModel, DividerModel
 from ccls.taxonomy import DIVISION_CLASSES, STREAM_TIER, STRIDED_TIER, overlaps_compute, split, with_vector
 
-LINE_BYTES_DEFAULT = 64
 MISPREDICT = "branch.mispredict"
 # A predictor learns a branch's usual direction: on data that takes it with probability p, it is
 # wrong min(p, 1 − p) of the time. p is unknown here (blocks are counted at an even split), and
@@ -31,33 +29,9 @@ MISPREDICT_WORST = Fraction(1, 2)
 _DIVISION_BASES = set(DIVISION_CLASSES) | {"py"}
 
 
-class CacheGeometry(Protocol):
-    l1_bytes: int
-    l2_bytes: int
-    l3_bytes: int | None
-    line_bytes: int
-    reorder_buffer: int | None
-    divider: DividerModel | None
-    stream_reuse_bytes: int | None
-    l1_ways: int | None
-    l2_ways: int | None
-    tlb_entries: int | None
-    page_bytes: int
-
-
-@dataclass(frozen=True)
-class _Geometry:
-    l1_bytes: int = 48 * 1024
-    l2_bytes: int = 2 * 1024 * 1024
-    l3_bytes: int | None = 32 * 1024 * 1024
-    line_bytes: int = LINE_BYTES_DEFAULT
-    reorder_buffer: int | None = None
-    divider: DividerModel | None = None
-    stream_reuse_bytes: int | None = None
-    l1_ways: int | None = None
-    l2_ways: int | None = None
-    tlb_entries: int | None = None
-    page_bytes: int = 4096
+# What counting reads of a core: its caches, window and divider. Without a cost table,
+# CacheModel()'s defaults (a generic server core).
+CacheGeometry = CacheModel
 
 
 def block_executions(block: BasicBlock, loops: dict[str, Loop]) -> Polynomial:
@@ -73,7 +47,7 @@ def block_executions(block: BasicBlock, loops: dict[str, Loop]) -> Polynomial:
 
 def count_function(fn: FunctionIR, cache: CacheGeometry | None,
                    parameter_value: Callable[[str], float]) -> CountedFunction:
-    cache = cache or _Geometry()
+    cache = cache or CacheModel()
     assumptions = list(fn.assumptions)
     executions = {b.name: block_executions(b, fn.loops) for b in fn.blocks}
     values = {s: parameter_value(s) for p in executions.values() for s in p.symbols}

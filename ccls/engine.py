@@ -10,17 +10,17 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Callable, NamedTuple, Sequence
 
-from ccls.costing import (ClassBreakdown, Hidden, MetricParts, MetricsBand, cost_counts, cu_expression,
-                          hidden_by_overlap, metric_parts, metrics_band)
+from ccls.costing import (ClassBreakdown, Hidden, cost_counts, cu_expression, hidden_by_overlap, metric_parts,
+                          metrics_band)
 from ccls.counting import MISPREDICT, MISPREDICT_RATE, MISPREDICT_WORST, count_function
 from ccls.frontends import FrontendResult, SourceFile, frontend_for
 from ccls.model import AnalysisError, CountedFunction, Finding, FunctionIR, LoopSummary, Metrics
 from ccls.options import AnalysisOptions
 from ccls.polynomial import LOG2_PREFIX, Polynomial
-from ccls.scoring import (DEFAULT_NORMALIZATION, NORMALIZATION_WORDS, NORMALIZATIONS, absolute_score,
-                          composite_scores, grade_for)
+from ccls.report_types import FunctionReport, ReportSettings
+from ccls.scoring import NORMALIZATION_WORDS, NORMALIZATIONS, absolute_score, composite_scores, grade_for
 from ccls.sizes import InferredSize, infer_sizes
-from ccls.tables import CostTable, Tables, reference_family
+from ccls.table_types import CostTable, Tables, reference_family
 from ccls.targets import CPU_TARGETS
 
 
@@ -30,38 +30,6 @@ class CountedFile:
     language: str
     functions: list[CountedFunction] = field(default_factory=list)
     errors: list[AnalysisError] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class ReportSettings:
-    profile: str = "DEFAULT"
-    region: str = "WORLD"
-    scoring: str = "absolute"  # or "cohort": min–max within the functions reported together
-    normalization: str = DEFAULT_NORMALIZATION  # cohort scoring's: "log-minmax" or "minmax" (paper eq. 4)
-
-
-@dataclass
-class FunctionReport:
-    counted: CountedFunction
-    counts: dict[str, float]
-    instructions: float | None
-    metrics: Metrics
-    breakdown: list[ClassBreakdown]
-    cost_expression: Polynomial
-    big_o: str
-    score: float
-    grade: str
-    rating: str
-    scores_by_profile: dict[str, tuple[float, str]]
-    findings: list[Finding]
-    assumptions: list[str]
-    hottest_lines: list[tuple[int, float]]
-    inclusive_metrics: Metrics | None = None  # plus analysed callees × calls; None if no calls
-    unknown_callees: list[str] = field(default_factory=list)
-    graded_by: str = ""  # which scoring mode graded it, in words (cohort and how, or absolute)
-    metric_parts: MetricParts | None = None  # EU dynamic/static, CO2 operational/embodied, $ energy/instance
-    metrics_band: MetricsBand | None = None  # [low, high] per metric: stated ranges and assumptions
-    within_uncertainty_of: list[str] = field(default_factory=list)  # reported functions whose CU bands overlap
 
 
 @dataclass

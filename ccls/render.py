@@ -5,11 +5,11 @@ import json
 import math
 from typing import Sequence
 
-from ccls.engine import FunctionReport, ReportSettings
-from ccls.scoring import profile_flips, weights_at
 from ccls.model import AnalysisError, LoopSummary
 from ccls.polynomial import Polynomial
-from ccls.tables import GPU_THREAD_FAMILY, reference_family
+from ccls.report_types import FunctionReport, ReportSettings
+from ccls.scoring import profile_flips, weights_at
+from ccls.table_types import GPU_THREAD_FAMILY, reference_family
 from ccls.taxonomy import split
 
 JSON_SCHEMA = "ccls.analysis/1"

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ccls.model import Metrics
-from ccls.tables import METRICS, GradeScale, Profile, ReferenceRanges
+from ccls.table_types import METRICS, GradeScale, Profile, ReferenceRanges
 
 EPSILON = 1e-9  # eq. (4): keeps a degenerate cohort (max = min) from dividing by zero
 MINMAX, LOG_MINMAX = "minmax", "log-minmax"

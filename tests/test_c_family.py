@@ -97,20 +97,20 @@ def test_machine_cycles_see_the_dependency_chain_a_class_sum_cannot():
 
 @pytest.mark.skipif(shutil.which("llvm-mca-19") is None, reason="llvm-mca-19 is not installed")
 def test_block_cycles_are_simulated_once_per_distinct_block(monkeypatch):
-    from ccls import machine_code
-    memo, runs = machine_code.CycleMemo(), []
-    real = machine_code.block_cycles
+    from ccls.frontends import machine_cycles
+    memo, runs = machine_cycles.CycleMemo(), []
+    real = machine_cycles.block_cycles
 
     def counting(blocks, *args):
         runs.append(len(blocks))
         return real(blocks, *args)
-    monkeypatch.setattr(machine_code, "block_cycles", counting)
+    monkeypatch.setattr(machine_cycles, "block_cycles", counting)
     chain, spread = ("addq %rax, %rbx", "imulq %rbx, %rbx"), ("addq %rax, %rbx", "addq %rcx, %rdx")
     first = memo.cycles({chain, spread}, AnalysisOptions())
     assert runs == [2] and first[chain].cycles > first[spread].cycles > 0
     assert first[chain].throughput < first[chain].cycles  # the multiply chain binds, not the ports
     assert memo.cycles({chain}, AnalysisOptions()) == {chain: first[chain]} and runs == [2]  # no new run
-    monkeypatch.setattr(machine_code, "block_cycles", lambda blocks, *a: runs.append(len(blocks)) or [None] * len(blocks))
+    monkeypatch.setattr(machine_cycles, "block_cycles", lambda blocks, *a: runs.append(len(blocks)) or [None] * len(blocks))
     bad = ("not an instruction",)
     assert memo.cycles({bad}, AnalysisOptions()) == {bad: None}
     memo.cycles({bad}, AnalysisOptions())

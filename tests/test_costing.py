@@ -10,7 +10,8 @@ from ccls.costing import (JOULES_PER_KWH, SECONDS_PER_YEAR, cost_counts, cu_expr
                           metric_parts, metrics_band)
 from ccls.model import MemoryOverlap
 from ccls.polynomial import Polynomial
-from ccls.tables import CacheModel, ClassCost, CostTable, MachineEnergy, Region, Span, load_tables
+from ccls.table_types import CacheModel, ClassCost, CostTable, MachineEnergy, Region, Span
+from ccls.tables import load_tables
 
 
 def _cost(cu: float, pj: float) -> ClassCost:

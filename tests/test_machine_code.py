@@ -3,7 +3,8 @@ import shutil
 
 import pytest
 
-from ccls.machine_code import BlockTiming, block_cycles, divides, parse_mca_cycles, without_move_elimination
+from ccls.frontends.machine_cycles import block_cycles
+from ccls.machine_code import BlockTiming, divides, parse_mca_cycles, without_move_elimination
 from ccls.readers.llvm_ir import DIVIDE_BYPASS_SLOW, _machine_code
 
 # Shaped like LLVM 19's x86 output for `s += a[i] / d[i]` unrolled twice: the bypass's blocks
@@ -88,7 +89,7 @@ def test_integer_divides_are_counted_by_operand_width():
 
 def test_divider_correction_takes_the_model_excess_off_but_keeps_the_divides_own_time():
     from ccls.counting import _divider_corrected
-    from ccls.tables import DividerModel
+    from ccls.table_types import DividerModel
     divider = DividerModel(mca_cycles=(13.0, 17.0), cycles=(6.5, 7.0))
     # divider-bound: two divl at 13 each + 1 cycle of other work -> two at 6.5 + 1
     assert _divider_corrected(27.0, 26.0, (2, 0), divider) == (14.0, 13.0)

@@ -6,15 +6,16 @@ import shutil
 
 import pytest
 
-from ccls.counting import _Geometry, _set_capacity
+from ccls.counting import _set_capacity
 from ccls.engine import count_sources
 from ccls.frontends import SourceFile
 from ccls.options import AnalysisOptions
+from ccls.table_types import CacheModel
 from ccls.tables import load_tables
 
 needs_clang = pytest.mark.skipif(shutil.which("clang-19") is None, reason="clang-19 not installed")
 
-ZEN4 = _Geometry(l1_bytes=32768, l2_bytes=1 << 20, l1_ways=8, l2_ways=8, tlb_entries=3072)
+ZEN4 = CacheModel(l1_bytes=32768, l2_bytes=1 << 20, l1_ways=8, l2_ways=8, tlb_entries=3072)
 
 
 def test_a_stride_of_a_multiple_of_the_page_uses_few_sets():

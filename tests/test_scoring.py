@@ -9,7 +9,8 @@ from ccls.model import Metrics
 from ccls.scoring import (EPSILON, LOG_MINMAX, MINMAX, NORMALIZATIONS, absolute_position, absolute_score,
                           composite_scores, grade_for, log_ends, normalize, normalize_by, normalize_log,
                           profile_flips, weights_at)
-from ccls.tables import GradeScale, Profile, ReferenceRanges, TableError, load_tables, validate_profile
+from ccls.table_types import GradeScale, Profile, ReferenceRanges
+from ccls.tables import TableError, load_tables, validate_profile
 
 PAPER = {"RESEARCH": (0.4, 0.3, 0.25, 0.05), "COMMERCIAL": (0.3, 0.2, 0.2, 0.3),
          "MOBILE": (0.25, 0.5, 0.15, 0.1), "HPC": (0.5, 0.3, 0.15, 0.05)}

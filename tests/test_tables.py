@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ccls import taxonomy
-from ccls.tables import (GPU_THREAD_FAMILY, METHODS, CacheModel, ClassCost, CostTable, TableError,
-                         default_table_dir, load_tables, reference_family, validate_profile)
+from ccls.table_types import GPU_THREAD_FAMILY, CacheModel, ClassCost, CostTable, reference_family
+from ccls.tables import METHODS, TableError, default_table_dir, load_tables, validate_profile
 
 TABLE_DIR = default_table_dir()
 ALL_FILES = sorted(p.name for p in TABLE_DIR.glob("*.json"))

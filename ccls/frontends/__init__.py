@@ -91,7 +91,7 @@ def _named(entry: str) -> Callable:
 
 
 _C_INCLUDES = (".h", ".H", ".hh", ".hpp", ".hxx", ".inc", ".inl")
-_LLVM_TOOLS = ("opt", "llvm-mca")  # the analyses, and machine cycles (ccls.machine_code)
+_LLVM_TOOLS = ("opt", "llvm-mca")  # the analyses, and machine cycles (frontends.machine_cycles)
 
 LANGUAGES: tuple[Language, ...] = (
     Language("c", (".c", ".h"), "c_family:analyze_c", grammar="tree_sitter_c",

@@ -263,7 +263,8 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
                  loop_bounds: Sequence[Any] = ()) -> list[FunctionIR]:
     """Run `opt` (default: analyses only) on the IR, lower it to assembly, read it; llvm-mca
     estimates the blocks' cycles meanwhile. `loop_bounds`: source_map.LoopBound of the source."""
-    from ccls.machine_code import CYCLES, verbose_assembly
+    from ccls.frontends.machine_cycles import CYCLES
+    from ccls.machine_code import verbose_assembly
 
     opt = opt or start_opt(options)
     result = opt.finish(ir_text, options.compile_timeout_s)

@@ -9,7 +9,7 @@ from typing import Callable, Mapping, Sequence
 
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.render import si
-from ccls.tables import Profile
+from ccls.table_types import Profile
 
 # How far the cost-vs-n curve reaches either side of the evaluation point, as a factor of it.
 CURVE_SPAN = 100.0

@@ -8,11 +8,11 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from ccls.engine import FunctionReport, ReportSettings
 from ccls.model import AnalysisError, Finding, Metrics
 from ccls.options import AnalysisOptions
 from ccls.render import per
-from ccls.tables import Profile
+from ccls.report_types import FunctionReport, ReportSettings
+from ccls.table_types import Profile
 
 COSTLIEST = 10  # functions named in a summary's "costliest" list
 ROOT = "."  # the folder every path is relative to, as reports name it

@@ -30,7 +30,7 @@ from ccls.readers.call_sites import ModuleCalls
 from ccls.service.counts import Analyzer, Snapshot, language_for
 from ccls.service.tables import TableStore
 from ccls.sizes import InferredSize, infer_sizes
-from ccls.tables import Tables
+from ccls.table_types import Tables
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
 from ccls.service.counts import Outcome
 from ccls.service.units import shift_line_mentions
-from ccls.tables import Tables
+from ccls.table_types import Tables
 
 UnitReports = dict[str, tuple[FunctionReport, ...]]  # unit key -> its reports, most costly first
 
