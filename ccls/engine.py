@@ -339,20 +339,19 @@ def _within_uncertainty(reports: list[FunctionReport]) -> list[FunctionReport]:
     bands = [(r.metrics_band.low.cu, r.metrics_band.high.cu) if r.metrics_band is not None else (r.metrics.cu,) * 2
              for r in reports]
     order = sorted(range(len(reports)), key=lambda k: reports[k].metrics.cu)
-    place = {k: p for p, k in enumerate(order)}
-    out = []
-    for i, r in enumerate(reports):
+    # Plain lists in CU order: this runs over a window of 2 × 200 neighbours per function.
+    lows, highs = [bands[k][0] for k in order], [bands[k][1] for k in order]
+    shifted_cu = [reports[k].metrics.cu + 1e-12 for k in order]
+    names = [reports[k].counted.display_name for k in order]
+    out: list[FunctionReport | None] = [None] * len(reports)
+    for p, i in enumerate(order):
         lo, hi = bands[i]
-        near = []
-        for step in (-1, 1):  # outwards in CU order, on each side
-            position = place[i] + step
-            while 0 <= position < len(order) and abs(position - place[i]) <= SCAN_WITHIN_UNCERTAINTY:
-                j = order[position]
-                if bands[j][0] <= hi and lo <= bands[j][1]:
-                    distance = abs(math.log((reports[j].metrics.cu + 1e-12) / (r.metrics.cu + 1e-12)))
-                    near.append((distance, reports[j].counted.display_name))
-                position += step
-        out.append(replace(r, within_uncertainty_of=[name for _, name in sorted(near)[:NEAREST_WITHIN_UNCERTAINTY]]))
+        own = shifted_cu[p]
+        near = [(abs(math.log(shifted_cu[q] / own)), names[q])
+                for q in range(max(0, p - SCAN_WITHIN_UNCERTAINTY), min(len(order), p + SCAN_WITHIN_UNCERTAINTY + 1))
+                if q != p and lows[q] <= hi and lo <= highs[q]]
+        near.sort()
+        out[i] = replace(reports[i], within_uncertainty_of=[name for _, name in near[:NEAREST_WITHIN_UNCERTAINTY]])
     return out
 
 

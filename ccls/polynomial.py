@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from operator import itemgetter
 from typing import Mapping
 
 LOG2_PREFIX = "log2("  # a symbol "log2(n)" stands for log₂ of parameter n (halving loops)
@@ -15,7 +16,33 @@ Monomial = tuple[tuple[str, int], ...]  # sorted (symbol, power) pairs; () is th
 _SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
+_ZERO, _ONE = Fraction(0), Fraction(1)
+_FIRST = itemgetter(0)
+
+# Exact rational coefficients, but most are whole numbers: those take a short path through
+# Fraction's arithmetic (its general one, with its type checks and gcds, dominated counting).
+
+
+def _add(a: Fraction | None, b: Fraction) -> Fraction:
+    """a + b, where a None is 0 (what a sum starts from)."""
+    if a is None:
+        return b if type(b) is Fraction else _ZERO + b
+    if type(a) is Fraction and type(b) is Fraction and a.denominator == 1 and b.denominator == 1:
+        return Fraction(a.numerator + b.numerator)
+    return a + b
+
+
+def _mul(a: Fraction, b: Fraction) -> Fraction:
+    if type(a) is Fraction and type(b) is Fraction and a.denominator == 1 and b.denominator == 1:
+        return Fraction(a.numerator * b.numerator)
+    return a * b
+
+
 def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
+    if not a:
+        return b
+    if not b:
+        return a
     powers = dict(a)
     for symbol, power in b:
         powers[symbol] = powers.get(symbol, 0) + power
@@ -29,16 +56,18 @@ class Polynomial:
     # -- construction -------------------------------------------------------------------
     @staticmethod
     def _from_dict(terms: Mapping[Monomial, Fraction]) -> "Polynomial":
-        return Polynomial(tuple(sorted((m, c) for m, c in terms.items() if c != 0)))
+        # Monomials are unique, so ordering by them alone is the order of the (m, c) pairs.
+        return Polynomial(tuple(sorted(((m, c) for m, c in terms.items() if c), key=_FIRST)))
 
     @staticmethod
     def constant(value: int | float | Fraction) -> "Polynomial":
-        value = Fraction(value)
+        if type(value) is not Fraction:
+            value = Fraction(value)
         return Polynomial(((((), value),) if value else ()))
 
     @staticmethod
     def symbol(name: str) -> "Polynomial":
-        return Polynomial(((((name, 1),), Fraction(1)),))
+        return Polynomial(((((name, 1),), _ONE),))
 
     # -- arithmetic -----------------------------------------------------------------------
     def _as_dict(self) -> dict[Monomial, Fraction]:
@@ -48,7 +77,7 @@ class Polynomial:
         other = _lift(other)
         out = self._as_dict()
         for m, c in other.terms:
-            out[m] = out.get(m, Fraction(0)) + c
+            out[m] = _add(out.get(m), c)
         return Polynomial._from_dict(out)
 
     __radd__ = __add__
@@ -68,7 +97,7 @@ class Polynomial:
         for ma, ca in self.terms:
             for mb, cb in other.terms:
                 m = _mono_mul(ma, mb)
-                out[m] = out.get(m, Fraction(0)) + ca * cb
+                out[m] = _add(out.get(m), _mul(ca, cb))
         return Polynomial._from_dict(out)
 
     __rmul__ = __mul__
@@ -110,11 +139,18 @@ class Polynomial:
         return total
 
     def substitute(self, symbol: str, value: "Polynomial") -> "Polynomial":
-        out = Polynomial()
+        # Summed in one dict rather than term by term: exact arithmetic, the same sum.
+        out: dict[Monomial, Fraction] = {}
         for m, c in self.terms:
-            rest = Polynomial((((tuple((s, p) for s, p in m if s != symbol)), c),))
-            out = out + rest * (value ** dict(m).get(symbol, 0))
-        return out
+            power = dict(m).get(symbol, 0)
+            if power == 0:
+                parts: tuple = ((m, c),)
+            else:
+                rest = Polynomial((((tuple((s, p) for s, p in m if s != symbol)), c),))
+                parts = (rest * (value ** power)).terms
+            for mono, coefficient in parts:
+                out[mono] = _add(out.get(mono), coefficient)
+        return Polynomial._from_dict(out)
 
     def sum_over(self, index: str, count: "Polynomial") -> "Polynomial":
         """Σ_{index=0}^{count-1} self — how a block inside a triangular nest is counted."""
