@@ -1,0 +1,119 @@
+"""Counting on hand-built `FunctionIR`, no compiler: execution counts of nested loops, and the
+memory model — which tier a load's executions are charged to, by its access pattern and the
+working set its loop nest touches (`CacheModel`'s defaults: 48 KiB L1d, 2 MiB L2, 32 MiB L3,
+64-byte lines)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ccls.counting import count_function
+from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, MemoryAccess, TripCount
+from ccls.polynomial import Polynomial
+from ccls.table_types import CacheModel
+
+N = Polynomial.symbol("n")
+LINE = CacheModel().line_bytes
+
+
+def _moving(stride_bytes: int, region: str) -> MemoryAccess:
+    """a[i·stride/8] of doubles: moves `stride_bytes` per iteration of the loop."""
+    pattern = "unit" if stride_bytes == 8 else "strided"
+    step = Polynomial.constant(stride_bytes)
+    return MemoryAccess(pattern, 8, step, loop_strides=(("loop", step),), region=f"{stride_bytes}·loop + {region}",
+                        offset=Polynomial())
+
+
+STREAM = _moving(8, "a")  # a[i]
+COLUMN = _moving(4096, "b")  # b[512·i]: a new line, and a new page, every iteration
+CHASE = MemoryAccess("pointer-chase", 8)  # p = p->next
+INVARIANT = MemoryAccess("invariant", 8)  # *scale, the same address every iteration
+
+
+def one_loop(*accesses: MemoryAccess, trip: TripCount = TripCount("symbolic", N)) -> FunctionIR:
+    """`for (i = 0; i < n; i++)` whose body loads each access once (line 3, 4, …)."""
+    body = [Instruction("load", line=3 + k, access=access) for k, access in enumerate(accesses)]
+    body += [Instruction("int_add"), Instruction("int_cmp"), Instruction("branch")]
+    return FunctionIR(
+        name="f", display_name="f", file="/w/f.c", line=1, end_line=9, language="c", arch="x86_64",
+        parameters=["n"],
+        blocks=[BasicBlock("entry", None, [Instruction("branch")]),
+                BasicBlock("loop", "loop", body),
+                BasicBlock("exit", None, [Instruction("return")])],
+        loops={"loop": Loop("loop", None, 1, trip, line=2)})
+
+
+def counts_at(fn: FunctionIR, n: float, cache: CacheModel | None = None) -> dict[str, Polynomial]:
+    return count_function(fn, cache, {"n": n}.__getitem__).counts
+
+
+def test_a_unit_stride_stream_takes_a_new_line_every_eighth_double_from_the_tier_its_size_reaches():
+    new_lines = Fraction(8, LINE)
+    # 800 bytes: all in L1
+    assert counts_at(one_loop(STREAM), 100)["load.L1"] == N
+    # 80 KB: past L1, inside L2; 80 MB: past L3, where the prefetcher streams lines in
+    for n, far in ((10_000, "load.L2"), (10_000_000, "load.stream")):
+        counts = counts_at(one_loop(STREAM), n)
+        assert counts["load.L1"] == N * (1 - new_lines)
+        assert counts[far] == N * new_lines
+        assert {c for c in counts if c.startswith("load.")} == {"load.L1", far}
+
+
+def test_a_pointer_chase_pays_the_whole_latency_of_its_tier_every_time_and_is_never_streamed():
+    # A node a line: 1,000 nodes (64 KB) fit L2; a million (64 MB) are taken to be in DRAM.
+    assert counts_at(one_loop(CHASE), 1_000)["load.L2.chase"] == N
+    counted = count_function(one_loop(CHASE), None, {"n": 1e6}.__getitem__)
+    assert counted.counts["load.DRAM.chase"] == N
+    assert not any(c.startswith(("load.L1", "load.stream")) for c in counted.counts)
+    assert any("pointer chase" in note for note in counted.assumptions)
+    assert [site.kind for site in counted.sites] == ["miss-heavy-loop"]
+
+
+def test_an_invariant_load_stays_in_l1_whatever_streams_past_it():
+    counts = counts_at(one_loop(STREAM, INVARIANT), 10_000_000)
+    assert counts["load.stream"] == N * Fraction(8, LINE)
+    assert counts["load.L1"] == N + N * (1 - Fraction(8, LINE))  # all of *scale, and a[i]'s hits
+
+
+def test_a_stride_of_whole_lines_beyond_the_caches_misses_every_time_and_is_a_finding():
+    counted = count_function(one_loop(COLUMN), None, {"n": 1e6}.__getitem__)
+    assert counted.counts["load.DRAM.strided"] == N
+    assert "load.L1" not in counted.counts
+    (site,) = counted.sites
+    assert (site.kind, site.line, site.loop) == ("miss-heavy-loop", 3, "loop")
+    assert site.classes == {"load.DRAM.strided": N} and "stride 4096 bytes" in site.message
+    # the same walk over a contiguous stream is no finding: the prefetcher hides it
+    assert count_function(one_loop(STREAM), None, {"n": 1e6}.__getitem__).sites == []
+
+
+def test_the_cost_tables_caches_decide_the_tier_and_no_table_means_cacheModels_defaults():
+    four_mb = 4 * 1024 * 1024 / 8  # doubles: past L2, inside the default 32 MiB L3
+    assert "load.L3" in counts_at(one_loop(STREAM), four_mb)
+    assert counts_at(one_loop(STREAM), four_mb) == counts_at(one_loop(STREAM), four_mb, CacheModel())
+    without_l3 = CacheModel(l1_bytes=32 * 1024, l2_bytes=1024 * 1024, l3_bytes=None)
+    counts = counts_at(one_loop(STREAM), four_mb, without_l3)
+    assert "load.L3" not in counts and counts["load.stream"] == N * Fraction(8, LINE)
+
+
+def test_a_triangular_nest_runs_its_inner_body_n_n_minus_1_over_2_times():
+    outer = Loop("outer", None, 1, TripCount("symbolic", N), line=2)
+    inner = Loop("inner", "outer", 2, TripCount("symbolic", Polynomial.symbol("@outer")), line=3)  # j < i
+    fn = FunctionIR(name="t", display_name="t", file="/w/t.c", line=1, end_line=6, language="c", arch="x86_64",
+                    parameters=["n"], loops={"outer": outer, "inner": inner},
+                    blocks=[BasicBlock("outer", "outer", [Instruction("int_cmp")]),
+                            BasicBlock("inner", "inner", [Instruction("fp_add", line=4),
+                                                          Instruction("int_div", line=4, divisor="variant")])])
+    counted = count_function(fn, None, {"n": 100.0}.__getitem__)
+    pairs = N * (N - 1) * Fraction(1, 2)
+    assert counted.counts["fp_add"] == pairs and counted.counts["int_cmp"] == N
+    assert counted.line_counts[4]["int_div"] == pairs
+    assert counted.counts["fp_add"].big_o() == "O(n²)"
+    (site,) = counted.sites
+    assert (site.kind, site.line, site.classes) == ("division-in-loop", 4, {"int_div": pairs})
+
+
+def test_an_assumed_trip_count_is_counted_and_the_readers_note_kept():
+    fn = one_loop(STREAM, trip=TripCount("unknown", Polynomial.constant(100)))
+    fn.assumptions.append("loop %loop: trip count unknown, assumed 100")
+    counted = count_function(fn, None, {}.__getitem__)
+    assert counted.counts["load.L1"] == Polynomial.constant(100)
+    assert counted.loops[0].trip_count.is_assumed and "assumed 100" in counted.assumptions[0]
