@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from math import comb
 from operator import itemgetter
 from typing import Mapping
 
@@ -213,8 +214,6 @@ def _power_sum(power: int) -> Polynomial:
     """S_p(N) = Σ_{k=0}^{N-1} k^p as a polynomial in N (Faulhaber, via the recurrence
     (N)^{p+1} = Σ_{j<=p} C(p+1, j) S_j(N))."""
     if power not in _POWER_SUMS:
-        from math import comb
-
         n = Polynomial.symbol("N")
         acc = n ** (power + 1)
         for j in range(power):

@@ -16,7 +16,9 @@ def poly_to_json(poly: Polynomial) -> list:
 
 
 def poly_from_json(data: list) -> Polynomial:
-    terms = {tuple((s, int(p)) for s, p in mono): Fraction(int(num), int(den)) for mono, num, den in data}
+    # Fraction(n) for whole coefficients: the same value, without the two-argument gcd (cache reads).
+    terms = {tuple((s, int(p)) for s, p in mono): Fraction(int(num)) if den == 1 else Fraction(int(num), int(den))
+             for mono, num, den in data}
     return Polynomial._from_dict(terms)
 
 

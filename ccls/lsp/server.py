@@ -1,6 +1,7 @@
 """`ccls --stdio`: the pygls language server. Handlers are thin: they call the `Session`."""
 from __future__ import annotations
 
+import ctypes
 import logging
 import sys
 from typing import Any
@@ -38,7 +39,6 @@ def _one_malloc_arena() -> None:
     holds tens of MB it no longer uses. One arena (set before the worker threads start) keeps
     the heap compact; the threads mostly hold the GIL anyway, so they rarely contend."""
     try:
-        import ctypes
         ctypes.CDLL("libc.so.6").mallopt(-8, 1)  # M_ARENA_MAX
     except (OSError, AttributeError):
         pass  # not glibc
