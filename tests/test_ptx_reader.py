@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from typing import get_args
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from ccls.frontends import SourceFile
 from ccls.frontends.ptx import analyze_ptx
+from ccls.model import TripKind
 from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
 from ccls.readers.ptx import arch_for_target, demangle_simple, read_ptx
@@ -648,8 +650,11 @@ def test_reader_never_raises_on_shuffled_ptx(lines, seed):
     random.Random(seed).shuffle(lines)
     functions, _ = read_ptx("\n".join(lines), "x.ptx", loc_files=["x"])
     for fn in functions:
+        assert {block.loop for block in fn.blocks} - {None} <= set(fn.loops)
         for loop in fn.loops.values():
-            assert loop.trip_count.kind in ("constant", "symbolic", "bounded", "unknown")
+            assert loop.trip_count.kind in get_args(TripKind)  # every kind the model has, `expected` and `data` too
+            assert loop.trip_count.is_assumed == (loop.trip_count.kind in ("bounded", "expected", "unknown"))
+            assert loop.parent is None or fn.loops[loop.parent].depth == loop.depth - 1
 
 
 @pytest.mark.parametrize("cut", range(0, len(SAXPY), 37))

@@ -5,6 +5,7 @@ import math
 import textwrap
 from collections import Counter
 from fractions import Fraction
+from typing import get_args
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 
 from ccls.frontends import SourceFile, frontend_for
 from ccls.frontends.python import analyse_python
-from ccls.model import FunctionIR, Loop
+from ccls.model import FunctionIR, Loop, TripKind
 from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
 from ccls.readers.python_bytecode import is_work_loop, read_code, read_module
@@ -451,6 +452,17 @@ _STATEMENTS = ["s += i % 3", "s = s * 2", "x = [k for k in range(i)]", "if s > 3
                "while i > 1:\n    i //= 2", "for j in range(i, n):\n    s *= 2"]
 
 
+# Every kind a trip count may have (ccls.model.TripKind), and those that are an assumption rather
+# than exact: a kind added to the model must be placed on one side here.
+TRIP_KINDS = get_args(TripKind)
+ASSUMED_KINDS = ("bounded", "expected", "unknown")
+
+
+def test_the_trip_kinds_are_the_models():
+    assert set(ASSUMED_KINDS) < set(TRIP_KINDS)
+    assert set(TRIP_KINDS) - set(ASSUMED_KINDS) == {"constant", "symbolic", "data"}  # the exact ones
+
+
 @st.composite
 def _programs(draw) -> str:
     body = draw(st.lists(st.sampled_from(_STATEMENTS), min_size=1, max_size=6))
@@ -471,14 +483,88 @@ def test_read_module_never_raises_and_its_output_is_consistent(text):
         assert {b.loop for b in f.blocks} - {None} <= set(f.loops)
         for lp in f.loops.values():
             assert lp.parent is None or f.loops[lp.parent].depth == lp.depth - 1
-            assert lp.trip_count.kind in ("constant", "symbolic", "bounded", "expected", "unknown")
-            assert lp.trip_count.is_assumed == (lp.trip_count.kind in ("bounded", "expected", "unknown"))
+            assert lp.trip_count.kind in TRIP_KINDS
+            assert lp.trip_count.is_assumed == (lp.trip_count.kind in ASSUMED_KINDS)
             # index symbols may only name loops that enclose this one
             enclosing, p = set(), lp.parent
             while p is not None:
                 enclosing.add(f"@{p}")
                 p = f.loops[p].parent
             assert {s for s in lp.trip_count.iterations.symbols if s.startswith("@")} <= enclosing
+
+
+# Loop bodies with no way out of the loop (no break, return, raise or handler), each with its lines.
+_STAYING = ["s += i % 3", "s = s * 2", "if s > 3:\n    s -= 1", "while s > 100:\n    s //= 2",
+            "s = sorted(xs)[1:] + [0] * i", "s = sum(xs) + (i in xs)"]
+# Ways to leave the loop on data, and the same lines with the exit taken out.
+_EXITS = {"break": ("if s > 3:\n    break", "if s > 3:\n    pass"),
+          "return": ("if s == i:\n    return s", "if s == i:\n    pass"),
+          "else-break": ("if s > 3:\n    s -= 1\nelse:\n    break", "if s > 3:\n    s -= 1\nelse:\n    pass")}
+
+
+@st.composite
+def _early_exits(draw) -> tuple[str, str, int, bool, int | None, bool]:
+    """A loop with a known count whose body may leave it (a break or a return at a random place,
+    or a return inside an inner loop), the same program with every exit taken out, the outer
+    loop's line and whether it can leave early, and the inner loop's line and the same."""
+    header = draw(st.sampled_from(["for i in range(n):", "for i in range(2, n, 3):", "for i in range(40):",
+                                   "for i, v in enumerate(xs):"]))
+    body = [(text, text) for text in draw(st.lists(st.sampled_from(_STAYING), min_size=1, max_size=4))]
+    own = draw(st.sampled_from([None, *_EXITS]))
+    if own is not None:
+        body.insert(draw(st.integers(0, len(body))), _EXITS[own])
+    inner = draw(st.sampled_from([None, "none", "break", "return"]))
+    inner_at = draw(st.integers(0, len(body)))
+    if inner is not None:
+        left, taken_out = _EXITS[inner] if inner != "none" else ("s += 1", "s += 1")
+        body.insert(inner_at, ("for j in range(i):\n" + textwrap.indent(left, "    "),
+                               "for j in range(i):\n" + textwrap.indent(taken_out, "    ")))
+
+    def program(which: int) -> str:
+        lines = "\n".join(statement[which] for statement in body)
+        return f"def f(n, xs):\n    s = 0\n    {header}\n{textwrap.indent(lines, '        ')}\n    return s\n"
+    inner_line = 4 + sum(text.count("\n") + 1 for text, _ in body[:inner_at]) if inner is not None else None
+    return (program(0), program(1), 3, own is not None or inner == "return",
+            inner_line, inner in ("break", "return"))
+
+
+def _trips_by_line(source: str, early_exit: str = "expected") -> tuple[dict[int, tuple[str, Polynomial]], list[str]]:
+    """Each source loop's (kind, iterations) by its line, outer loops' indices named by line
+    (`@L3`): loop ids are bytecode offsets, which an exit taken out moves."""
+    (f,), errors = read_module(source, "/src/exits.py", early_exit=early_exit)
+    assert errors == []
+    loops = loops_by_line(f)
+    out = {}
+    for line, lp in loops.items():
+        iterations = lp.trip_count.iterations
+        for other in loops.values():
+            iterations = iterations.substitute(f"@{other.id}", Polynomial.symbol(f"@L{other.line}"))
+        out[line] = (lp.trip_count.kind, iterations)
+    return out, f.assumptions
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_early_exits())
+def test_a_loop_that_can_leave_on_data_takes_the_mean_exit_of_its_count_and_only_that_loop(case):
+    """With the exits taken out the loop's count is exact (c); with them it is (c + 1) / 2
+    (`expected`), or c itself under the worst-case policy, and says so. A break leaves only its
+    own loop; a return leaves every loop around it."""
+    with_exits, without, outer_line, outer_leaves, inner_line, inner_leaves = case
+    exact, _ = _trips_by_line(without)
+    expected, notes = _trips_by_line(with_exits)
+    worst, _ = _trips_by_line(with_exits, early_exit="worst")
+    for line, leaves in ((outer_line, outer_leaves), (inner_line, inner_leaves)):
+        if line is None:
+            continue
+        kind, count = exact[line]
+        assert kind in ("constant", "symbolic"), with_exits
+        if leaves:
+            assert expected[line] == ("expected", (count + 1) * Fraction(1, 2)), with_exits
+            assert worst[line] == ("bounded", count), with_exits
+            assert any(note.startswith(f"loop at line {line}: a break or return can leave it early")
+                       and "worst case" in note for note in notes)
+        else:
+            assert expected[line] == worst[line] == (kind, count), with_exits
 
 
 @settings(max_examples=60, deadline=None)
