@@ -5,7 +5,8 @@ import threading
 from typing import Mapping, Sequence
 
 from ccls.cache import cache_key
-from ccls.tables import Tables, load_tables
+from ccls.table_types import Tables
+from ccls.tables import load_tables
 
 
 class TableStore:
