@@ -187,3 +187,38 @@ def test_analyze_uses_the_cache_and_gives_the_same_report(tmp_path):
     assert (cache_dir / "counts.sqlite3").exists()
     assert analyze("--cache-dir", str(cache_dir)) == uncached
     assert not (tmp_path / "unused").exists()  # --cache-dir wins over $CCLS_CACHE_DIR
+
+
+def _stderr_on_a_terminal(*args: str) -> tuple[str, str]:
+    """(stdout, stderr) of `ccls` with stderr on a pseudo-terminal, as in a shell."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 24 x 100 characters
+    proc = subprocess.Popen([sys.executable, "-m", "ccls", *args], stdout=subprocess.PIPE, stderr=follower)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    stdout = proc.communicate(timeout=300)[0]
+    os.close(leader)
+    return stdout.decode(), b"".join(chunks).decode("utf-8", "replace")
+
+
+@needs_clang
+def test_a_progress_bar_on_a_terminal_for_the_table_only(tmp_path):
+    _sources(tmp_path / "src")
+    cache = str(tmp_path / "cache")
+    table, bar = _stderr_on_a_terminal("analyze", str(tmp_path / "src"), "--cache-dir", cache)
+    assert "scale" in table and "ccls:" in bar and "/2" in bar and "file" in bar
+    as_json, quiet = _stderr_on_a_terminal("analyze", str(tmp_path / "src"), "--cache-dir", cache, "--format", "json")
+    assert json.loads(as_json)["functions"] and quiet == ""
