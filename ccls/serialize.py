@@ -16,10 +16,10 @@ def poly_to_json(poly: Polynomial) -> list:
 
 
 def poly_from_json(data: list) -> Polynomial:
-    # Fraction(n) for whole coefficients: the same value, without the two-argument gcd (cache reads).
-    terms = {tuple((s, int(p)) for s, p in mono): Fraction(int(num)) if den == 1 else Fraction(int(num), int(den))
-             for mono, num, den in data}
-    return Polynomial._from_dict(terms)
+    # Written in the polynomial's own order, without zero terms (poly_to_json), so read back as it
+    # is; Fraction(n) for whole coefficients: the same value without the two-argument gcd.
+    return Polynomial(tuple((tuple((s, int(p)) for s, p in mono),
+                             Fraction(int(num)) if den == 1 else Fraction(int(num), int(den))) for mono, num, den in data))
 
 
 def _polys_to_json(polys: dict) -> dict:
