@@ -139,3 +139,12 @@ def test_the_cli_reports_kind_data_and_big_o_in_the_named_size_and_param_sets_it
     assert "numbers evaluated at strlen(s)=64" in at_given["length_of"]["assumptions"]
     assert at_given["length_of"]["metrics"]["CU"] < at_default["length_of"]["metrics"]["CU"] / 5
     assert at_given["children"]["metrics"]["CU"] < at_default["children"]["metrics"]["CU"] / 10
+
+
+def test_the_editor_setting_parameter_values_sets_a_size_named_by_data():
+    from ccls.lsp.settings import parse_settings
+    settings, messages = parse_settings({"parameterValues": {"strlen(s)": 64, "len(parent->first)": 5}})
+    assert messages == []
+    options = settings.analysis_options()
+    assert options.parameter_value("strlen(s)") == 64 and options.parameter_value("len(parent->first)") == 5
+    assert options.parameter_value("strlen(t)") == options.default_parameter_value
