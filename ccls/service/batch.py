@@ -17,7 +17,9 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Sequence
 
@@ -173,9 +175,11 @@ def _tuples(value: Any) -> Any:
 _WORKER_TABLES: Tables | None = None
 
 
-def _start_worker(tables: Tables) -> None:
+def _start_worker(tables: Tables, worker: bool = False) -> None:
     global _WORKER_TABLES
     _WORKER_TABLES = tables
+    if worker:  # Ctrl-C stops the parent, which stops the pool: no traceback from every worker
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _read(source: SourceFile, options: AnalysisOptions) -> ReadFile:
@@ -218,7 +222,7 @@ def _executor(jobs: int, tables: Tables) -> Executor:
     # fork: the workers start with the tables and modules already loaded (no threads run here).
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),
-                               initializer=_start_worker, initargs=(tables,))
+                               initializer=_start_worker, initargs=(tables, True))
 
 
 def _run(pool: Executor, fn: Callable, args: Sequence[tuple], indices: Sequence[int]) -> Iterable[tuple[int, Any]]:
@@ -227,9 +231,16 @@ def _run(pool: Executor, fn: Callable, args: Sequence[tuple], indices: Sequence[
         for a, index in zip(args, indices):
             yield index, fn(*a)
         return
-    futures = {pool.submit(fn, *a): index for a, index in zip(args, indices)}
+    futures = {pool.submit(fn, *a): (index, a[0]) for a, index in zip(args, indices)}
     for future in as_completed(futures):
-        yield futures[future], future.result()
+        index, what = futures[future]
+        try:
+            yield index, future.result()
+        except BrokenProcessPool as exc:  # a worker was killed (out of memory?): its files fail, with a reason
+            path = what.path
+            failed = _failed(path, RuntimeError(f"the worker process died ({exc}); try --jobs 1"))
+            yield index, ReadFile(path, _language(path), failed) if fn is _read else \
+                CountedFile(path, _language(path), errors=failed.errors)
 
 
 def default_jobs() -> int:
