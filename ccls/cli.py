@@ -225,12 +225,15 @@ def run_analyze(args: argparse.Namespace) -> int:
         functions += counted.functions
         errors += counted.errors
     reports = report(functions, tables, settings, options)
-    if args.format == "json":
-        print(analysis_json(reports, errors, settings, args.arch, tables.version))
-    elif args.format in ("sarif", "html", "markdown"):
+    if args.format in ("json", "sarif", "html", "markdown"):
         from ccls.reports import FORMATTERS, summarize
+        from ccls.reports.summary import summary_json
 
-        print(FORMATTERS[args.format](summarize(reports, errors, _report_context(args, tables, options, settings))))
+        summary = summarize(reports, errors, _report_context(args, tables, options, settings))
+        if args.format == "json":
+            print(analysis_json(reports, errors, settings, args.arch, tables.version, summary=summary_json(summary)))
+        else:
+            print(FORMATTERS[args.format](summary))
     else:
         print(analysis_table(reports, errors, settings, args.arch))
     if not files and not missing:

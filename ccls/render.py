@@ -170,14 +170,16 @@ def report_to_json(r: FunctionReport) -> dict:
 
 
 def analysis_json(reports: Sequence[FunctionReport], errors: Sequence[AnalysisError], settings: ReportSettings,
-                  arch: str, table_version: str, profiles: dict | None = None) -> str:
-    """The JSON document; with the tables' `profiles`, `profile_flips` (Fig. 9 as data)."""
+                  arch: str, table_version: str, profiles: dict | None = None, summary: dict | None = None) -> str:
+    """The JSON document; with the tables' `profiles`, `profile_flips` (Fig. 9 as data); with
+    `summary` (ccls.reports.summary.summary_json), the hierarchy of files and folders."""
     document = {
         "schema": JSON_SCHEMA, "profile": settings.profile, "region": settings.region, "arch": arch,
         "scoring": settings.scoring, "normalization": settings.normalization, "table_version": table_version,
         "functions": [report_to_json(r) for r in reports],
         "profile_flips": profile_flips_json(reports, settings.profile, profiles),
         "errors": [{"file": e.file, "line": e.line, "message": e.message} for e in errors],
+        **({"summary": summary} if summary is not None else {}),
     }
     return json.dumps(document, indent=2, ensure_ascii=False)
 

@@ -465,3 +465,21 @@ def test_each_cost_curve_passes_through_the_reported_figure(analysed):
         assert r.cost_expression.evaluate(evaluation_point(entry, context)) == pytest.approx(r.metrics.cu, rel=1e-9)
         assert curve.cu[-1] > curve.cu[0]  # every drawn cost here grows with its size
     assert drawn == 3
+
+
+@needs_clang
+def test_the_json_report_carries_the_hierarchy(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    assert cli.main(["analyze", "src", "tools", "--format", "json"]) == 1  # tools/broken.c does not compile
+    document = json.loads(capsys.readouterr().out)
+    assert document["schema"] == "ccls.analysis/1" and len(document["functions"]) == 4
+    summary = document["summary"]
+    assert summary["root"] == str(project) and summary["source"] == "src tools"
+    folders = {f["path"]: f for f in summary["folders"]}
+    assert list(folders) == [".", "src", "src/core", "src/util", "tools"]
+    assert folders["src"]["functions"] == 4 and folders["tools"]["errors"] == 1
+    assert folders["."]["per_call"]["CU"] == pytest.approx(sum(f["metrics"]["CU"] for f in document["functions"]))
+    assert [f["path"] for f in summary["files"]] == ["src/core/kernels.c", "src/util/text.py", "tools/broken.c"]
+    assert {k: [f["function"] for f in v] for k, v in summary["findings_by_kind"].items()} == {
+        "division-in-loop": ["checksum_mod"], "miss-heavy-loop": ["sum_cols"]}
+    assert summary["costliest"][0]["metrics"]["CU"] == max(f["metrics"]["CU"] for f in document["functions"])

@@ -8,7 +8,7 @@ import json
 from urllib.parse import quote
 
 from ccls.render import per, report_to_json
-from ccls.reports.summary import FunctionEntry, Summary
+from ccls.reports.summary import FunctionEntry, Summary, summary_json
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -155,29 +155,12 @@ def _root_location(summary: Summary) -> dict:
     return {"uri": "file://" + quote(context.root.rstrip("/") + "/")}
 
 
-def _metrics(m) -> dict:
-    return m.as_dict()
-
-
 def _run_properties(summary: Summary) -> dict:
-    """The hierarchy: repository totals, folders and files, the costliest functions."""
-    context = summary.context
-
-    def totals(t) -> dict:
-        return {"functions": t.functions, "per_call": _metrics(t.per_call), "per_thread": _metrics(t.per_thread),
-                "thread_functions": t.thread_functions, "grades": t.grades, "findings": t.findings, "errors": t.errors}
-
-    return {
-        "profile": context.settings.profile, "region": context.settings.region, "arch": context.arch,
-        "scoring": context.settings.scoring, "normalization": context.settings.normalization,
-        "table_version": context.table_version,
-        "repository": totals(summary.repository),
-        "folders": [{"path": n.path, **totals(n.totals)} for n in summary.folders],
-        "files": [{"path": n.path, **totals(n.totals)} for n in summary.files],
-        "costliest": [{"function": summary.functions[k].report.counted.display_name, "file": summary.functions[k].path,
-                       "line": summary.functions[k].report.counted.line, "per": per(summary.functions[k].report),
-                       "metrics": _metrics(summary.functions[k].report.metrics)} for k in summary.costliest],
-    }
+    """The settings and the hierarchy: repository totals, folders and files, the costliest functions."""
+    settings = summary.context.settings
+    return {"profile": settings.profile, "region": settings.region, "arch": summary.context.arch,
+            "scoring": settings.scoring, "normalization": settings.normalization,
+            "table_version": summary.context.table_version, **summary_json(summary)}
 
 
 def sarif_report(summary: Summary) -> str:

@@ -198,3 +198,32 @@ def report_root(folders: Sequence[str], cwd: str) -> str:
     if all(f == cwd or f.startswith(cwd.rstrip("/") + "/") for f in folders):
         return cwd
     return posixpath.commonpath(folders)
+
+
+def totals_json(t: Totals) -> dict:
+    return {"functions": t.functions, "per_call": t.per_call.as_dict(), "per_thread": t.per_thread.as_dict(),
+            "thread_functions": t.thread_functions, "grades": t.grades, "findings": t.findings, "errors": t.errors}
+
+
+def summary_json(summary: Summary) -> dict:
+    """The hierarchy as JSON-compatible data (the JSON report's `summary`, SARIF's run properties):
+    paths relative to `root`, folders holding their subfolders."""
+    context = summary.context
+
+    def function(k: int) -> dict:
+        entry = summary.functions[k]
+        return {"function": entry.report.counted.display_name, "file": entry.path, "line": entry.report.counted.line,
+                "per": per(entry.report), "metrics": entry.report.metrics.as_dict()}
+
+    return {
+        "root": context.root, "source": context.source, "revision": context.revision or None,
+        "repository": totals_json(summary.repository),
+        "folders": [{"path": n.path, **totals_json(n.totals)} for n in summary.folders],
+        "files": [{"path": n.path, **totals_json(n.totals)} for n in summary.files],
+        "costliest": [function(k) for k in summary.costliest],
+        "findings_by_kind": {kind: [{"function": summary.functions[e.function].report.counted.display_name,
+                                     "file": summary.functions[e.function].path, "line": e.finding.line,
+                                     "share_of_cu": e.finding.share_of_cu} for e in entries]
+                             for kind, entries in summary.findings.items()},
+    }
+
