@@ -50,7 +50,9 @@ svg { max-width: 100%; height: auto; font: 11px system-ui, sans-serif; }
 svg .grid { stroke: #e6e9ef; } svg .frame { fill: none; stroke: #9aa4b2; }
 svg .series { fill: none; stroke-width: 2; } svg .band { stroke: #d62728; stroke-width: 2; }
 svg .crossing { stroke: #000; stroke-width: 1.5; } svg .tick { fill: #5b6675; } svg .label { fill: #1d2430; }
-.scroll { overflow-x: auto; } td.bigo { max-width: 260px; overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; } td.bigo { min-width: 7em; max-width: 240px; overflow-wrap: anywhere; }
+td.where { max-width: 240px; overflow-wrap: anywhere; }
+td.kinds { min-width: 10em; font-size: 12px; }
 .hidden { display: none; } #filter { padding: 4px 8px; width: 320px; max-width: 100%; margin: 4px 0; }
 .legend span { display: inline-block; margin-right: 14px; } .legend i { display: inline-block; width: 14px; height: 3px;
                vertical-align: middle; margin-right: 4px; }
@@ -189,7 +191,7 @@ def _functions_table(summary: Summary, detailed: frozenset[int]) -> str:
              ("score", "num", "score"), ("grade", "num", "grade"), ("bigo", "num", "Big-O"),
              ("findings", "num", "findings")]
     numeric, sorted_by = ' class="n"', ' aria-sort="descending"'  # the rows come in CU order
-    head = "".join(f'<th data-key="{k}" data-type="{t}"{numeric if t == "num" else ""}'
+    head = "".join(f'<th data-key="{k}" data-type="{t}"{numeric if t == "num" and k not in ("bigo", "findings") else ""}'
                    f'{sorted_by if k == "cu" else ""}>{escape(label)}</th>' for k, t, label in heads)
     rows = []
     order = sorted(range(len(summary.functions)), key=lambda k: (-_finite(summary.functions[k].report.metrics.cu), k))
@@ -202,13 +204,12 @@ def _functions_table(summary: Summary, detailed: frozenset[int]) -> str:
         link = f'<a href="#fn-{k}">{name}</a>' if k in detailed else name
         rows.append(
             f'<tr data-index="{k}"><td data-v="{escape(r.counted.display_name.lower())}">{link}</td>'
-            f'<td data-v="{escape(entry.path.lower())}:{(r.counted.line or 0):09d}"><code>{escape(_where(entry))}</code></td>'
+            f'<td class="where" data-v="{escape(entry.path.lower())}:{(r.counted.line or 0):09d}"><code>{escape(_where(entry))}</code></td>'
             f'<td data-v="{per(r)}">{per(r)}</td>{_num(m.cu, si(m.cu))}{_band_cell(entry)}{_num(m.energy_joules, si(m.energy_joules, "J"))}'
             f'{_num(m.co2_kg, si(m.co2_kg * 1000, "g"))}{_num(m.usd, usd(m.usd))}{_num(r.score, f"{r.score:.0f}")}'
             f'<td class="n" data-v="{r.score:.6g}">{_grade(r.grade)}</td>'
             f'<td class="bigo" data-v="{r.cost_expression.degree()}">{escape(r.big_o)}</td>'
-            f'<td class="n" data-v="{len(r.findings)}" title="{escape(kinds)}">{len(r.findings) or ""}'
-            f'{" " + escape(kinds) if kinds else ""}</td></tr>')
+            f'<td class="kinds" data-v="{len(r.findings)}">{escape(kinds)}</td></tr>')
     return (f'<input id="filter" type="search" placeholder="filter: a name, a file, a grade…" aria-label="filter functions">'
             f'<div class="scroll"><table id="functions-table" class="sortable"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>')
