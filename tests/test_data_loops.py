@@ -148,3 +148,14 @@ def test_the_editor_setting_parameter_values_sets_a_size_named_by_data():
     options = settings.analysis_options()
     assert options.parameter_value("strlen(s)") == 64 and options.parameter_value("len(parent->first)") == 5
     assert options.parameter_value("strlen(t)") == options.default_parameter_value
+
+
+def test_a_copy_sized_by_a_member_is_costed_in_the_members_name_not_an_ir_value():
+    # issue 17 item 6: memcpy(out, s->buf, s->used) read `O(i3)` (an IR name) before
+    fns = analyse("#include <string.h>\n"
+                  "struct state { struct state *up; char *buf; unsigned used; unsigned pad; };\n"
+                  "void drain(struct state *s, char *out) { memcpy(out, s->buf, s->used); }\n"
+                  "void drain_up(struct state *s, char *out) { memcpy(out, s->up->buf, s->up->used); }\n")
+    sizes = {name: {sym for block in fns[name].blocks for i in block.instructions if i.bulk_bytes is not None
+                    for sym in i.bulk_bytes.symbols} for name in ("drain", "drain_up")}
+    assert sizes == {"drain": {"s->used"}, "drain_up": {"(*s)->used"}}

@@ -105,11 +105,11 @@ class Names:
             return None
         if _is_global(base) or getattr(self.definitions.get(base.name), "opcode", "") == "alloca":
             return f"{owner}.{m['name']}"
-        return f"{owner}->{m['name']}" if _simple(owner) or owner.startswith("*") else f"({owner})->{m['name']}"
+        return f"{owner}->{m['name']}" if _simple(owner) else f"({owner})->{m['name']}"  # (*s)->avail_in
 
 
 def _simple(name: str) -> bool:
-    return re.fullmatch(r"[A-Za-z_]\w*(?:->\w+)*", name) is not None
+    return re.fullmatch(r"(?:[A-Za-z_]\w*|\(\*[A-Za-z_]\w*\))(?:->\w+|\.\w+)*", name) is not None
 
 
 def _is_global(value) -> bool:

@@ -569,6 +569,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
                                loop_bounds, assumptions)
     reading.block_of = {i.name: bb for bb, instrs in body for i in instrs if i.name}
     reading.instructions = dict(body)
+    reading.parameters = parameters
     reading.data_symbols = _data_named_loads(analyses, definitions, reading.block_of, set(parameters), substituted,
                                              assumptions) | {s for v in substituted.values() for s in v.symbols}
     terminators = {name: instrs[-1] for name, instrs in body if instrs}
@@ -672,6 +673,7 @@ class _Reading:
     allocators: frozenset[str] = frozenset()  # `ParsedModule.allocators`
     block_of: dict[str, str] = field(default_factory=dict)  # value name → its block
     instructions: dict[str, list] = field(default_factory=dict)  # block → its instructions
+    parameters: list[str] = field(default_factory=list)  # the function's arguments
     data_symbols: set[str] = field(default_factory=set)  # sizes named after data (`a->count`, `strlen(s)`)
 
 
@@ -1202,11 +1204,24 @@ def _bulk_bytes(instr: _Value, callee: str, analyses: FunctionAnalyses, symbols:
         return Polynomial.constant(int(words[-1])) if words and re.fullmatch(r"\d+", words[-1]) else None
     text = analyses.value_scevs.get(length.name)
     if text is None:
-        return Polynomial.symbol(length.name) if length.name in symbols else None
+        return _named_sizes(Polynomial.symbol(length.name), reading) if length.name in symbols else None
     try:
-        return to_polynomial(text, _scev_context(analyses, symbols, enclosing, substituted, reading))
+        return _named_sizes(to_polynomial(text, _scev_context(analyses, symbols, enclosing, substituted, reading)),
+                            reading)
     except (NotPolynomial, BudgetExhausted):
         return None
+
+
+def _named_sizes(size: Polynomial, reading: _Reading) -> Polynomial:
+    """`size` with each value read from memory named as the source names it (`s->lookahead`,
+    not the IR's `%i65`), where the IR keeps a name (`data_walks.Names`)."""
+    names = data_walks.Names(reading.definitions, set(reading.parameters))
+    for symbol in sorted(size.symbols):
+        instr = reading.definitions.get(symbol)
+        if instr is not None and instr.opcode == "load" and (named := names.value(symbol)) is not None:
+            size = size.substitute(symbol, Polynomial.symbol(named))
+            reading.data_symbols.add(named)
+    return size
 
 
 def _checked_overlaps(analyses: FunctionAnalyses, parameters: list[str], body: list, definitions: dict,
