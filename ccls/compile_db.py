@@ -226,7 +226,57 @@ class _Database:
         for entry in entries:
             self.by_file.setdefault(entry.file, entry)  # first entry wins, as in clangd
         self._by_real_file: dict[str, _Entry] | None = None
+        # directory -> (its parts, first entries, first entries by stem), built once; "first
+        # entries" maps None and each file language to its first (database index, entry) there.
+        self._by_directory: dict[str, tuple[list[str], dict, dict[str, dict]]] | None = None
+        # path -> the entries nearest to it (see `nearest`): one scan serves a header's language
+        # and its flags, for each open and each listed file.
+        self._nearest: dict[str, dict[str | None, _Entry]] = {}
         self._lock = threading.Lock()
+
+    def nearest(self, path: str) -> dict[str | None, _Entry]:
+        """Among the entries that score best on everything but language — nearest in the
+        directory tree, then in the same directory, then of the same stem (foo.h -> foo.cpp) —
+        the first in database order (key None) and the first of each file language."""
+        found = self._nearest.get(path)
+        if found is not None:
+            return found
+        with self._lock:
+            if self._by_directory is None:
+                groups: dict[str, tuple[list[str], dict, dict[str, dict]]] = {}
+                for index, e in enumerate(self.entries):
+                    folder = os.path.dirname(e.file)
+                    parts_of, firsts, by_stem = groups.setdefault(folder, (folder.split(os.sep), {}, {}))
+                    stem_firsts = by_stem.setdefault(os.path.splitext(os.path.basename(e.file))[0], {})
+                    for table in (firsts, stem_firsts):
+                        for key in (None, _language_of(e.file)):
+                            table.setdefault(key, (index, e))
+                self._by_directory = groups
+        directory = os.path.dirname(path)
+        parts = directory.split(os.sep)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        best: list[tuple[dict, dict[str, dict]]] = []
+        best_score = None
+        for folder, (folder_parts, firsts, by_stem) in self._by_directory.items():
+            depth = 0
+            for mine, theirs in zip(parts, folder_parts):
+                if mine != theirs:
+                    break
+                depth += 1
+            score = (max(depth, 2), folder == directory)  # as os.path.commonpath counts "/" (two parts)
+            if best_score is None or score > best_score:
+                best, best_score = [(firsts, by_stem)], score
+            elif score == best_score:
+                best.append((firsts, by_stem))
+        same_stem = [by_stem[stem] for _, by_stem in best if stem in by_stem]
+        found: dict[str | None, _Entry] = {}
+        chosen: dict[str | None, int] = {}
+        for table in same_stem or [firsts for firsts, _ in best]:
+            for key, (index, entry) in table.items():
+                if key not in chosen or index < chosen[key]:
+                    chosen[key], found[key] = index, entry
+        self._nearest[path] = found
+        return found
 
     def lookup(self, path: str) -> _Entry | None:
         """The entry for a normalised absolute path, also through symlinks on either side."""
@@ -377,27 +427,11 @@ def build_language(path: str) -> str | None:
     return None
 
 
-def _common_depth(a: str, b: str) -> int:
-    try:
-        return len(os.path.commonpath([a, b]).split(os.sep))
-    except ValueError:
-        return 0
-
-
 def _borrow(db: _Database, path: str, language: str | None) -> _Entry | None:
     """Simplified clangd interpolation: the entry nearest in the directory tree, preferring one
     with the same stem (foo.h -> foo.cpp), then one of the same language."""
-    directory = os.path.dirname(path)
-    stem = os.path.splitext(os.path.basename(path))[0]
-    best, best_score = None, None
-    for entry in db.entries:
-        score = (_common_depth(directory, os.path.dirname(entry.file)),
-                 os.path.dirname(entry.file) == directory,
-                 os.path.splitext(os.path.basename(entry.file))[0] == stem,
-                 language is not None and _language_of(entry.file) == language)
-        if best_score is None or score > best_score:
-            best, best_score = entry, score
-    return best
+    nearest = db.nearest(path)
+    return nearest.get(language) or nearest.get(None)
 
 
 def _compiler(argv: Sequence[str], directory: str) -> tuple[str | None, int]:

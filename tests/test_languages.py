@@ -211,3 +211,38 @@ def test_listings_place_functions_by_their_definition_lines():
     ptx = language_named("ptx")
     assert ptx.definition_rows(PTX_LISTING, "_Z5saxpyifPKfPf", None) == (1, 6)
     assert ptx.definition_rows(PTX_LISTING, "_Z5saxpyifPKfPf", 2) == (1, 6)  # its own line, when it names it
+
+
+def test_the_borrowed_entry_is_the_first_best_by_clangds_order(tmp_path):
+    """compile_db groups entries by directory to answer in milliseconds on large databases; the
+    entry chosen must be the one a plain scan picks: nearest directory, same directory, same
+    stem, same language, the first in database order among equals."""
+    import os
+    import random
+
+    def plain_scan(entries, path, language):
+        directory, stem = os.path.dirname(path), os.path.splitext(os.path.basename(path))[0]
+        best, best_score = None, None
+        for entry in entries:
+            score = (len(os.path.commonpath([directory, os.path.dirname(entry["file"])]).split(os.sep)),
+                     os.path.dirname(entry["file"]) == directory,
+                     os.path.splitext(os.path.basename(entry["file"]))[0] == stem,
+                     language is not None and compile_db._language_of(entry["file"]) == language)
+            if best_score is None or score > best_score:
+                best, best_score = entry, score
+        return best["file"]
+
+    rng = random.Random(16)
+    folders = ["a", "a/b", "a/b/c", "a/d", "e", "e/f/g"]
+    stems = ["util", "main", "widget", "io"]
+    for round_ in range(40):
+        root = tmp_path / f"r{round_}"
+        entries = [{"directory": str(root), "file": str(root / rng.choice(folders) / (rng.choice(stems) + suffix)),
+                    "arguments": ["cc", "-c", "x"]}
+                   for suffix in rng.choices([".c", ".cpp", ".cu", ".h"], k=rng.randint(1, 12))]
+        _db(root, entries)
+        for _ in range(5):
+            path = str(root / rng.choice(folders + ["z/y"]) / (rng.choice(stems) + ".h"))
+            language = rng.choice([None, "c", "cpp", "cuda"])
+            db = compile_db._load_database(str(root / "compile_commands.json"))
+            assert compile_db._borrow(db, path, language).file == plain_scan(entries, path, language)
