@@ -200,28 +200,25 @@ class CountCache:
         self.put_many([(key, functions)], remember)
 
     def get_json(self, key: str) -> Any | None:
-        """A JSON value stored by `put_json_many` (disk only), or None."""
+        """A JSON value stored by `put_json_many` (disk only), or None. Not counted in
+        hits/misses/writes, which are about counts."""
         with self._lock:
             blob = self._disk_get(key)
             if blob is None:
-                self.misses += 1
                 return None
             try:
-                value = json.loads(zlib.decompress(blob).decode("utf-8", "surrogatepass"))
+                return json.loads(zlib.decompress(blob).decode("utf-8", "surrogatepass"))
             except Exception as exc:  # written by something else under this key: a miss
                 log.info("count cache: dropping undecodable entry %s (%s)", key[:12], exc)
                 self._disk_delete(key)
-                self.misses += 1
                 return None
-            self.hits += 1
-            return value
 
     def put_json_many(self, items: Iterable[tuple[str, Any]]) -> None:
-        """Store JSON-serialisable values (what a count depends on besides counts: call sites)."""
+        """Store JSON-serialisable values (what counts depend on besides counts: call sites,
+        tool versions)."""
         rows = [(key, zlib.compress(json.dumps(value, separators=(",", ":")).encode("utf-8", "surrogatepass"), 1),
                  time.time()) for key, value in items]
         with self._lock:
-            self.writes += len(rows)
             if self._db is None or not rows:
                 return
             try:

@@ -111,6 +111,7 @@ class Analyzer:
         self.tables = tables
         self._header_digests: dict[str, tuple[tuple[int, int], str, tuple]] = {}
         self._function_keys: dict[tuple, str] = {}  # (context, text hash, deps) -> key
+        self._tool_versions: dict[str, str] = {}
         self._lock = threading.Lock()
         self.compiles = 0
         self.functions_compiled = 0
@@ -121,7 +122,7 @@ class Analyzer:
         """Everything a function's counts depend on besides its own text and its callees."""
         counting_options = options.counting_fields()
         record = language_named(snapshot.language)
-        compiler = [toolchain.tool_version(tool) for tool in record.tools] or f"python {sys.version}"
+        compiler = [self.tool_version(tool) for tool in record.tools] or f"python {sys.version}"
         flags: tuple[str, ...] = ()
         include_dirs: list[str] = [os.path.dirname(snapshot.path)]
         if record.reducible:
@@ -136,6 +137,29 @@ class Analyzer:
         headers = self.header_digest(snapshot.data, include_dirs) if record.reducible else ""
         return cache_key("ctx/1", engine_digest(), snapshot.language, compiler, flags, counting_options,
                          self.tables.counting_version(), text_digest(context), headers)
+
+    def tool_version(self, tool: str) -> str:
+        """`tool --version`'s identifying line, remembered in the cache directory by the binary's
+        identity: running clang, opt, llc and llvm-mca once each costs an unchanged re-run of
+        `ccls analyze` (or a server start) a few hundred ms."""
+        with self._lock:
+            known = self._tool_versions.get(tool)
+        if known is not None:
+            return known
+        path = toolchain.find_tool(tool)
+        try:
+            st = os.stat(path) if path is not None else None
+        except OSError:
+            st = None
+        key = cache_key("tool-version/1", os.path.realpath(path), st.st_mtime_ns, st.st_size, st.st_ino) \
+            if st is not None else None
+        found = self.cache.get_json(key) if key is not None else None
+        version = found if isinstance(found, str) else toolchain.tool_version(tool)
+        if key is not None and version and found is None:
+            self.cache.put_json_many([(key, version)])
+        with self._lock:
+            self._tool_versions[tool] = version
+        return version
 
     def header_digest(self, data: bytes, include_dirs: Sequence[str]) -> str:
         """Digest of the contents of every header reachable from the text through include
