@@ -66,6 +66,12 @@ void copy_out(const char **input, char **output) {
   for (; (*input)[0] != '\\0'; ++*input, ++*output) (*output)[0] = (*input)[0];
 }
 
+struct state { unsigned have; unsigned short lens[320]; unsigned insert; unsigned ncode; };
+static const unsigned short order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+void pad(struct state *s) { while (s->have < 19) s->lens[order[s->have++]] = 0; }
+void drain(struct state *s, char *out) { while (s->insert) { *out++ = (char)s->lens[s->insert]; s->insert--; } }
+void upto(struct state *s, char *out) { while (s->have < s->ncode) { out[s->have] = 1; s->have++; } }
+
 long hop(const char *p) { long n = 0; while (*p) { p += (unsigned char)*p % 3 + 1; n++; } return n; }
 """
 
@@ -109,6 +115,17 @@ def test_a_string_whose_pointer_is_kept_in_memory_is_counted_in_strlen_of_what_i
     # `++*input`: the pointer lives in the caller's variable, every iteration stores it one on
     [(kind, count)] = trips(library["copy_out"])
     assert kind == "data" and count.symbols == {"strlen(*input)"}
+
+
+def test_a_counter_kept_in_a_struct_is_counted_from_the_member_it_lives_in(library):
+    # s->insert-- to 0: exactly s->insert iterations
+    assert trips(library["drain"]) == [("data", Polynomial.symbol("s->insert"))]
+    # s->have up to 19 from wherever it starts: at most 19 (its value at s->have = 0)
+    assert trips(library["pad"]) == [("bounded", Polynomial.constant(19))]
+    # s->have up to s->ncode: both sizes default alike, so the start is taken as 0 and says so
+    [(kind, count)] = trips(library["upto"])
+    assert kind == "bounded" and count.symbols == {"s->ncode"}
+    assert any("taken as 0: at most" in a for a in library["upto"].assumptions)
 
 
 def test_a_walk_that_steps_by_the_data_it_reads_stays_unknown(library):

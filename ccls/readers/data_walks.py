@@ -48,6 +48,7 @@ class DataWalk:
     what: str  # for the assumption: "walks the string at s to its NUL"
     exit_block: str  # the block whose exit edge ends the walk
     exit_target: str
+    at_most: bool = False  # counted from a start taken as 0: an upper bound, not the count
 
 
 def _unquote(name: str) -> str:
@@ -166,10 +167,139 @@ def data_walk(record, definitions: dict, block_of: dict[str, str], block_instruc
         outside = [_unquote(t) for t in (branch["true"], branch["false"]) if _unquote(t) not in inside]
         test = definitions.get(_unquote(branch["cond"]))
         if len(outside) == 1 and test is not None and test.opcode == "icmp" \
-                and (walk := _counted_to_loaded(test, record, definitions, block_of, names, value_scevs)):
-            iterations, symbol, what = walk
-            return DataWalk(iterations, symbol, what, block, outside[0])
+                and (walk := _counted_to_loaded(test, record, definitions, block_of, names, value_scevs)
+                     or _counter_to_fixed_bound(test, record, definitions, block_of, names, value_scevs,
+                                                block_instructions)
+                     or _counter_in_memory(test, block, record, definitions, block_of, names, value_scevs,
+                                           block_instructions)):
+            iterations, symbol, what, *at_most = walk
+            return DataWalk(iterations, symbol, what, block, outside[0], bool(at_most and at_most[0]))
     return None
+
+
+def _from_zero(first: Polynomial, limit: Polynomial, what: str) -> tuple[Polynomial, str, bool]:
+    """From a named start to a named bound (`s->have` up to `s->ncode`), the start is taken as 0
+    (both default to the same size, their difference to nothing): at most the bound."""
+    if first.symbols and limit.symbols:
+        constant = Polynomial.constant(dict(first.terms).get((), 0))
+        return constant, f"{what}; its start `{first.format()}` taken as {constant.format()}: at most that many", True
+    return first, what, False
+
+
+_COUNTER_FROM = re.compile(rf"^\{{(?P<start>[^{{}}]+),\+,(?P<step>\d+)\}}(?:<\w+>)*<%(?P<loop>{_NAME})>$")
+
+
+def _counter_to_fixed_bound(test, record, definitions: dict, block_of: dict[str, str], names: Names,
+                            value_scevs: dict[str, str], block_instructions: dict[str, list]):
+    """`while (s->have < 19) s->lens[order[s->have++]] = 0` once LLVM keeps the member in a
+    register: a counter `{start,+,step}` of this loop from a named value read before it, tested
+    against a fixed bound (ScalarEvolution leaves it uncounted where the narrow counter might wrap)."""
+    operands = [op.name or op.text.split()[-1] for op in test.operands[:2]]
+    if len(operands) != 2:
+        return None
+    for counter, bound in (operands, operands[::-1]):
+        recurrence = _COUNTER_FROM.match(_unwrapped(value_scevs.get(_unquote(counter), "")))
+        if recurrence is None or _unquote(recurrence["loop"]) != record.header:
+            continue
+        start_text = recurrence["start"].strip()
+        start = _START.match(start_text)
+        if re.fullmatch(r"-?\d+", start_text):
+            first = Polynomial.constant(int(start_text))
+        elif start is not None and (named := names.value(_unquote(start["bare"] or start["based"]))) is not None:
+            first = Polynomial.symbol(named) + int(start["offset"] or 0)
+        else:
+            continue
+        limit = _fixed_bound(bound, record, definitions, block_of, names, block_instructions)
+        step = int(recurrence["step"])
+        if limit is None or step <= 0 or not (limit.symbols or first.symbols):
+            continue
+        symbol = sorted(limit.symbols or first.symbols)[0]
+        first, what, at_most = _from_zero(first, limit, f"counts from {first.format()} to {limit.format()}")
+        iterations = (limit - first) * Fraction(1, step) + 1
+        return iterations, symbol, what, at_most
+    return None
+
+
+_ADD_CONSTANT = re.compile(rf"^= add (?:nuw |nsw )*i\d+ %(?P<value>{_NAME}), (?P<constant>-?\d+)")
+
+
+def _plus_constant(name: str, definitions: dict) -> tuple[str, int]:
+    """(value, c) for `value + c` (an `add` of a constant), else (name, 0)."""
+    instr = definitions.get(_uncast(name, definitions))
+    if instr is not None and instr.opcode == "add":
+        m = _ADD_CONSTANT.search(instr.text[instr.text.find("= add"):] if "= add" in instr.text else "")
+        if m:
+            return _uncast(_unquote(m["value"]), definitions), int(m["constant"])
+    return _uncast(name, definitions), 0
+
+
+def _counter_in_memory(test, block: str, record, definitions: dict, block_of: dict[str, str], names: Names,
+                       value_scevs: dict[str, str], block_instructions: dict[str, list]):
+    """`while (s->have < 19) s->have++;`, `while (s->insert) { …; s->insert--; }`: the counter is a
+    member (or a variable whose address is taken) kept in memory, moved by a constant by the one
+    store to it in the loop, in the block that tests it; the bound a constant or a named value that
+    does not change in the loop. Counted from the member's value when the loop starts."""
+    inside = set(record.blocks)
+    operands = [op.name or op.text.split()[-1] for op in test.operands[:2]]
+    predicate = re.search(r"= icmp (\w+)", test.text)
+    if len(operands) != 2 or predicate is None:
+        return None
+    for counted, bound in (operands, operands[::-1]):
+        value, seen_ahead = _plus_constant(counted, definitions)
+        loaded = definitions.get(value)
+        if loaded is None or loaded.opcode != "load" or block_of.get(loaded.name) not in inside:
+            continue
+        home = loaded.operands[0].name
+        if not home or block_of.get(home) in inside or not loaded.type_text.startswith("i"):
+            continue
+        stores = [i for b in record.blocks for i in block_instructions.get(b, ())
+                  if i.opcode == "store" and len(i.operands) == 2 and i.operands[1].name == home]
+        if len(stores) != 1 or block_of.get(stores[0].operands[0].name) is None:
+            continue
+        stored, step = _plus_constant(stores[0].operands[0].name, definitions)
+        stored_from = definitions.get(stored)
+        if step == 0 or stored_from is None or stored_from.opcode != "load" or stored_from.operands[0].name != home \
+                or not any(i is stores[0] for i in block_instructions.get(block, ())) \
+                or (seen_ahead and seen_ahead != step):
+            continue
+        named = names._loaded_from(loaded.operands[0], 0)
+        if named is None:
+            continue
+        start = Polynomial.symbol(named)
+        limit = _fixed_bound(bound, record, definitions, block_of, names, block_instructions)
+        if limit is None:
+            continue
+        what = f"steps `{named}` (kept in memory) by {step} until it reaches {limit.format()}"
+        at_most = False
+        if step > 0:
+            start, what, at_most = _from_zero(start, limit, what)
+        distance = (limit - start) if step > 0 else (start - limit)
+        # The test sees the counter after this iteration's step (`s->have + 1 < 19`) or before it.
+        iterations = distance * Fraction(1, abs(step)) + (0 if seen_ahead else 1)
+        symbol = sorted(limit.symbols)[0] if at_most else named
+        return iterations, symbol, what, at_most
+    return None
+
+
+def _fixed_bound(bound: str, record, definitions: dict, block_of: dict[str, str], names: Names,
+                 block_instructions: dict[str, list]) -> Polynomial | None:
+    """A loop bound that does not change in the loop: a constant, a named value from before the
+    loop, or a named value read again each iteration from an address the loop never stores to."""
+    inside = set(record.blocks)
+    if re.fullmatch(r"-?\d+", bound):
+        return Polynomial.constant(int(bound))
+    bound = _uncast(bound, definitions)
+    instr = definitions.get(bound)
+    if block_of.get(bound) in inside:
+        if instr is None or instr.opcode != "load" or block_of.get(instr.operands[0].name) in inside:
+            return None
+        address = instr.operands[0].name
+        if any(i.opcode == "store" and len(i.operands) == 2 and i.operands[1].name == address
+               for b in record.blocks for i in block_instructions.get(b, ())):
+            return None
+    named = names.value(bound)
+    return Polynomial.symbol(named) if named is not None else None
+
 
 
 _CAST_WRAPPED = re.compile(r"^\((?:zext|sext|trunc) i\d+ (?P<inner>.+) to i\d+\)$")

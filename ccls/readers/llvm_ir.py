@@ -1146,7 +1146,13 @@ def _walk_trip(record, parameters: set[str], analyses: FunctionAnalyses, early_e
                                 analyses.value_scevs, terminators)
     if walk is None:
         return None
+    if (most := _at_most_at_zero_sizes(walk.iterations, record.header, assumptions)) is not None:
+        assumptions.append(f"loop %{record.header}: {walk.what}")  # `19 - s->have`: at most 19
+        return TripCount("bounded", most, record.backedge_taken or "")
     reading.data_symbols.add(walk.symbol)
+    if walk.at_most:
+        assumptions.append(f"loop %{record.header}: {walk.what}: {spoken(walk.iterations)} iterations")
+        return TripCount("bounded", walk.iterations, record.backedge_taken or "")
     inside = set(record.blocks)
     others = [(block, target) for block in record.blocks if block in terminators
               for target in _successors(terminators[block])
