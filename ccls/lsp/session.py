@@ -25,7 +25,7 @@ from ccls.lsp.scheduler import BACKGROUND, FOREGROUND, DocumentScheduler, Worker
 from ccls.lsp.settings import Settings, merge, parse_settings, read_project_file, unwrap_section
 from ccls.lsp.workspace import WorkspaceEvents, WorkspaceIndex
 from ccls.model import AnalysisError
-from ccls.render import hint_label, hover_markdown
+from ccls.render import hint_filter, hint_label, hover_markdown
 from ccls.service.analysis import AnalysisService
 from ccls.service.counts import Cancelled, Outcome, all_counted, language_for, size_values
 from ccls.service.program_sizes import DocumentSizes
@@ -528,14 +528,23 @@ class Session:
         model, placed = found
         hints = []
         resolve = self.resolves_tooltips
+        shown = self._hint_filter(placed)
         for item in placed:
-            if not rng.start.line <= item.hint_row <= rng.end.line:
+            if not rng.start.line <= item.hint_row <= rng.end.line or not shown(item.reports[0]):
                 continue
             label = hint_label(item.reports[0], self.settings.hints_format)
             tooltip = None if resolve else self._tooltip(item)
             hints.append(convert.lsp_inlay_hint(model.index, item, label, self.encoding,
                                                 {"uri": uri, "key": item.key}, tooltip))
         return hints
+
+    def _hint_filter(self, placed: list[Placed]) -> Callable[[Any], bool]:
+        """ccls.hints.show over the document's functions (inlay hints and code lenses alike)."""
+        try:
+            grades = tuple(grade for _, grade, _ in self.tables.grades.bands)
+        except Exception:  # no tables: no grades to compare, only shares
+            grades = ()
+        return hint_filter([item.reports[0] for item in placed], self.settings.hints_show, grades)
 
     def resolve_hint(self, hint: types.InlayHint) -> types.InlayHint:
         data = hint.data if isinstance(hint.data, dict) else {}
@@ -584,8 +593,9 @@ class Session:
         if found is None:
             return []
         model, placed = found
+        shown = self._hint_filter(placed)
         return [convert.lsp_code_lens(model.index, item, hint_label(item.reports[0], self.settings.hints_format),
-                                      uri, self.encoding) for item in placed]
+                                      uri, self.encoding) for item in placed if shown(item.reports[0])]
 
     # -- commands ----------------------------------------------------------------------------
 

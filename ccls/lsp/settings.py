@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
 from ccls.options import OPTION_SPECS, SPEC_BY_SETTING, AnalysisOptions, options_from_settings
+from ccls.render import DEFAULT_HINT_SHOW, HINT_SHOW_MODES
 from ccls.scoring import DEFAULT_NORMALIZATION, NORMALIZATIONS
 
 BUILTIN_PROFILES = ("DEFAULT", "RESEARCH", "COMMERCIAL", "MOBILE", "HPC")
@@ -37,6 +38,7 @@ class Settings:
     normalization: str = DEFAULT_NORMALIZATION  # cohort scoring's scale (ccls.scoring)
     hints_enabled: bool = True
     hints_format: str = DEFAULT_HINT_FORMAT
+    hints_show: str = DEFAULT_HINT_SHOW  # which functions get a hint (ccls.render.hint_filter)
     severity_division_in_loop: str = "warning"
     severity_miss_heavy_loop: str = "information"
     min_share: float = 0.05
@@ -164,6 +166,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "normalization": ("normalization", _enum(NORMALIZATIONS)),
     "hints.enabled": ("hints_enabled", _bool),
     "hints.format": ("hints_format", _hint_format),
+    "hints.show": ("hints_show", _enum(HINT_SHOW_MODES)),
     "diagnostics.divisionInLoop": ("severity_division_in_loop", _enum(SEVERITIES)),
     "diagnostics.missHeavyLoop": ("severity_miss_heavy_loop", _enum(SEVERITIES)),
     "diagnostics.minShare": ("min_share", _number(0.0, 1.0)),

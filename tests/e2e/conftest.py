@@ -88,7 +88,8 @@ async def running_server(workspace: Path, cache_dir: Path, capabilities: types.C
             capabilities=capabilities,
             root_uri=workspace.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
-            initialization_options=initialization_options,
+            # These tests check every function's hint: hints.show's default (costly) shows a few.
+            initialization_options={"hints.show": "all", **(initialization_options or {})},
         ))
         yield client
     finally:

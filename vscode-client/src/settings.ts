@@ -17,6 +17,7 @@ export const SERVER_KEYS = [
   'normalization',
   'hints.enabled',
   'hints.format',
+  'hints.show',
   'diagnostics.divisionInLoop',
   'diagnostics.missHeavyLoop',
   'diagnostics.minShare',

@@ -79,7 +79,8 @@ describe('ccls --stdio under VS Code\'s client capabilities', { timeout: ANALYSI
   let connection: MessageConnection;
   let init: InitializeResult;
   let stderr = '';
-  let settings = settingsWith({ 'codeLens.enabled': true });
+  // Every function's hint (the default, hints.show = costly, shows the costly ones only).
+  let settings = settingsWith({ 'codeLens.enabled': true, 'hints.show': 'all' });
   const configurationRequests: unknown[] = [];
   const diagnostics = new Map<string, Diagnostic[]>();
   const diagnosticWaiters: (() => void)[] = [];
@@ -272,7 +273,7 @@ describe('ccls --stdio under VS Code\'s client capabilities', { timeout: ANALYSI
   });
 
   test('a settings change reaches the running server: new hint format, division diagnostics off', async () => {
-    settings = settingsWith({ 'codeLens.enabled': true, 'hints.format': '{grade}|{cu}', 'diagnostics.divisionInLoop': 'off', profile: 'MOBILE' });
+    settings = settingsWith({ 'codeLens.enabled': true, 'hints.show': 'all', 'hints.format': '{grade}|{cu}', 'diagnostics.divisionInLoop': 'off', profile: 'MOBILE' });
     await connection.sendNotification(DidChangeConfigurationNotification.type, { settings: { ccls: settings } });
     await waitForDiagnostics((d) => !d.some((x) => x.code === 'division-in-loop'), 'division-in-loop to disappear');
     const deadline = Date.now() + 30_000;

@@ -34,6 +34,7 @@ test('manifest defaults match the server contract', () => {
   assert.equal(defaults['ccls.region'], 'WORLD');
   assert.equal(defaults['ccls.hints.enabled'], true);
   assert.equal(defaults['ccls.hints.format'], '{grade} · {cu} CU · {energy}');
+  assert.equal(defaults['ccls.hints.show'], 'costly');
   assert.equal(defaults['ccls.diagnostics.divisionInLoop'], 'warning');
   assert.equal(defaults['ccls.diagnostics.missHeavyLoop'], 'information');
   assert.equal(defaults['ccls.diagnostics.minShare'], 0.05);

@@ -12,6 +12,7 @@ test('dotted settings become the nested section the server reads', () => {
     profile: 'RESEARCH',
     'hints.enabled': false,
     'hints.format': '{grade}',
+    'hints.show': 'findings',
     'diagnostics.divisionInLoop': 'error',
     'diagnostics.minShare': 0.1,
     'compile.extraFlags': ['-DN=4'],
@@ -19,7 +20,7 @@ test('dotted settings become the nested section the server reads', () => {
   }));
   assert.deepEqual(section, {
     profile: 'RESEARCH',
-    hints: { enabled: false, format: '{grade}' },
+    hints: { enabled: false, format: '{grade}', show: 'findings' },
     diagnostics: { divisionInLoop: 'error', minShare: 0.1 },
     compile: { extraFlags: ['-DN=4'] },
     customProfiles: { GREEN: [0.1, 0.6, 0.2, 0.1] },
