@@ -70,7 +70,7 @@ class Names:
         if instr is None or depth > _NAMING_DEPTH:
             return None
         if instr.opcode == "load":
-            return self._loaded_from(instr.operands[0], depth)
+            return self.loaded_from(instr.operands[0], depth)
         if instr.opcode == "phi":
             m = _LOCAL_PHI.match(name)
             return m["name"] if m and not _GENERIC.match(m["name"]) else None
@@ -81,7 +81,8 @@ class Names:
             return m["name"] if m and not _GENERIC.match(m["name"]) else None
         return None
 
-    def _loaded_from(self, address, depth: int) -> str | None:
+    def loaded_from(self, address, depth: int = 0) -> str | None:
+        """The name of the value read from `address`: `*p`, a global, `a->member`."""
         if address.name in self.parameters:
             return f"*{address.name}"
         if _is_global(address):
@@ -262,7 +263,7 @@ def _counter_in_memory(test, block: str, record, definitions: dict, block_of: di
                 or not any(i is stores[0] for i in block_instructions.get(block, ())) \
                 or (seen_ahead and seen_ahead != step):
             continue
-        named = names._loaded_from(loaded.operands[0], 0)
+        named = names.loaded_from(loaded.operands[0], 0)
         if named is None:
             continue
         start = Polynomial.symbol(named)
@@ -386,18 +387,10 @@ def _string_walk(value: str, record, definitions: dict, block_of: dict[str, str]
     """`while (*p)`, `for (i = 0; s[i]; i++)`: the value tested is loaded (or carried by a
     header phi from the previous iteration's load, as rotated loops do) from an address
     `{start,+,step}` of this loop."""
-    inside = set(record.blocks)
-    tested = definitions.get(_uncast(value, definitions))
-    if tested is None or not tested.type_text.startswith("i"):
+    found = _tested_load(value, record, definitions, block_of)
+    if found is None:
         return None
-    carried = 0
-    if tested.opcode == "phi" and block_of.get(tested.name) == record.header:
-        loads = [definitions.get(_uncast(v, definitions)) for v, block in _incoming(tested) if block in inside]
-        if len(loads) != 1 or loads[0] is None:
-            return None
-        tested, carried = loads[0], 1  # the value loaded one iteration before the test
-    if tested.opcode != "load" or block_of.get(tested.name) not in inside:
-        return None
+    tested, carried = found
     recurrence = _ADD_RECURRENCE.match(value_scevs.get(tested.operands[0].name, ""))
     if recurrence is None or _unquote(recurrence["loop"]) != record.header:
         return None
@@ -461,7 +454,7 @@ def _walk_through_memory(value: str, record, definitions: dict, block_of: dict[s
     moves = [i for i in stores if len(i.operands) == 2 and i.operands[1].name == home]
     if not moves or not all(_one_element_on(i.operands[0].name, home, element_bytes, definitions) for i in moves):
         return None
-    named = names._loaded_from(pointer.operands[0], 0)
+    named = names.loaded_from(pointer.operands[0], 0)
     if named is None:
         return None
     symbol = f"{STRLEN}{named})"
