@@ -555,3 +555,14 @@ def test_a_conditional_block_is_simulated_after_the_block_that_defines_its_input
                          flags_override=["-O3"])
     per_iteration = counted["f"].machine_cycles.evaluate({}) / 32000
     assert 1 < per_iteration < 6
+
+
+def test_a_loop_from_a_run_time_start_up_to_a_constant_counts_to_the_constant():
+    # ScalarEvolution: max(31999, s - 1) - (s - 1). Taking the symbolic operand of the max would
+    # cancel the count to one iteration; the constant is the bound.
+    counted, _ = analyse("float g[32000];\nvoid f(int s) {\n for (int i = s - 1; i < 32000; i++)\n  g[i] += 1;\n}\n")
+    # clang vectorises it by 8: the vector loop runs ~32000/8 times, the remainder loop after it
+    # a few (its start is where the vector loop ended, not s - 1).
+    loops = {loop.id: loop.trip_count.iterations.evaluate({"s": 1}) for loop in counted["f"].loops}
+    assert 3900 < loops["vector.body"] < 4100 and loops["for.body"] < 8
+    assert any("taken as its constant operand 31999" in a for a in counted["f"].assumptions)

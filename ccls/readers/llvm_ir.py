@@ -13,7 +13,7 @@ import math
 import os
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Sequence
 
@@ -25,7 +25,7 @@ from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers import alias_checks, data_walks
 from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
 from ccls.readers.scev import (GLOBAL_BASE, BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget,
-                               ScevContext, ValueMemo, spoken, to_polynomial)
+                               ScevContext, ValueMemo, ValueTable, spoken, to_polynomial)
 from ccls.taxonomy import with_vector
 
 if TYPE_CHECKING:
@@ -1071,6 +1071,13 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     if text:
         try:
             iterations = to_polynomial(text, ctx) + 1
+            if (few := iterations.constant_value()) is not None and few <= 1 and "max" in text and "%" in text:
+                # max(c, s) − s read as s − s: the constant was the bound (`for (i = n1 - 1; i < 32000;
+                # …)`). Not for a remainder loop, whose start is where the main loop ended.
+                again = replace(ctx, max_takes_constant=True, assumptions=[], memo=ValueTable())
+                counted = to_polynomial(text, again) + 1
+                if not any("remainder loop" in note or "merging" in note for note in again.assumptions):
+                    ctx, iterations = again, counted
             for note in dict.fromkeys(ctx.assumptions):
                 assumptions.append(f"loop %{record.header}: {note}")
             if (most := _at_most_at_zero_sizes(iterations, record.header, assumptions)) is not None:

@@ -217,6 +217,9 @@ class ScevContext:
     # Addresses: a global's address (`@a`) is a symbol of its own (GLOBAL_BASE + name), the base
     # of the array it holds. Counts never take it (a trip count in an address is meaningless).
     global_bases: bool = False
+    # max(c, s) of a trip count: take the constant (`for (i = s; i < c; i++)` counts max(c, s) − s;
+    # the symbolic operand is the start, and taking it would cancel the count to nothing)
+    max_takes_constant: bool = False
     _blocked: frozenset[str] = frozenset()  # the phis of the cycle being resolved
     _resolving: set[str] = field(default_factory=set)
     # each value being resolved: (its own notes, the values its reading used), as ordered sets
@@ -560,6 +563,11 @@ class _Parser:
             if not symbolic:
                 values = [v.constant_value() for v in operands]
                 return Polynomial.constant(max(values) if "max" in op else min(values))
+            constants = [v.constant_value() for v in operands if v.constant_value() is not None]
+            if "max" in op and constants and self.ctx.max_takes_constant:
+                self.ctx.note(f"{op} of a bound taken as its constant operand {max(constants)} (its other operand "
+                              f"is where the loop starts)")
+                return Polynomial.constant(max(constants))
             if "max" in op:
                 # max(n, i + 1) guards `for (j = i; j < n; ...)`, max(end, p + 8) `while (p < end)`:
                 # the bound is the larger once inside the loop. It does not move with an enclosing
