@@ -102,3 +102,19 @@ def test_relative_include_paths_in_flags_are_read_from_the_working_directory(tmp
     (tmp_path / "src" / "main.c").write_text('#include "k.h"\nint f(int n) { return n * K; }\n')
     done = run("analyze", "src/main.c", "--flags=-Iinc", cwd=str(tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_single_header_implementation_file_analyses_the_header_it_brings_into_existence(tmp_path):
+    (tmp_path / "lib.h").write_text("long lib_sum(const long *a, long n);\nstatic inline long twice(long x) { return 2 * x; }\n"
+                                    "#ifdef LIB_IMPLEMENTATION\nlong lib_sum(const long *a, long n) { long s = 0;\n"
+                                    " for (long i = 0; i < n; i++) s += twice(a[i]);\n return s; }\n#endif\n")
+    (tmp_path / "impl.c").write_text('#define LIB_IMPLEMENTATION\n#include "lib.h"\n')
+    (tmp_path / "user.c").write_text('#include "lib.h"\nlong use(long x) { return twice(x) + 1; }\n')
+    done = run("analyze", "impl.c", "user.c", "--format", "json", "--no-cache", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    functions = {(Path(f["file"]).name, f["name"]) for f in json.loads(done.stdout)["functions"]}
+    # The implementation's function, where it is written; a file with functions of its own keeps
+    # only those (the header's inline helpers are costed where they are used).
+    assert ("lib.h", "lib_sum") in functions and ("user.c", "use") in functions
+    assert not [name for file, name in functions if file == "impl.c"]
+    assert [name for file, name in functions if file == "user.c"] == ["use"]

@@ -317,12 +317,13 @@ def _instruction_dbg_ids(ir: str) -> dict[str, list[str | None]]:
     return result
 
 
-_DIFILE = re.compile(r'^!(\d+) = (?:distinct )?!DIFile\(filename: "([^"]*)"', re.M)
+_DIFILE = re.compile(r'^!(\d+) = (?:distinct )?!DIFile\(filename: "([^"]*)"(?:, directory: "([^"]*)")?', re.M)
 
 
 def _subprogram_info(ir: str) -> dict[str, tuple[str, int | None, str | None]]:
-    """DISubprogram id → (name, line, file name)."""
-    files = {m.group(1): m.group(2) for m in _DIFILE.finditer(ir)}
+    """DISubprogram id → (name, line, file path: as the compiler named it, joined to its
+    directory)."""
+    files = {m.group(1): os.path.normpath(os.path.join(m.group(3) or "", m.group(2))) for m in _DIFILE.finditer(ir)}
     info = {}
     for m in _DISUBPROGRAM.finditer(ir):
         body = m["body"]
@@ -344,6 +345,7 @@ class _Defined:
     notes: list[str]  # assumptions made while attributing machine code
     # IR block → the block that runs just before it in the same loop iteration (`_contexts`)
     context: dict[str, str] = field(default_factory=dict)
+    header: str | None = None  # the header that defines it, where the analysed file defines none
 
 
 @dataclass
@@ -436,6 +438,11 @@ def _llvm_version() -> str:
     return ".".join(str(part) for part in llvm.llvm_version_info)
 
 
+# Linkages of functions a header defines inline: emitted wherever they are used, not the file's own.
+_EMITTED_WHERE_USED = {"Linkage.linkonce_any", "Linkage.linkonce_odr", "Linkage.weak_odr",
+                       "Linkage.available_externally"}
+
+
 def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModule:
     """Parse the module; with `main_file`, keep only functions whose debug info places them in
     that file (not inline functions from headers). Raises IRNotReadable."""
@@ -444,17 +451,23 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
     fn_subprogram = {m.group(1).strip('"'): m.group(2) for m in _DEFINE_DBG.finditer(module.ir)}
     machine = _machine_code(module.assembly) if module.assembly else {}
     predecessors = _predecessors(module.ir) if machine else {}
-    kept = []
+    kept, from_headers = [], []
     for fn in parsed.functions:
         if fn.is_declaration:
             continue
         name, line, defined_in = subprograms.get(fn_subprogram.get(fn.name, ""), ("", None, None))
-        if main_file and (defined_in is None or os.path.basename(defined_in) != main_file):
-            continue  # from a header, or compiler-generated (no debug info of its own)
         notes: list[str] = []
+        own = not main_file or (defined_in is not None and os.path.basename(defined_in) == main_file)
+        if not own and (defined_in is None or str(fn.linkage) in _EMITTED_WHERE_USED):
+            continue  # compiler-generated (no debug info of its own), or a header's inline function
         grouped = _machine_per_ir_block(machine.get(fn.name), {bb.name for bb in fn.blocks}, notes)
         contexts = _contexts(predecessors.get(fn.name, {}), module.analyses.get(fn.name)) if grouped else {}
-        kept.append(_Defined(fn, (name, line), grouped, notes, contexts))
+        (kept if own else from_headers).append(_Defined(fn, (name, line), grouped, notes, contexts,
+                                                        None if own else defined_in))
+    # A file that defines nothing itself but a single-header library's implementation
+    # (`#define STB_IMAGE_IMPLEMENTATION` then `#include "stb_image.h"`): its functions are the
+    # header's, brought into existence by the file.
+    kept = kept or from_headers
     dilocation_lines = _source_lines(module.ir)
     return ParsedModule(module, kept, dilocation_lines, _instruction_dbg_ids(module.ir), global_sizes(module.ir),
                         _allocators(module.ir))
@@ -529,8 +542,10 @@ def read_functions(parsed: ParsedModule, file: str, language: str, arch: str,
             chosen.max_seconds = budget_seconds
         return chosen
 
-    return [_read_function(d.fn, parsed.module, file, language, arch, default_trip_count, early_exit,
-                           parsed.dilocation_lines, d.subprogram, d.machine, list(d.notes),
+    return [_read_function(d.fn, parsed.module, d.header or file, language, arch, default_trip_count, early_exit,
+                           parsed.dilocation_lines, d.subprogram, d.machine,
+                           list(d.notes) + ([f"defined by {os.path.basename(d.header)}, whose implementation "
+                                             f"{os.path.basename(file)} includes"] if d.header else []),
                            parsed.dbg_ids.get(d.fn.name, []), loop_bounds, budget(), parsed.global_bytes,
                            parsed.allocators, context=d.context)
             for d in parsed.functions]

@@ -182,3 +182,17 @@ async def test_unknown_file_types_are_ignored_quietly(workspace, cache_dir):
         client.text_document_did_close(types.DidCloseTextDocumentParams(
             text_document=types.TextDocumentIdentifier(uri=unknown[0])))
         assert (await stats(client))["compiles"] == 1
+
+
+async def test_a_single_header_implementation_file_puts_no_hint_outside_its_own_text(workspace, cache_dir):
+    # impl.c defines nothing itself: its functions are lib.h's (the CLI reports them there).
+    (workspace / "lib.h").write_text("long lib_sum(const long *a, long n);\n#ifdef LIB_IMPLEMENTATION\n"
+                                     "long lib_sum(const long *a, long n) { long s = 0;\n"
+                                     " for (long i = 0; i < n; i++) s += a[i];\n return s; }\n#endif\n")
+    path = workspace / "impl.c"
+    path.write_text('#define LIB_IMPLEMENTATION\n#include "lib.h"\n')
+    async with running_server(workspace, cache_dir, vscode_capabilities()) as client:
+        uri = open_doc(client, path)
+        published = await wait_published(client, uri, 1)
+        assert all(d.range.start.line < 2 for d in published.diagnostics)
+        assert all(h.position.line < 2 for h in await hints(client, uri))
