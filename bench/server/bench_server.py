@@ -110,13 +110,15 @@ def _client() -> LanguageClient:
     return client
 
 
-async def start(command: list[str], workspace: Path, env: dict[str, str]) -> LanguageClient:
+async def start(command: list[str], workspace: Path, env: dict[str, str],
+                initialization_options: dict | None = None) -> LanguageClient:
     config = ClientServerConfig(server_command=command, client_factory=_client,
                                 server_env={**os.environ, "PYTHONPATH": str(REPO), **env})
     client = await config.start()
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("neovim@v0.10.0"), root_uri=workspace.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="bench")]))
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="bench")],
+        initialization_options=initialization_options))
     return client
 
 

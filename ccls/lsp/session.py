@@ -8,6 +8,7 @@ import asyncio
 import logging
 import os
 import threading
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -26,6 +27,7 @@ from ccls.lsp.settings import Settings, merge, parse_settings, read_project_file
 from ccls.lsp.workspace import WorkspaceEvents, WorkspaceIndex
 from ccls.model import AnalysisError
 from ccls.render import hint_filter, hint_label, hover_markdown
+from ccls.service import viewport
 from ccls.service.analysis import AnalysisService
 from ccls.service.counts import Cancelled, Outcome, all_counted, language_for, size_values
 from ccls.service.program_sizes import DocumentSizes
@@ -79,6 +81,9 @@ class Session:
         self._parse_ahead: dict[str, asyncio.TimerHandle] = {}
         self._sizes_used: dict[str, tuple] = {}  # uri -> the size values its last analysis used
         self._recheck_pending = False
+        self._screens: dict[str, tuple[int, int]] = {}  # uri -> rows of its last inlayHint request
+        self._cursor_rows: dict[str, int] = {}  # uri -> row of the last edit or hover
+        self._screen_waiters: dict[str, asyncio.Event] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -304,6 +309,8 @@ class Session:
             else:
                 model.apply_change(None, None, change.text, self.encoding)
         model.version = version
+        if changes and isinstance(changes[-1], types.TextDocumentContentChangePartial):
+            self._cursor_rows[uri] = changes[-1].range.start.line
         self.scheduler.schedule(uri)
         # Re-parse (incrementally) while the debounce runs rather than after it, once per pause.
         self._cancel_parse_ahead(uri)
@@ -325,6 +332,8 @@ class Session:
         self._cancel_parse_ahead(uri)
         self.results.pop(uri, None)
         self._sizes_used.pop(uri, None)
+        self._screens.pop(uri, None)
+        self._cursor_rows.pop(uri, None)
         if self.service is not None:
             self.service.forget_document(uri)
         if self.docs.pop(uri, None) is not None:
@@ -360,6 +369,10 @@ class Session:
     # -- analysis ----------------------------------------------------------------------------
 
     async def _analyse(self, uri: str, generation: int) -> None:
+        """One pass over a document: what is cached, plus the uncounted functions on (and near)
+        the editor's screen, published at once; then the rest in batches, nearest the screen
+        first as it is when each batch starts (a scroll re-orders what is left), with
+        `$/progress`. An edit starts a new pass (the scheduler's generation)."""
         model = self.docs.get(uri)
         if model is None or self.service is None:
             return
@@ -369,14 +382,72 @@ class Session:
         stop = threading.Event()
         cohort = self.workspace.cohort_members(self._open_paths()) if (
             self.workspace is not None and settings.scoring == "cohort") else None
-
         previous = self.results.get(uri)
         program_sizes = self.program_sizes
+        if previous is None and snapshot.functions is not None and uri not in self._screens and self._hints_on_screen:
+            await self._wait_for_screen(uri)  # the client's first inlayHint request says what is visible
 
+        prior = previous.outcome if previous is not None else None
+        errors: list[AnalysisError] = []
+        compiles, compiled, duration_s = 0, [], 0.0  # over the pass's batches
+        progress = _PassProgress(self.server.work_done_progress if self.supports_progress else None,
+                                 os.path.basename(model.path))
+        screen_used = None
+        try:
+            while True:
+                screen = self._screen(uri)
+                order, batch = viewport.plan(snapshot.functions, screen, first=screen_used != screen,
+                                             pending=prior.pending if prior is not None and prior.snapshot is snapshot
+                                             else None)
+                screen_used = screen
+                found = await self._count(uri, model, snapshot, settings, service, program_sizes, cohort, stop,
+                                          prior, order, batch)
+                if found is None:
+                    return  # superseded, or an engine failure (said)
+                outcome, reports, sizes = found
+                errors = _merged_errors(errors, outcome.errors)
+                outcome.errors = errors
+                compiles += outcome.compiles
+                compiled += outcome.compiled_functions
+                duration_s += outcome.duration_s
+                self.stats.analyses += 1
+                self.stats.last[uri] = {
+                    "version": snapshot.version, "compiles": compiles,
+                    "compiledFunctions": compiled, "cachedFunctions": outcome.cached_functions,
+                    "reduced": outcome.reduced, "fallback": outcome.fallback,
+                    "durationMs": round(duration_s * 1000, 1), "pendingFunctions": len(outcome.pending),
+                }
+                if not self.scheduler.is_current(uri, generation) or self.docs.get(uri) is not model \
+                        or model.version != snapshot.version:
+                    self.stats.stale_dropped += 1
+                    return
+                self.results[uri] = _doc_result(outcome, reports)
+                self._sizes_used[uri] = size_values(sizes)
+                self.publish(uri)
+                self.refresh_clients()
+                if not outcome.pending:
+                    break
+                prior = outcome
+                total = len(snapshot.functions or ())
+                await progress.report(total - len(outcome.pending), total)
+        finally:
+            progress.end()
+        if self.program_sizes.learn(model.path, all_counted(outcome)):
+            self.recheck_sizes()
+        if compiles:
+            self.pool.submit(toolchain.SPARES.replenish)  # compilers ready for the next edit
+        if self.settings != settings:
+            self.refresh_reports()  # profile/region changed while this was analysed
+
+    async def _count(self, uri: str, model: DocumentModel, snapshot: Any, settings: Settings,
+                     service: AnalysisService, program_sizes: Any, cohort: Cohort | None, stop: threading.Event,
+                     prior: Outcome | None, order: list[int] | None,
+                     batch: int | None) -> tuple[Outcome, UnitReports, DocumentSizes] | None:
+        """One batch of a pass on the worker pool; None when superseded or failed."""
         def work() -> tuple[Outcome, dict, DocumentSizes]:
             sizes = program_sizes.for_document(model.path)  # inference can take a while: not on the loop
-            outcome = service.counts(snapshot, settings.analysis_options(), stop.is_set,
-                                     previous=previous.outcome if previous is not None else None, sizes=sizes)
+            outcome = service.counts(snapshot, settings.analysis_options(), stop.is_set, previous=prior,
+                                     sizes=sizes, order=order, batch=batch, whole_up_to=viewport.WHOLE_UP_TO)
             return outcome, self._unit_reports(uri, outcome, settings, cohort), sizes
 
         future = self.pool.submit(work, FOREGROUND)
@@ -387,37 +458,47 @@ class Session:
 
         unregister = self.scheduler.on_cancel(uri, supersede)
         try:
-            outcome, reports, sizes = await asyncio.wrap_future(future)
+            return await asyncio.wrap_future(future)
         except (asyncio.CancelledError, Cancelled):
             self.stats.superseded += 1
-            return
+            return None
         except Exception as exc:  # an engine bug: say so once, keep serving what is known
             log.exception("analysis of %s failed", uri)
             self.show(f"analysis of {os.path.basename(model.path)} failed: {exc}", types.MessageType.Error)
-            return
+            return None
         finally:
             unregister()
-        self.stats.analyses += 1
-        self.stats.last[uri] = {
-            "version": snapshot.version, "compiles": outcome.compiles,
-            "compiledFunctions": outcome.compiled_functions, "cachedFunctions": outcome.cached_functions,
-            "reduced": outcome.reduced, "fallback": outcome.fallback,
-            "durationMs": round(outcome.duration_s * 1000, 1),
-        }
-        if not self.scheduler.is_current(uri, generation) or self.docs.get(uri) is not model \
-                or model.version != snapshot.version:
-            self.stats.stale_dropped += 1
-            return
-        self.results[uri] = _doc_result(outcome, reports)
-        self._sizes_used[uri] = size_values(sizes)
-        self.publish(uri)
-        self.refresh_clients()
-        if self.program_sizes.learn(model.path, all_counted(outcome)):
-            self.recheck_sizes()
-        if outcome.compiles:
-            self.pool.submit(toolchain.SPARES.replenish)  # compilers ready for the next edit
-        if self.settings != settings:
-            self.refresh_reports()  # profile/region changed while this was analysed
+
+    # -- what is on screen -------------------------------------------------------------------
+
+    @property
+    def _hints_on_screen(self) -> bool:
+        return self.settings.hints_enabled and self._cap("text_document", "inlay_hint") is not None
+
+    def _screen(self, uri: str) -> tuple[int, int]:
+        """Rows (0-based) the user sees: the last inlayHint range, else around the last edit or
+        hover, else the first screenful."""
+        if uri in self._screens:
+            return self._screens[uri]
+        row = self._cursor_rows.get(uri)
+        if row is not None:
+            return max(0, row - viewport.SCREEN_ROWS // 2), row + viewport.SCREEN_ROWS // 2
+        return 0, viewport.SCREEN_ROWS
+
+    def saw_screen(self, uri: str, first_row: int, last_row: int) -> None:
+        self._screens[uri] = (first_row, last_row)
+        waiter = self._screen_waiters.pop(uri, None)
+        if waiter is not None:
+            waiter.set()
+
+    async def _wait_for_screen(self, uri: str) -> None:
+        waiter = self._screen_waiters.setdefault(uri, asyncio.Event())
+        try:
+            await asyncio.wait_for(waiter.wait(), viewport.FIRST_RANGE_WAIT_S)
+        except asyncio.TimeoutError:
+            pass  # a client that asks later (or never) gets the first screenful first
+        finally:
+            self._screen_waiters.pop(uri, None)
 
     def recheck_sizes(self, delay_s: float = 0.0) -> None:
         """Re-analyse the documents whose functions' sizes from call sites have changed (a
@@ -520,6 +601,8 @@ class Session:
         self.stats.published += 1
 
     def inlay_hints(self, uri: str, rng: types.Range) -> list[types.InlayHint]:
+        if uri in self.docs:
+            self.saw_screen(uri, rng.start.line, rng.end.line)  # what to count first
         if not self.settings.hints_enabled:
             return []
         found = self.placed(uri)
@@ -576,6 +659,8 @@ class Session:
         return (model, best) if best is not None else None
 
     def hover(self, uri: str, position: types.Position) -> types.Hover | None:
+        if uri in self.docs:
+            self._cursor_rows[uri] = position.line
         found = self.at(uri, position.line, position.character, signature_only=False)  # anywhere in the function
         if found is None:
             return None
@@ -646,6 +731,45 @@ class Session:
             "workspace": self.workspace.stats() if self.workspace is not None else None,
             "rssMB": _rss_mb(),
         }
+
+
+class _PassProgress:
+    """`$/progress` for the batches after a pass's first (begun only when there are some)."""
+
+    def __init__(self, progress: Any, name: str):
+        self._progress = progress
+        self._name = name
+        self._token: str | None = None
+        self._tried = False
+
+    async def report(self, done: int, total: int) -> None:
+        progress = self._progress
+        if progress is None:
+            return
+        if not self._tried:
+            self._tried = True
+            token = f"ccls-file-{uuid.uuid4().hex[:8]}"
+            try:
+                await progress.create_async(token)
+                progress.begin(token, types.WorkDoneProgressBegin(
+                    title=f"ccls: analysing {self._name}", percentage=int(100 * done / max(1, total))))
+                self._token = token
+            except Exception as exc:  # the client refused a progress token: work without one
+                log.info("no progress token: %s", exc)
+            return
+        if self._token is not None:
+            progress.report(self._token, types.WorkDoneProgressReport(
+                message=f"{done}/{total} functions", percentage=int(100 * done / max(1, total))))
+
+    def end(self) -> None:
+        if self._token is not None:
+            self._progress.end(self._token, types.WorkDoneProgressEnd(message="done"))
+            self._token = None
+
+
+def _merged_errors(earlier: list[AnalysisError], new: list[AnalysisError]) -> list[AnalysisError]:
+    """A pass's errors so far: each batch's compile reports those of the bodies it kept."""
+    return earlier + [error for error in new if error not in earlier] if earlier else list(new)
 
 
 def _doc_result(outcome: Outcome, reports: UnitReports) -> DocResult:

@@ -4,7 +4,7 @@ pass its functions. The language server holds one for its lifetime; `ccls analyz
 same count cache through `ccls.service.batch`."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence
 
 from ccls.cache import CountCache
 from ccls.engine import ReportSettings
@@ -33,9 +33,12 @@ class AnalysisService:
 
     def counts(self, snapshot: Snapshot, options: AnalysisOptions, cancelled: Callable[[], bool] = lambda: False,
                remember: bool = True, previous: Outcome | None = None,
-               sizes: DocumentSizes | None = None) -> Outcome:
-        """Counted functions of one snapshot (see `Analyzer.analyse`). Thread-safe."""
-        return self.analyzer.analyse(snapshot, options, cancelled, remember, previous, sizes)
+               sizes: DocumentSizes | None = None, order: Sequence[int] | None = None,
+               batch: int | None = None, whole_up_to: int = 0) -> Outcome:
+        """Counted functions of one snapshot (see `Analyzer.analyse`): with `batch`, at most that
+        many uncached ones, the first in `order`. Thread-safe."""
+        return self.analyzer.analyse(snapshot, options, cancelled, remember, previous, sizes, order, batch,
+                                     whole_up_to)
 
     def reports(self, document: str, outcome: Outcome, settings: ReportSettings, options: AnalysisOptions,
                 cohort: Cohort | None = None) -> UnitReports:

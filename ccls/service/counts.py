@@ -95,6 +95,8 @@ class Outcome:
     reduced: bool = False
     fallback: str | None = None  # why the reduced unit was abandoned
     duration_s: float = 0.0
+    # Functions (indices) neither cached nor counted: left for a later call (`batch`).
+    pending: list[int] = field(default_factory=list)
 
 
 class Cancelled(Exception):
@@ -229,8 +231,12 @@ class Analyzer:
 
     def analyse(self, snapshot: Snapshot, options: AnalysisOptions,
                 cancelled: Callable[[], bool] = lambda: False, remember: bool = True,
-                previous: Outcome | None = None, sizes: DocumentSizes | None = None) -> Outcome:
-        """Counts for every function of the snapshot. `remember=False` (the background pass)
+                previous: Outcome | None = None, sizes: DocumentSizes | None = None,
+                order: Sequence[int] | None = None, batch: int | None = None, whole_up_to: int = 0) -> Outcome:
+        """Counts for every function of the snapshot, or with `batch`, for at most that many of
+        those not cached, the first in `order` (function indices; the editor's screen first):
+        the others are left in `outcome.pending` for a later call. Up to `whole_up_to` uncached
+        functions are counted together all the same (one compile: an edit's few). `remember=False` (the background pass)
         keeps its entries out of the cache's memory layer, and compiles each file whole: a
         precompiled preamble only pays off for a buffer compiled again and again. Units of
         `previous` (the document's last outcome) whose key and first line are unchanged are
@@ -247,7 +253,7 @@ class Analyzer:
             reusable = {unit.identity: unit for unit in previous.units} \
                 if previous is not None and previous.snapshot.path == snapshot.path else {}
             outcome = self._analyse_functions(snapshot, options, keys, snapshot.graph, cancelled, remember, reusable,
-                                              sizes)
+                                              sizes, order, batch, whole_up_to)
         outcome.duration_s = time.monotonic() - started
         return outcome
 
@@ -281,7 +287,9 @@ class Analyzer:
 
     def _analyse_functions(self, snapshot: Snapshot, options: AnalysisOptions, keys: list[str],
                            graph: dict[int, set[int]], cancelled: Callable[[], bool], remember: bool,
-                           reusable: dict[tuple, Unit], sizes: DocumentSizes) -> Outcome:
+                           reusable: dict[tuple, Unit], sizes: DocumentSizes,
+                           order: Sequence[int] | None = None, batch: int | None = None,
+                           whole_up_to: int = 0) -> Outcome:
         functions = snapshot.functions
         found: dict[int, list[CountedFunction]] = {}
         reused: dict[int, Unit] = {}
@@ -295,6 +303,11 @@ class Analyzer:
                 found[i] = hit
         missing = [i for i in range(len(functions)) if i not in found and i not in reused]
         outcome = Outcome(snapshot, [], [], cached_functions=len(found) + len(reused))
+        if batch is not None and len(missing) > max(batch, whole_up_to):
+            rank = {index: n for n, index in enumerate(order or ())}
+            chosen = set(sorted(missing, key=lambda i: (rank.get(i, len(rank)), i))[:max(1, batch)])
+            outcome.pending = [i for i in missing if i not in chosen]
+            missing = sorted(chosen)
         if missing:
             if cancelled():
                 raise Cancelled()
@@ -333,6 +346,9 @@ class Analyzer:
             result = self._compile(snapshot, snapshot.text, options, sizes)
             outcome.compiles += 1
             outcome.reduced = False
+            # The whole file was compiled: what a later batch would have counted is here too.
+            missing = sorted(set(missing) | set(outcome.pending))
+            outcome.pending = []
         outcome.errors.extend(result.errors)
         outcome.compiled_functions = [functions[i].qualified_name for i in sorted(keep)]
         with self._lock:
