@@ -566,3 +566,12 @@ def test_a_loop_from_a_run_time_start_up_to_a_constant_counts_to_the_constant():
     loops = {loop.id: loop.trip_count.iterations.evaluate({"s": 1}) for loop in counted["f"].loops}
     assert 3900 < loops["vector.body"] < 4100 and loops["for.body"] < 8
     assert any("taken as its constant operand 31999" in a for a in counted["f"].assumptions)
+
+
+def test_a_counter_stepped_on_both_sides_of_a_goto_is_still_counted():
+    # clang copies `++i` into both paths and tests the merge: ScalarEvolution gives up on it.
+    counted, _ = analyse("float a[32000], b[32000], c[32000], d[32000];\nvoid f(void) {\n"
+                         " for (int i = 0; i < 31999; ++i) {\n  if (b[i] < 0.f) goto L20;\n  a[i] = c[i] + d[i];\n"
+                         "  goto L10;\nL20:\n  c[i + 1] = a[i] + d[i];\nL10:\n  ;\n }\n}\n", flags_override=["-O3"])
+    [loop] = counted["f"].loops
+    assert loop.trip_count.kind == "constant" and loop.trip_count.iterations.evaluate({}) == 31999

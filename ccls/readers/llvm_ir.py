@@ -1139,6 +1139,10 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         reason += f"; its maximum {bound} is only the range of a run-time value's type, not a count"
     if (walked := _walk_trip(record, parameters, analyses, early_exit, assumptions, terminators, reading)) is not None:
         return walked
+    if (merged := _merged_counter_trip(record, analyses, terminators, reading)) is not None:
+        assumptions.append(f"loop %{record.header}: its counter is stepped on each path through the body (the "
+                           f"copies merge before the exit test): {spoken(merged)} iterations")
+        return TripCount("constant", merged, text)
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
 
@@ -1189,6 +1193,45 @@ def _walk_trip(record, parameters: set[str], analyses: FunctionAnalyses, early_e
     assumptions.append(f"loop %{record.header}: {walk.what}, or leaves earlier on other data; at most "
                        f"{spoken(walk.iterations)} iterations, {named}; {how}")
     return trip
+
+
+_COMPARE_CONSTANT = re.compile(r"= icmp (?P<predicate>eq|ne|slt|ult) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), "
+                               r"(?P<bound>-?\d+)\s*(?:,|$)")
+_STEP_FROM = re.compile(r"^\((?P<step>\d+) \+ %(?P<counter>\"[^\"]+\"|[-\w.$]+)\)(?:<[a-z]+>)*$")
+
+
+def _merged_counter_trip(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading) -> Polynomial | None:
+    """A loop whose counter is stepped on each path through its body (`if (…) goto L; …; L: ;` with
+    `i++` copied into both sides) and tested after the copies merge: ScalarEvolution does not see
+    the merged value as the counter, and gives up. Its count, where the loop's only exit tests
+    that merge against a constant; else None."""
+    inside = set(record.blocks)
+    exits = [name for name in record.blocks if name in terminators
+             and any(target not in inside for target in _successors(terminators[name]))]
+    branch = _CONDITIONAL_BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
+    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+    compare = _COMPARE_CONSTANT.search(test.text) if test is not None and test.opcode == "icmp" else None
+    if compare is None:
+        return None
+    merged = compare["value"].strip('"')
+    # Each copy is `counter + k`, the counter the header's phi of a constant start and the merge.
+    steps = {analyses.value_scevs.get(value.lstrip("%").strip('"')) for value in analyses.phi_incoming.get(merged, [])}
+    step = _STEP_FROM.match(steps.pop()) if len(steps) == 1 and None not in steps else None
+    counter = step["counter"].strip('"') if step else ""
+    starts = [v for v in analyses.phi_incoming.get(counter, []) if v.lstrip("%").strip('"') != merged]
+    if step is None or int(step["step"]) <= 0 or reading.block_of.get(counter) != record.header \
+            or len(starts) != 1 or not re.fullmatch(r"-?\d+", starts[0]):
+        return None
+    start, stride, bound = int(starts[0]), int(step["step"]), int(compare["bound"])
+    start += stride  # the merged value after the first iteration
+    leaves_when_true = branch["true"].strip('"') not in inside
+    # After iteration j the counter is start + stride·j; the loop goes on while it has not reached the bound.
+    if compare["predicate"] in ("eq", "ne") and leaves_when_true == (compare["predicate"] == "eq") \
+            and bound >= start and (bound - start) % stride == 0:
+        return Polynomial.constant((bound - start) // stride + 1)
+    if compare["predicate"] in ("slt", "ult") and not leaves_when_true:
+        return Polynomial.constant(max(0, -(-(bound - start) // stride)) + 1)
+    return None
 
 
 def _at_most_at_zero_sizes(count: Polynomial, header: str, assumptions: list[str]) -> Polynomial | None:
