@@ -14,6 +14,7 @@ import threading
 from typing import Any, NamedTuple, Sequence
 
 from ccls import compile_db, preamble, toolchain
+from ccls.demangle import demangled_names, without_parameters  # noqa: F401 - without_parameters: callers
 from ccls.frontends import FrontendResult, SourceFile, language_named, suffix_language
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import OPTIMIZATION_LEVELS, AnalysisOptions
@@ -320,58 +321,10 @@ def _opt_error(stderr: str, path: str) -> AnalysisError:
 
 
 def _demangle(functions: list[FunctionIR], options: AnalysisOptions) -> None:
-    mangled = [f.name for f in functions if f.name.startswith("_Z")]
-    tool = toolchain.find_tool("llvm-cxxfilt")
-    if not mangled or tool is None:
-        return
-    try:
-        result = toolchain.run_tool([tool], input="\n".join(mangled) + "\n", timeout_s=10, memory_mb=512)
-    except toolchain.ToolTimeout:
-        return
-    names = dict(zip(mangled, result.stdout.splitlines()))
+    names = demangled_names(fn.name for fn in functions)
     for fn in functions:
         if fn.name in names:
-            fn.display_name = without_parameters(names[fn.name])
-
-
-def without_parameters(signature: str) -> str:
-    """`void ns::f<int>(int, char)` → `ns::f<int>`: cut at the parameter list's opening
-    parenthesis, and drop the return type that demangled template functions carry. A local
-    scope's parameters go too: `f(int)::$_0::operator()(long) const` (a lambda in f) →
-    `f::$_0::operator()`."""
-    name, depth, spaces, index = "", 0, [], 0
-    while index < len(signature):
-        char = signature[index]
-        if char in "<>" and _OPERATOR_NAME.search(name):
-            pass  # part of the name: operator<, operator<<, operator->, operator<=>
-        elif char in "<{":
-            depth += 1
-        elif char in ">}":
-            depth -= 1
-        elif char == " " and depth == 0:
-            spaces.append(len(name))
-        elif char == "(" and depth == 0 and name and not name.endswith("operator"):
-            close = _closing_parenthesis(signature, index)
-            if not signature.startswith("::", close + 1):
-                break
-            index = close + 1  # the enclosing function's parameters: skip them, keep the scope
-            continue
-        name += char
-        index += 1
-    spaces = [i for i in spaces if not name.endswith("operator", 0, i)]
-    return name[spaces[-1] + 1:] if spaces else name
-
-
-_OPERATOR_NAME = re.compile(r"\boperator[<>=-]*$")
-
-
-def _closing_parenthesis(text: str, opening: int) -> int:
-    depth = 0
-    for index in range(opening, len(text)):
-        depth += {"(": 1, ")": -1}.get(text[index], 0)
-        if depth == 0:
-            return index
-    return len(text)
+            fn.display_name = names[fn.name]
 
 
 class _Outline(NamedTuple):
@@ -393,7 +346,7 @@ def _outline(source: SourceFile, language: str) -> _Outline | None:
 def _source_ranges(functions: list[FunctionIR], ranges: list) -> None:
     """End lines (and start lines when debug info lacks them) from the source's functions."""
     for fn in functions:
-        short = fn.display_name.split("::")[-1]
+        short = without_parameters(fn.display_name).split("::")[-1]
         for rng in ranges:
             if rng.name.split("::")[-1] == short and (fn.line is None or rng.start_line <= fn.line <= rng.end_line):
                 fn.line = fn.line or rng.start_line

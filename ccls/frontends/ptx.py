@@ -3,15 +3,11 @@ from __future__ import annotations
 
 import re
 
-from ccls import toolchain
 from ccls.frontends import FrontendResult, SourceFile
-from ccls.frontends.c_family import without_parameters
+from ccls.demangle import demangled_names  # noqa: F401 - the CUDA frontend imports it from here
 from ccls.model import AnalysisError
 from ccls.options import AnalysisOptions
 from ccls.readers.ptx import read_ptx
-
-_DEMANGLE_TIMEOUT_S = 10.0
-_DEMANGLE_MEMORY_MB = 512
 
 
 def analyze_ptx(source: SourceFile, options: AnalysisOptions) -> FrontendResult:
@@ -26,24 +22,6 @@ def analyze_ptx(source: SourceFile, options: AnalysisOptions) -> FrontendResult:
 
 def _ptx_function_names(text: str) -> list[str]:
     return re.findall(r"\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)", text)
-
-
-def demangled_names(mangled: list[str]) -> dict[str, str]:
-    """`_Z5saxpyifPKfPf` → `saxpy` (qualified, without the parameter list) with llvm-cxxfilt.
-    Empty when the tool is missing or fails: callers fall back to the reader's own demangling."""
-    wanted = sorted({name for name in mangled if name.startswith("_Z")})
-    tool = toolchain.find_tool("llvm-cxxfilt")
-    if not wanted or tool is None:
-        return {}
-    try:
-        result = toolchain.run_tool([tool], input="\n".join(wanted) + "\n", timeout_s=_DEMANGLE_TIMEOUT_S,
-                                    memory_mb=_DEMANGLE_MEMORY_MB)
-    except (toolchain.ToolTimeout, toolchain.ToolMissing, OSError):
-        return {}
-    lines = result.stdout.splitlines()
-    if result.returncode != 0 or len(lines) != len(wanted):
-        return {}
-    return {name: without_parameters(full) for name, full in zip(wanted, lines) if full != name}
 
 
 def internal_error(path: str, problem: Exception) -> AnalysisError:
