@@ -10,6 +10,12 @@ import pytest
 pytestmark = pytest.mark.skipif(shutil.which("clang-19") is None, reason="clang-19 is not installed")
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """Each test's count cache in its own folder: never the user's, never another test's."""
+    monkeypatch.setenv("CCLS_CACHE_DIR", str(tmp_path / "ccls-cache"))
+
+
 def run(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "ccls", *args], capture_output=True, text=True, timeout=300, cwd=cwd)
 
