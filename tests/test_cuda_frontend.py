@@ -262,3 +262,61 @@ def test_a_visible_launch_gives_the_per_thread_share_and_the_launch_size(compile
     assert (loop.trip_count.kind, loop.trip_count.iterations) == ("symbolic", n * Fraction(1, 16384))
     assert saxpy.assumptions[1].endswith("launched as <<<kGrid, BLOCK>>> at line 13: 16384 threads, so one "
                                          "launch costs 16384 × these figures")
+
+
+# Issue 17, defect 11 (../shared/repro/real-code/cg_host.cu): a host pass that fails inside an
+# included header showed only "In file included from cg_host.cu:2:". clang-19's own words:
+CG_HOST_STDERR = """In file included from cg_host.cu:2:
+In file included from /usr/local/cuda/include/cooperative_groups.h:55:
+/usr/local/cuda/include/cooperative_groups/details/info.h:167:12: fatal error: 'cuda/std/type_traits' file not found
+  167 | #  include <cuda/std/type_traits>
+      |            ^~~~~~~~~~~~~~~~~~~~~~
+1 error generated when compiling for host.
+"""
+
+
+def test_the_first_error_leads_the_message_with_its_file_line_excerpt_and_include_chain():
+    from ccls.frontends.compiler_errors import first_error
+    line, message = first_error(CG_HOST_STDERR, "cg_host.cu")
+    lines = message.splitlines()
+    assert lines[0] == ("/usr/local/cuda/include/cooperative_groups/details/info.h:167:12: fatal error: "
+                        "'cuda/std/type_traits' file not found")
+    assert "#  include <cuda/std/type_traits>" in lines[1]
+    assert lines[-2:] == ["  included from /usr/local/cuda/include/cooperative_groups.h:55",
+                          "  included from cg_host.cu:2"]
+    assert line == 2  # the user's #include that leads to it
+    assert "1 error generated" not in message
+
+
+def test_nvcc_errors_and_output_without_an_error_line():
+    from ccls.frontends.compiler_errors import first_error
+    nvcc = ('k.cu(4): error: identifier "undefined_thing" is undefined\n'
+            "        a[i] = undefined_thing + 1;\n               ^\n\n1 error detected in the compilation of \"k.cu\".\n")
+    line, message = first_error(nvcc, "/tmp/w/k.cu", "nvcc")
+    assert line == 4 and message.splitlines()[0] == 'k.cu(4): error: identifier "undefined_thing" is undefined'
+    assert "detected in the compilation" not in message
+    assert first_error("Segmentation fault\n", "k.cu", "nvcc") == (None, "nvcc failed: Segmentation fault")
+    assert first_error("", "k.cu", "nvcc") == (None, "nvcc failed without a message")
+
+
+HOST_ONLY_HEADER = """#ifndef __CUDA_ARCH__
+#include "ccls_missing_host_header.h"
+#endif
+"""
+INCLUDES_IT = """#include <cstdio>
+#include "host_side.h"
+__global__ void scale(float *x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 2.0f; }
+void launch(float *x, int n) { scale<<<1, 256>>>(x, n); }
+"""
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_a_host_pass_failing_in_a_header_shows_the_error_line_first(compiler, tmp_path):
+    (tmp_path / "host_side.h").write_text(HOST_ONLY_HEADER)
+    path = tmp_path / "uses.cu"
+    result = analyze_cuda_with(SourceFile(str(path), INCLUDES_IT), AnalysisOptions(extra_flags=(f"-I{tmp_path}",)),
+                               compiler)
+    [error] = [e for e in result.errors if "ccls_missing_host_header" in e.message]
+    first = error.message.splitlines()[0]
+    assert "host_side.h:2:" in first and "error:" in first and "In file included" not in first
+    assert (error.file, error.line) == (str(path), 2)

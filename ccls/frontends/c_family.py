@@ -16,6 +16,7 @@ from typing import Any, NamedTuple, Sequence
 from ccls import compile_db, preamble, toolchain
 from ccls.demangle import demangled_names, without_parameters  # noqa: F401 - without_parameters: callers
 from ccls.frontends import FrontendResult, SourceFile, language_named, suffix_language
+from ccls.frontends.compiler_errors import first_error
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import OPTIMIZATION_LEVELS, AnalysisOptions
 from ccls.readers.call_sites import ModuleCalls, read_call_sites
@@ -24,7 +25,6 @@ from ccls.readers.scev import parse_opt_output
 from ccls.targets import CPU_TARGETS
 
 log = logging.getLogger(__name__)
-_DIAGNOSTIC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<kind>fatal error|error): (?P<msg>.*)$", re.M)
 ANALYSIS_PASSES = "instnamer,print<loops>,print<scalar-evolution>"
 # Inline and template functions nobody calls yet, and static functions that get inlined, are
 # what a person is editing too: emit them all before optimisation and make them external, so
@@ -242,14 +242,8 @@ def _build_preamble(store: preamble.PreambleStore, key: str, header_text: str, a
 
 
 def _compile_error(stderr: str, source: SourceFile) -> AnalysisError:
-    stderr = stderr.replace(STDIN_NAME, _buffer_name(source))
-    first = _DIAGNOSTIC.search(stderr)
-    message = stderr.strip() or "the compiler failed without a message"
-    if first is None:
-        return AnalysisError(source.path, None, f"compile failed: {message[:2000]}")
-    lines = [l for l in stderr.splitlines() if l.strip()][:12]
-    return AnalysisError(source.path, int(first["line"]) if first["file"].endswith(_buffer_name(source)) else None,
-                         "\n".join(lines))
+    first = first_error(stderr.replace(STDIN_NAME, _buffer_name(source)), _buffer_name(source), "compile")
+    return AnalysisError(source.path, first.line, first.message)
 
 
 def start_opt(options: AnalysisOptions) -> toolchain.RunningTool:

@@ -14,6 +14,7 @@ from typing import Iterator
 
 from ccls import compile_db, toolchain
 from ccls.frontends import FrontendResult, SourceFile
+from ccls.frontends.compiler_errors import first_error
 from ccls.frontends.ptx import demangled_names, internal_error
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import AnalysisOptions
@@ -208,21 +209,10 @@ def _prelude(work: str) -> str:
     return path
 
 
-# nvcc: `file.cu(12): error: ...`; clang: `file.cu:12:5: error: ...`
-_DIAGNOSTIC = re.compile(r"^(?P<file>[^\n(:]+?)(?:\((?P<nvline>\d+)\)|:(?P<line>\d+):(?:\d+:)?) ?:? "
-                         r"(?:catastrophic |fatal )?error: (?P<msg>.*)$", re.M)
-
-
 def _compile_error(stderr: str, source: SourceFile, buffer_path: str, tool: str) -> AnalysisError:
-    work = os.path.dirname(buffer_path)
-    text = stderr.replace(os.path.join(work, ""), "")
-    first = _DIAGNOSTIC.search(text)
-    lines = [line for line in text.splitlines() if line.strip()][:12]
-    message = "\n".join(lines) or f"{tool} failed without a message"
-    line = None
-    if first is not None and os.path.basename(first["file"].strip()) == os.path.basename(buffer_path):
-        line = int(first["nvline"] or first["line"])
-    return AnalysisError(source.path, line, f"{tool}: {message}")
+    first = first_error(stderr.replace(os.path.join(os.path.dirname(buffer_path), ""), ""), buffer_path, tool)
+    message = first.message if first.message.startswith(f"{tool} failed") else f"{tool}: {first.message}"
+    return AnalysisError(source.path, first.line, message)
 
 
 def _read_device(compiled: _Compiled, source: SourceFile, options: AnalysisOptions,
