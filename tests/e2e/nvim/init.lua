@@ -18,7 +18,8 @@ vim.lsp.handlers['window/showMessage'] = function(err, params, ctx, config)
   return show_message(err, params, ctx, config)
 end
 
-vim.g.ccls_cost = { settings = { ccls = { codeLens = { enabled = true } } } }
+-- Every function gets its lens here (the default, hints.show = costly, shows only the costly ones).
+vim.g.ccls_cost = { settings = { ccls = { codeLens = { enabled = true }, hints = { show = "all" } } } }
 vim.cmd('source ' .. vim.fn.fnameescape(vim.env.CCLS_COST_LUA))
 
 local function write_result()
