@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ccls.reports.html import READY_ATTRIBUTE
+from tests.test_reports import KERNELS_C
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 BROWSER = next((found for found in map(shutil.which, BROWSERS) if found), None)
@@ -21,24 +22,6 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("clang-19") is None, reason="clang-19 is not installed"),
 ]
 
-KERNELS_C = """\
-long checksum_mod(const long *a, long n, long m) {
-    long s = 0;
-    for (long i = 0; i < n; i++)
-        s += a[i] % m;
-    return s;
-}
-
-double sum_cols(const double *m, long n) {
-    double s = 0;
-    for (long j = 0; j < n; j++)
-        for (long i = 0; i < n; i++)
-            s += m[i * n + j];
-    return s;
-}
-
-long add3(long a) { return a + 3; }
-"""
 
 TEXT_PY = """\
 def pairs(items):
