@@ -28,7 +28,7 @@ def demangled_names(mangled: Iterable[str]) -> dict[str, str]:
     try:
         result = toolchain.run_tool([tool], input="\n".join(wanted) + "\n", timeout_s=_TIMEOUT_S,
                                     memory_mb=_MEMORY_MB)
-    except (toolchain.ToolTimeout, toolchain.ToolMissing, OSError):
+    except (toolchain.ToolLimit, toolchain.ToolMissing, OSError):
         return {}
     lines = result.stdout.splitlines()
     if result.returncode != 0 or len(lines) != len(wanted):

@@ -28,7 +28,11 @@ class ToolMissing(Exception):
         self.install_hint = install_hint
 
 
-class ToolTimeout(Exception):
+class ToolLimit(Exception):
+    """A tool stopped by one of the limits ccls runs it under (wall-clock time or memory)."""
+
+
+class ToolTimeout(ToolLimit):
     """A tool ran past its wall-clock limit and was killed together with its children."""
 
     def __init__(self, argv: Sequence[str], timeout_s: float):
@@ -36,6 +40,25 @@ class ToolTimeout(Exception):
                          f"(killed): {' '.join(argv)}")
         self.argv = list(argv)
         self.timeout_s = timeout_s
+
+
+class ToolOutOfMemory(ToolLimit):
+    """A tool failed to allocate under its memory cap (compile.memoryMB): LLVM aborts with
+    "out of memory" then, a crash that is only the cap being reached."""
+
+    def __init__(self, argv: Sequence[str], memory_mb: int):
+        tool = os.path.basename(argv[0]) if argv else "?"
+        super().__init__(f"{tool} ran out of memory under ccls's cap of {memory_mb} MB and was stopped; raise "
+                         f"the cap (--compile-memory-mb, setting compile.memoryMB) or analyse a smaller file")
+        self.argv = list(argv)
+        self.memory_mb = memory_mb
+
+
+# What LLVM tools, clang and nvcc print when an allocation fails (RLIMIT_AS reached).
+# Anchored to the start of a line: a source excerpt in a diagnostic may quote such words.
+_OUT_OF_MEMORY = re.compile(r"^(?:LLVM ERROR: out of memory|Allocation failed|terminate called after throwing an "
+                            r"instance of 'std::bad_alloc'|.*catastrophic error: out of memory|"
+                            r".*error while loading shared libraries: .*failed to map segment)", re.M)
 
 
 @dataclass(frozen=True)
@@ -222,14 +245,14 @@ def start_tool(argv: Sequence[str], *, memory_mb: int, cwd: str | None = None,
         start_new_session=True,  # own process group: one killpg reaches every child
         close_fds=True,
     )
-    return RunningTool(list(argv), proc)
+    return RunningTool(list(argv), proc, memory_mb)
 
 
 class RunningTool:
     """A started tool waiting for (or reading) its input."""
 
-    def __init__(self, argv: list[str], proc: subprocess.Popen):
-        self.argv, self._proc = argv, proc
+    def __init__(self, argv: list[str], proc: subprocess.Popen, memory_mb: int):
+        self.argv, self._proc, self.memory_mb = argv, proc, memory_mb
 
     def finish(self, input: str | bytes | None, timeout_s: float) -> ToolResult:
         """Feed `input` (None: just close stdin) and wait at most `timeout_s` for the result."""
@@ -247,8 +270,10 @@ class RunningTool:
         # A tool may leave background children behind (still holding the group); clean them up.
         # The group id stays reserved while any member lives; if none does, killpg finds nothing.
         _kill_group(proc.pid)
-        return ToolResult(proc.returncode, out.decode("utf-8", errors="replace"),
-                          err.decode("utf-8", errors="replace"))
+        stderr = err.decode("utf-8", errors="replace")
+        if proc.returncode != 0 and _OUT_OF_MEMORY.search(stderr):
+            raise ToolOutOfMemory(self.argv, self.memory_mb)
+        return ToolResult(proc.returncode, out.decode("utf-8", errors="replace"), stderr)
 
     def cancel(self) -> None:
         """Kill it (with its children) and reap it."""

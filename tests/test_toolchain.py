@@ -251,3 +251,78 @@ def test_nvcc_runs_under_the_default_memory_cap(tmp_path):
                       cwd=str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert ".entry _Z5twicePf(" in result.stdout
+
+
+# Issue 17, defect 16: a 50k-line generated file took opt to 3.8 GB with a long timeout. Every tool
+# runs under compile.memoryMB; reaching it is a clear error for that file, never LLVM's crash dump.
+needs_opt = pytest.mark.skipif(find_tool("opt") is None, reason="opt-19 is not installed (apt-get install llvm-19)")
+
+
+def _long_chain(instructions: int) -> str:
+    """Valid IR, one add per line: opt needs far more than 256 MB of address space for 300,000."""
+    body = "".join(f"  %v{k} = add i32 %v{k - 1}, {k}\n" for k in range(1, instructions))
+    return f"define i32 @f(i32 %v0) {{\n{body}  ret i32 %v{instructions - 1}\n}}\n"
+
+
+@needs_opt
+def test_opt_over_its_memory_cap_is_a_clear_error_not_a_crash():
+    from ccls.toolchain import ToolLimit, ToolOutOfMemory
+    ir = _long_chain(300_000)
+    with pytest.raises(ToolOutOfMemory) as info:
+        run_tool([require_tool("opt"), "-S", "-o", "/dev/null", "-"], input=ir, timeout_s=60, memory_mb=256)
+    message = str(info.value)
+    assert message.startswith("opt") and "256 MB" in message and "--compile-memory-mb" in message
+    assert "Stack dump" not in message and "PLEASE submit" not in message
+    assert isinstance(info.value, ToolLimit)  # caught wherever a timeout is
+    # The same input under a larger cap: it was the cap, not the IR.
+    assert run_tool([require_tool("opt"), "-S", "-o", "/dev/null", "-"], input=ir, timeout_s=60,
+                    memory_mb=2048).returncode == 0
+
+
+@needs_opt
+def test_a_cap_too_small_to_load_the_tool_is_reported_as_memory():
+    from ccls.toolchain import ToolOutOfMemory
+    with pytest.raises(ToolOutOfMemory):
+        run_tool([require_tool("opt"), "-S", "-o", "/dev/null", "-"], input="define void @f() {\n  ret void\n}\n",
+                 timeout_s=30, memory_mb=48)
+
+
+def test_a_failing_tool_whose_output_quotes_out_of_memory_is_not_taken_for_the_cap():
+    # A diagnostic's source excerpt may quote the words; only a line LLVM itself starts counts.
+    result = run_tool(["sh", "-c", "echo '  3 | fail(\"LLVM ERROR: out of memory\");' >&2; exit 1"],
+                      timeout_s=10, memory_mb=256)
+    assert result.returncode == 1
+
+
+@needs_opt
+def test_the_llvm_ir_front_end_reports_the_cap_for_that_file_alone(tmp_path):
+    from ccls.frontends import SourceFile
+    from ccls.frontends.llvm_ir import analyze_llvm_ir
+    from ccls.options import AnalysisOptions
+    result = analyze_llvm_ir(SourceFile(str(tmp_path / "big.ll"), _long_chain(300_000)),
+                             AnalysisOptions(compile_memory_mb=256))
+    [error] = result.errors
+    assert result.functions == [] and "out of memory under ccls's cap of 256 MB" in error.message
+
+
+def test_in_process_lowering_is_skipped_above_its_size_with_an_assumption():
+    from ccls.machine_code import MAX_LOWERED_IR_BYTES, lowering_skipped
+    assert lowering_skipped(MAX_LOWERED_IR_BYTES) is None
+    reason = lowering_skipped(16_500_000)
+    assert reason is not None and "16.5 MB" in reason and "machine code not lowered" in reason
+
+
+@pytest.mark.skipif(find_tool("clang") is None, reason="clang-19 is not installed")
+def test_a_module_over_the_lowering_size_is_counted_from_its_ir_and_says_so(monkeypatch):
+    from ccls import machine_code
+    from ccls.frontends import SourceFile
+    from ccls.frontends.c_family import analyze_with_clang
+    from ccls.options import AnalysisOptions
+    code = "long sum(const long *a, long n) { long s = 0; for (long i = 0; i < n; i++) s += a[i]; return s; }\n"
+    lowered = []
+    monkeypatch.setattr(machine_code, "verbose_assembly", lambda *a, **k: lowered.append(1) or "")
+    monkeypatch.setattr(machine_code, "MAX_LOWERED_IR_BYTES", 200)
+    result = analyze_with_clang(SourceFile("/tmp/ccls-test/sum.c", code), AnalysisOptions(), "c", [])
+    [fn] = result.functions
+    assert lowered == [] and any(a.startswith("machine code not lowered") for a in fn.assumptions)
+    assert all(not b.machine_code and b.machine_cycles is None for b in fn.blocks)

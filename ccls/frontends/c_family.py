@@ -90,7 +90,7 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
                                      loop_bounds=outline.loop_bounds if outline is not None else ())
     except CompileFailed as failed:
         return FrontendResult(errors=[failed.error])
-    except (toolchain.ToolMissing, toolchain.ToolTimeout) as problem:
+    except (toolchain.ToolMissing, toolchain.ToolLimit) as problem:
         return FrontendResult(errors=[AnalysisError(source.path, None, str(problem))])
     except IRNotReadable as problem:  # the file alone is lost, never the run
         return FrontendResult(errors=[AnalysisError(source.path, None, f"ccls cannot read the compiled IR: {problem}")])
@@ -120,7 +120,7 @@ class CallSiteReader:
             done = toolchain.start_warm([toolchain.require_tool("opt"), f"-passes={self.PASSES}", "-S", "-o", "-", "-"],
                                         memory_mb=options.compile_memory_mb,
                                         warm=options.warm_tools).finish(ir_text, options.compile_timeout_s)
-        except (toolchain.ToolMissing, toolchain.ToolTimeout):
+        except (toolchain.ToolMissing, toolchain.ToolLimit):
             return
         if done.returncode == 0:
             try:
@@ -232,7 +232,7 @@ def _build_preamble(store: preamble.PreambleStore, key: str, header_text: str, a
     try:
         result = toolchain.run_tool([*argv, "-o", building, header], timeout_s=options.compile_timeout_s,
                                     memory_mb=options.compile_memory_mb, cwd=cwd)
-    except toolchain.ToolTimeout:
+    except toolchain.ToolLimit:
         result = None
     if result is not None and result.returncode == 0:
         store.commit(key, building)
@@ -259,7 +259,7 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
     """Run `opt` (default: analyses only) on the IR, lower it to assembly, read it; llvm-mca
     estimates the blocks' cycles meanwhile. `loop_bounds`: source_map.LoopBound of the source."""
     from ccls.frontends.machine_cycles import CYCLES
-    from ccls.machine_code import verbose_assembly
+    from ccls.machine_code import lowering_skipped, verbose_assembly
 
     opt = opt or start_opt(options)
     result = opt.finish(ir_text, options.compile_timeout_s)
@@ -267,7 +267,8 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
         raise CompileFailed(_opt_error(result.stderr, path))
     named = readable_ir(result.stdout)  # as llvmlite's LLVM reads it (x86_mmx upgraded)
     assembly = None
-    if options.machine_code:
+    too_large = lowering_skipped(len(named)) if options.machine_code else None
+    if options.machine_code and too_large is None:
         try:
             assembly = verbose_assembly(named)
         except RuntimeError:
@@ -279,6 +280,8 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
                                early_exit=options.early_exit)
     if pending is not None:
         _attach_block_cycles(functions, pending.result())
+    for fn in functions if too_large else ():
+        fn.assumptions.append(too_large)
     return functions
 
 

@@ -160,7 +160,7 @@ def _compile_device(source: SourceFile, options: AnalysisOptions, compiler: str,
             note = f"device code compiled by {version or clang} (CUDA device-only) for {sm} at {options.optimization}"
             if mode == "clang-prelude":
                 note += "; no CUDA installation found, so CUDA headers were replaced by a minimal prelude"
-    except toolchain.ToolTimeout as problem:
+    except toolchain.ToolLimit as problem:
         return AnalysisError(source.path, None, str(problem))
     except toolchain.ToolMissing as problem:
         return AnalysisError(source.path, None, str(problem))

@@ -24,6 +24,6 @@ def analyze_llvm_ir(source: SourceFile, options: AnalysisOptions) -> FrontendRes
         functions = read_ir_text(text, source.path, "llvm-ir", options)
     except CompileFailed as failed:
         return FrontendResult(errors=[failed.error])
-    except (toolchain.ToolMissing, toolchain.ToolTimeout, IRNotReadable) as problem:
+    except (toolchain.ToolMissing, toolchain.ToolLimit, IRNotReadable) as problem:
         return FrontendResult(errors=[AnalysisError(source.path, None, str(problem))])
     return FrontendResult(functions=functions)

@@ -31,7 +31,7 @@ def block_cycles(blocks: list[tuple[str, ...]], arch: str, timeout_s: float, mem
             [mca, f"-mtriple={triple}", f"-mcpu={cpu}", f"-iterations={MCA_ITERATIONS}",
              "-instruction-info=0", "-resource-pressure=0", "-skip-unsupported-instructions=any", "-"],
             memory_mb=memory_mb, warm=warm).finish(mca_input(regions), timeout_s)
-    except (toolchain.ToolMissing, toolchain.ToolTimeout):
+    except (toolchain.ToolMissing, toolchain.ToolLimit):
         return [None] * len(blocks)
     if result.returncode != 0:
         return [None] * len(blocks)
