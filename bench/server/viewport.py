@@ -1,6 +1,6 @@
 """Opening a file cold (issue 15), printed against the targets (a script, not a timed test).
 
-    python3 bench/server/viewport.py [--functions 600]
+    python3 bench/server/viewport.py [--functions 600] [--edits 5]
 
 On a generated C file (bench_server.generate_c: 600 functions, ~9,800 lines) with a fresh count
 cache, a client that asks for inlay hints on lines 0-60 right after didOpen (as an editor does)
@@ -57,7 +57,7 @@ async def hints_on(client, uri: str, first: int, last: int) -> list[types.InlayH
     return list(result or [])
 
 
-async def cold_open(workspace: Path, cache: Path, text: str) -> dict:
+async def cold_open(workspace: Path, cache: Path, text: str, edit_count: int) -> dict:
     path = workspace / "generated.c"
     path.write_text(text)
     rows = hint_rows(text)
@@ -67,15 +67,17 @@ async def cold_open(workspace: Path, cache: Path, text: str) -> dict:
         started = time.perf_counter()
         uri = open_doc(client, path, text)
         first_screen = every = None
+        screen_doc: dict = {}
         last_lines = len(text.split("\n"))
         while every is None and time.perf_counter() - started < 900:
             if first_screen is None:  # the editor asks for what it shows until it has it
                 got = await hints_on(client, uri, *SCREEN)
                 if len(got) >= len(on_screen):
                     first_screen = time.perf_counter() - started
+                    screen_doc = (await ccls_stats(client)).get("documents", {}).get(uri, {})
             # The rest is watched through ccls/stats: asking for its hints would move the screen.
             doc = (await ccls_stats(client)).get("documents", {}).get(uri, {})
-            if doc.get("pendingFunctions", 1) == 0:
+            if doc and doc.get("pendingFunctions", 0) == 0:  # (a server without batches: its one analysis)
                 every = time.perf_counter() - started
                 first_screen = first_screen or every
             await asyncio.sleep(0.02)
@@ -83,7 +85,7 @@ async def cold_open(workspace: Path, cache: Path, text: str) -> dict:
         if hinted != len(rows):
             raise SystemExit(f"{hinted} hints for {len(rows)} functions")
         edits = []
-        for version, (row, col, insert) in enumerate(edit_points(text, 5, 3), start=2):
+        for version, (row, col, insert) in enumerate(edit_points(text, edit_count, 3), start=2):
             published = len(client.published)
             t0 = time.perf_counter()
             client.text_document_did_change(types.DidChangeTextDocumentParams(
@@ -95,7 +97,7 @@ async def cold_open(workspace: Path, cache: Path, text: str) -> dict:
                 await asyncio.sleep(0.002)
             edits.append(time.perf_counter() - t0)
             await asyncio.sleep(1.0)  # a person reading
-        return {"screen_s": first_screen, "all_s": every, "functions": len(rows), "on_screen": len(on_screen),
+        return {"screen_analysis_ms": screen_doc.get("durationMs"), "screen_s": first_screen, "all_s": every, "functions": len(rows), "on_screen": len(on_screen),
                 "compiles": doc.get("compiles"), "edits_s": edits}
     finally:
         await stop(client)
@@ -104,6 +106,7 @@ async def cold_open(workspace: Path, cache: Path, text: str) -> dict:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--functions", type=int, default=600)
+    parser.add_argument("--edits", type=int, default=5)
     args = parser.parse_args()
     text = generate_c(args.functions, seed=15)
     with tempfile.TemporaryDirectory() as tmp:
@@ -111,7 +114,7 @@ async def main() -> None:
         workspace.mkdir()
         (workspace / "generated.c").write_text(text)
         clang_s = bare_clang_s(workspace / "generated.c")
-        found = await cold_open(workspace, Path(tmp) / "cache", text)
+        found = await cold_open(workspace, Path(tmp) / "cache", text, args.edits)
     lines = len(text.split("\n"))
     load = os.getloadavg()[0]
     print(f"generated C: {found['functions']} functions, {lines} lines; {found['on_screen']} on lines 0-60; "
@@ -120,7 +123,7 @@ async def main() -> None:
     screen_ok = found["screen_s"] is not None and found["screen_s"] <= TARGET_SCREEN_S
     ratio = found["all_s"] / clang_s if found["all_s"] else float("inf")
     print(f"first screen of hints (lines 0-60), cold: {found['screen_s']:.2f} s   target <= {TARGET_SCREEN_S:.1f} s  "
-          f"{'met' if screen_ok else 'NOT met'}")
+          f"{'met' if screen_ok else 'NOT met'}  (its analysis: {found['screen_analysis_ms']} ms)")
     print(f"hints for every function, cold:         {found['all_s']:.2f} s = {ratio:.2f}x bare clang   "
           f"target <= {TARGET_ALL_RATIO:.1f}x  {'met' if ratio <= TARGET_ALL_RATIO else 'NOT met'}  "
           f"({found['compiles']} compiles)")

@@ -63,6 +63,7 @@ def initialize(ls: CclsServer, params: types.InitializeParams) -> None:
 @server.feature(types.INITIALIZED)
 async def initialized(ls: CclsServer, params: types.InitializedParams) -> None:
     ls.session.bind_loop()
+    ls.session.warm_up()
     await ls.session.pull_configuration()
     ls.session.start_workspace()
 

@@ -104,6 +104,12 @@ class Session:
             return
         self.reload_settings(initial=True)
 
+    def warm_up(self) -> None:
+        """Front ends, tables and tool versions loaded while the client opens its first file."""
+        if self.service is not None:
+            self.pool.submit(self.service.warm_up).add_done_callback(
+                lambda f: f.cancelled() or f.exception() is None or log.info("warm-up failed: %s", f.exception()))
+
     def shutdown(self) -> None:
         if self.workspace is not None:
             self.workspace.stop()
@@ -400,8 +406,9 @@ class Session:
                                              pending=prior.pending if prior is not None and prior.snapshot is snapshot
                                              else None)
                 screen_used = screen
+                # A file's first screen does not wait for its preamble to be precompiled.
                 found = await self._count(uri, model, snapshot, settings, service, program_sizes, cohort, stop,
-                                          prior, order, batch)
+                                          prior, order, batch, preamble=previous is not None or prior is not None)
                 if found is None:
                     return  # superseded, or an engine failure (said)
                 outcome, reports, sizes = found
@@ -441,13 +448,14 @@ class Session:
 
     async def _count(self, uri: str, model: DocumentModel, snapshot: Any, settings: Settings,
                      service: AnalysisService, program_sizes: Any, cohort: Cohort | None, stop: threading.Event,
-                     prior: Outcome | None, order: list[int] | None,
-                     batch: int | None) -> tuple[Outcome, UnitReports, DocumentSizes] | None:
+                     prior: Outcome | None, order: list[int] | None, batch: int | None,
+                     preamble: bool) -> tuple[Outcome, UnitReports, DocumentSizes] | None:
         """One batch of a pass on the worker pool; None when superseded or failed."""
         def work() -> tuple[Outcome, dict, DocumentSizes]:
             sizes = program_sizes.for_document(model.path)  # inference can take a while: not on the loop
             outcome = service.counts(snapshot, settings.analysis_options(), stop.is_set, previous=prior,
-                                     sizes=sizes, order=order, batch=batch, whole_up_to=viewport.WHOLE_UP_TO)
+                                     sizes=sizes, order=order, batch=batch, whole_up_to=viewport.WHOLE_UP_TO,
+                                     preamble=preamble)
             return outcome, self._unit_reports(uri, outcome, settings, cohort), sizes
 
         future = self.pool.submit(work, FOREGROUND)

@@ -8,6 +8,7 @@ from typing import Callable, Sequence
 
 from ccls.cache import CountCache
 from ccls.engine import ReportSettings
+from ccls.frontends import language_named
 from ccls.options import AnalysisOptions
 from ccls.service.counts import Analyzer, Outcome, Snapshot
 from ccls.service.program_sizes import DocumentSizes, ProgramSizes
@@ -34,11 +35,22 @@ class AnalysisService:
     def counts(self, snapshot: Snapshot, options: AnalysisOptions, cancelled: Callable[[], bool] = lambda: False,
                remember: bool = True, previous: Outcome | None = None,
                sizes: DocumentSizes | None = None, order: Sequence[int] | None = None,
-               batch: int | None = None, whole_up_to: int = 0) -> Outcome:
+               batch: int | None = None, whole_up_to: int = 0, preamble: bool = True) -> Outcome:
         """Counted functions of one snapshot (see `Analyzer.analyse`): with `batch`, at most that
         many uncached ones, the first in `order`. Thread-safe."""
         return self.analyzer.analyse(snapshot, options, cancelled, remember, previous, sizes, order, batch,
-                                     whole_up_to)
+                                     whole_up_to, preamble)
+
+    def warm_up(self, languages: Sequence[str] = ("c", "cpp")) -> None:
+        """Load what a first analysis needs before a document asks for one: the tables, the
+        front ends and readers (their imports take ~0.4 s) and the tools' versions (part of
+        every count key; `--version` runs once per binary, then the cache directory has it)."""
+        self.tables.get()
+        for name in languages:
+            record = language_named(name)
+            record.entry_point()
+            for tool in record.tools:
+                self.analyzer.tool_version(tool)
 
     def reports(self, document: str, outcome: Outcome, settings: ReportSettings, options: AnalysisOptions,
                 cohort: Cohort | None = None) -> UnitReports:

@@ -232,13 +232,16 @@ class Analyzer:
     def analyse(self, snapshot: Snapshot, options: AnalysisOptions,
                 cancelled: Callable[[], bool] = lambda: False, remember: bool = True,
                 previous: Outcome | None = None, sizes: DocumentSizes | None = None,
-                order: Sequence[int] | None = None, batch: int | None = None, whole_up_to: int = 0) -> Outcome:
+                order: Sequence[int] | None = None, batch: int | None = None, whole_up_to: int = 0,
+                preamble: bool = True) -> Outcome:
         """Counts for every function of the snapshot, or with `batch`, for at most that many of
         those not cached, the first in `order` (function indices; the editor's screen first):
         the others are left in `outcome.pending` for a later call. Up to `whole_up_to` uncached
-        functions are counted together all the same (one compile: an edit's few). `remember=False` (the background pass)
-        keeps its entries out of the cache's memory layer, and compiles each file whole: a
-        precompiled preamble only pays off for a buffer compiled again and again. Units of
+        functions are counted together all the same (one compile: an edit's few).
+        `remember=False` (the background pass) keeps its entries out of the cache's memory layer,
+        and compiles each file whole: a precompiled preamble only pays off for a buffer compiled
+        again and again (`preamble=False`: not this time either, e.g. the first screen of a file
+        opened cold, which should not wait for the preamble to be built). Units of
         `previous` (the document's last outcome) whose key and first line are unchanged are
         taken over as they are. `sizes`: what the workspace's call sites pass each function
         of the document (by name), see `ccls.sizes`."""
@@ -246,7 +249,8 @@ class Analyzer:
         sizes = sizes or {}
         keys = self.unit_keys(snapshot, options, sizes)
         if remember:
-            options = dataclasses.replace(options, preamble_dir=self.preamble_dir, warm_tools=True)
+            options = dataclasses.replace(options, preamble_dir=self.preamble_dir if preamble else None,
+                                          warm_tools=True)
         if snapshot.functions is None:
             outcome = self._analyse_file(snapshot, options, keys[0], remember, sizes)
         else:
