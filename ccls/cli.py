@@ -12,6 +12,10 @@ from ccls.options import OPTION_SPECS, AnalysisOptions, OptionSpec
 from ccls.targets import CPU_ARCHES
 
 EXIT_OK, EXIT_ANALYSIS_ERRORS, EXIT_USAGE = 0, 1, 2
+_EXECUTOR_HELP = ("where the per-file work runs: dask://HOST:PORT (a Dask scheduler; --jobs is then ignored) or "
+                  "dask-local (a Dask cluster of --jobs worker processes); needs 'ccls-cost[distributed]'. Workers "
+                  "must see the sources, their headers and the compiler at the same paths (this machine or a shared "
+                  "filesystem); the count cache stays with this command. Default: a process pool here")
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"}
 
 
@@ -38,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("--tables", help="directory of cost tables (default: the bundled ones)")
     analyze.add_argument("--jobs", "-j", type=_whole_number(1, 4096), default=None, metavar="N",
                          help="worker processes (default: the number of cores); results do not depend on it")
+    analyze.add_argument("--executor", type=_executor_spec, default=None, metavar="WHERE", help=_EXECUTOR_HELP)
     analyze.add_argument("--no-cache", action="store_true",
                          help="neither read nor write the count cache (an unchanged re-run then recompiles)")
     analyze.add_argument("--cache-dir", metavar="DIR",
@@ -173,6 +178,15 @@ def _number(text: str) -> float:
         return math.nan
 
 
+def _executor_spec(text: str) -> str:
+    from ccls.service.executors import check_spec
+
+    try:
+        return check_spec(text)
+    except ValueError as problem:
+        raise argparse.ArgumentTypeError(str(problem)) from None
+
+
 def _whole_number(low: int, high: int):
     def parse(text: str) -> int:
         value = _number(text)
@@ -255,7 +269,7 @@ def _count_program(args: argparse.Namespace, sources, options, tables):
     show = vars(args).get("format", "table") == "table" and sys.stderr.isatty()
     with _progress_bar(len(sources), show) as progress:
         try:
-            return count_program(sources, options, tables, cache, jobs, progress)
+            return count_program(sources, options, tables, cache, jobs, progress, vars(args).get("executor"))
         finally:
             if cache is not None:
                 cache.close()
@@ -476,13 +490,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         run_stdio(args.log_file, args.log_level)
         return EXIT_OK
+    from ccls.service.executors import ExecutorError
+
     if args.command == "analyze":
         from ccls.git_source import CloneError, cloned
 
         try:
             with cloned(args.paths) as (args.paths, args.checkouts):  # a repository URL: a shallow clone
                 return run_analyze(args)
-        except CloneError as problem:
+        except (CloneError, ExecutorError) as problem:
             print(f"ccls: {problem}", file=sys.stderr)
             return EXIT_USAGE
         except KeyboardInterrupt:
@@ -491,6 +507,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in gate_commands:
         try:
             return gate_commands[args.command](args)
+        except ExecutorError as problem:
+            print(f"ccls: {problem}", file=sys.stderr)
+            return EXIT_USAGE
         except KeyboardInterrupt:
             return 130
     parser.print_help()

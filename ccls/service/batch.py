@@ -18,6 +18,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import threading
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
@@ -57,8 +58,11 @@ class Progress:
 
 
 def count_program(sources: Sequence[SourceFile], options: AnalysisOptions, tables: Tables,
-                  cache: CountCache | None = None, jobs: int = 1, progress: Progress | None = None) -> list[CountedFile]:
-    """Count `sources` as one program, one `CountedFile` per source in their order."""
+                  cache: CountCache | None = None, jobs: int = 1, progress: Progress | None = None,
+                  executor: str | None = None) -> list[CountedFile]:
+    """Count `sources` as one program, one `CountedFile` per source in their order. The per-file
+    work runs on `jobs` processes, or on the Dask cluster `executor` names (`ccls.service.executors`;
+    raises its `ExecutorError` when that cannot be used); the results do not depend on where."""
     progress = progress or Progress()
     store = TableStore(tables=tables)
     analyzer = Analyzer(cache or CountCache(None), store)
@@ -70,7 +74,7 @@ def count_program(sources: Sequence[SourceFile], options: AnalysisOptions, table
                 if found is not None:
                     entry.calls, entry.calls_known = _calls_from_json(found), True
     results: list[CountedFile | None] = [None] * len(entries)
-    with _executor(jobs, tables) as pool:
+    with _executor(jobs, tables, executor) as pool:
         to_read = [i for i, entry in enumerate(entries) if not entry.calls_known]
         stored_calls = []
         for done, (i, read) in enumerate(_run(pool, _read, [(entries[i].source, options) for i in to_read], to_read)):
@@ -172,7 +176,21 @@ def _tuples(value: Any) -> Any:
 
 # -- workers -----------------------------------------------------------------------------------
 
-_WORKER_TABLES: Tables | None = None
+_WORKER_TABLES: Tables | None = None  # a pool's worker process (or this one): set once, at its start
+_TASK = threading.local()  # a Dask worker's thread: set by each task, as one worker may serve several runs
+
+
+def _tables() -> Tables | None:
+    return getattr(_TASK, "tables", None) or _WORKER_TABLES
+
+
+def _with_tables(tables: Tables, fn: Callable, *args: Any) -> Any:
+    """`fn(*args)` on a Dask worker, with the batch's tables (sent to each worker once)."""
+    _TASK.tables = tables
+    try:
+        return fn(*args)
+    finally:
+        _TASK.tables = None
 
 
 def _start_worker(tables: Tables, worker: bool = False) -> None:
@@ -193,7 +211,7 @@ def _read(source: SourceFile, options: AnalysisOptions) -> ReadFile:
 def _count(what: ReadFile | SourceFile, options: AnalysisOptions, sizes: FileSizes) -> CountedFile:
     read = what if isinstance(what, ReadFile) else _read(what, options)
     try:
-        return count_read(read, options, _WORKER_TABLES, lambda fn: sizes.get(fn.name, {}))
+        return count_read(read, options, _tables(), lambda fn: sizes.get(fn.name, {}))
     except Exception as exc:
         log.exception("counting %s failed", read.path)
         return CountedFile(read.path, read.language, errors=_failed(read.path, exc).errors)
@@ -215,8 +233,13 @@ class _Inline(Executor):
         return future
 
 
-def _executor(jobs: int, tables: Tables) -> Executor:
+def _executor(jobs: int, tables: Tables, where: str | None = None) -> Executor:
+    """The one seam between the pipeline and where its per-file work runs."""
     _start_worker(tables)
+    if where is not None:
+        from ccls.service.executors import open_dask
+
+        return open_dask(where, jobs, _with_tables, tables)
     if jobs <= 1:
         return _Inline()
     # fork: the workers start with the tables and modules already loaded (no threads run here).
@@ -231,12 +254,13 @@ def _run(pool: Executor, fn: Callable, args: Sequence[tuple], indices: Sequence[
         for a, index in zip(args, indices):
             yield index, fn(*a)
         return
+    died = getattr(pool, "worker_died", (BrokenProcessPool,))
     futures = {pool.submit(fn, *a): (index, a[0]) for a, index in zip(args, indices)}
     for future in as_completed(futures):
         index, what = futures[future]
         try:
             yield index, future.result()
-        except BrokenProcessPool as exc:  # a worker was killed (out of memory?): its files fail, with a reason
+        except died as exc:  # a worker was killed (out of memory?): its files fail, with a reason
             path = what.path
             failed = _failed(path, RuntimeError(f"the worker process died ({exc}); try --jobs 1"))
             yield index, ReadFile(path, _language(path), failed) if fn is _read else \
