@@ -110,3 +110,22 @@ def test_an_executor_that_is_not_dask_is_a_usage_error(capsys):
         cli.main(["analyze", "x.c", "--executor", "spark://host:7077"])
     assert stop.value.code == 2
     assert "expected dask://HOST:PORT or dask-local" in capsys.readouterr().err
+
+
+def _digest_by_thread() -> str:
+    import threading
+
+    return threading.current_thread().name  # the workers' loop thread is not the test's main thread
+
+
+def test_workers_with_other_counting_code_are_refused(program, capsys, monkeypatch):
+    distributed = _distributed()
+    from ccls.service import digest
+
+    monkeypatch.setattr(digest, "engine_digest", _digest_by_thread)  # the workers' digest differs from ours
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
+                                  dashboard_address=None) as cluster:
+        address = "dask://" + cluster.scheduler_address.removeprefix("tcp://")
+        code, out, err = _analyze(capsys, str(program), "--executor", address)
+    assert code == 2 and out == ""
+    assert f"2 Dask worker(s) at {address} run other ccls counting code" in err
