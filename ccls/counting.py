@@ -22,7 +22,7 @@ MISPREDICT = "branch.mispredict"
 # A predictor learns a branch's usual direction: on data that takes it with probability p, it is
 # wrong min(p, 1 − p) of the time. p is unknown here (blocks are counted at an even split), and
 # min(p, 1 − p) averages 1/4 over all p; 1/2 (random data, p = 1/2) is the worst case and 0
-# (data that always goes one way) the best, the ends of the band (engine._assumed_cu_range).
+# (data that always goes one way) the best: the ends of the CU band (engine._with_uncertainty).
 MISPREDICT_RATE = Fraction(1, 4)
 MISPREDICT_WORST = Fraction(1, 2)
 # PTX and CPython classes whose instructions are divisions too.
