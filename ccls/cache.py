@@ -186,6 +186,9 @@ class CountCache:
                     self._remember(key, functions)
                 rows.append((key, functions))
             self.writes += len(rows)
+            # A reading the clock cut short says what this moment's load allowed: kept for the
+            # session (above), not on disk, so a quieter run reads it again in full.
+            rows = [(key, functions) for key, functions in rows if not any(f.stopped_on_time for f in functions)]
             if self._db is None or not rows:
                 return
             try:

@@ -119,7 +119,7 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
         line_counts={line: dict(c) for line, c in line_counts.items()}, calls=dict(calls),
         sites=_division_sites(fn, executions) + _miss_sites(fn, executions, working_sets, cache, tiers),
         assumptions=assumptions, ir_text=fn.ir_text, machine_cycles=cycles, compile_flags=fn.compile_flags,
-        overlaps=overlaps,
+        overlaps=overlaps, stopped_on_time=fn.stopped_on_time,
     )
 
 

@@ -111,6 +111,9 @@ class FunctionIR:
     assumptions: list[str] = field(default_factory=list)
     ir_text: str = ""  # the function's IR/PTX/bytecode listing, for "show IR"
     compile_flags: tuple[str, ...] = ()  # the flags that shaped its code (C, C++, CUDA host)
+    # Its reading ran out of wall-clock time (ReadingBudget): what it says depends on the
+    # machine's load at that moment, so it is never kept in the persistent count cache.
+    stopped_on_time: bool = False
 
 
 @dataclass(frozen=True)
@@ -220,3 +223,4 @@ class CountedFunction:
     inferred_sizes: dict[str, float] = field(default_factory=dict)
     size_notes: list[str] = field(default_factory=list)  # where each inferred size came from
     call_sites: tuple[CallSite, ...] = ()  # the calls this function makes, with what they pass
+    stopped_on_time: bool = False  # FunctionIR.stopped_on_time: never kept in the persistent cache

@@ -42,6 +42,18 @@ def test_round_trip_in_memory_and_on_disk(tmp_path):
     reopened.close()
 
 
+def test_a_reading_the_clock_cut_short_is_kept_for_the_session_not_on_disk(tmp_path):
+    import dataclasses
+    cache = CountCache(str(tmp_path))
+    cut = dataclasses.replace(counted("slow"), stopped_on_time=True)
+    cache.put_many([("cut", [cut]), ("whole", [counted()])])
+    assert cache.get("cut") == [cut]  # this session still answers from it
+    cache.close()
+    reopened = CountCache(str(tmp_path))
+    assert reopened.get("cut") is None and reopened.get("whole") == [counted()]
+    reopened.close()
+
+
 def test_empty_list_means_compiled_with_nothing_emitted(tmp_path):
     cache = CountCache(str(tmp_path))
     cache.put("unused-static", [])

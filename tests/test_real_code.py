@@ -72,6 +72,25 @@ def test_a_function_over_its_budget_is_reported_with_what_is_known_and_says_so()
     assert fn.blocks and sum(len(b.instructions) for b in fn.blocks) > 50  # instructions still counted
     [full] = read_functions(parsed, "p.c", "c", "x86_64", 100)
     assert sum(len(b.instructions) for b in fn.blocks) == sum(len(b.instructions) for b in full.blocks)
+    # Stopped by its steps, it reads the same on any machine; by the clock, it is marked so (the
+    # count cache keeps no such reading).
+    assert not fn.stopped_on_time and not full.stopped_on_time
+
+
+def test_a_reading_the_clock_stops_is_marked_so_through_counting(monkeypatch):
+    import ccls.readers.llvm_ir as llvm_ir
+    from ccls.readers.scev import BudgetExhausted, ReadingBudget
+
+    class OutOfTime(ReadingBudget):
+        def spend(self, steps: int = 1) -> None:
+            self.exhausted = self.over_time = True
+            raise BudgetExhausted("analysis stopped after 0 ms")
+
+    monkeypatch.setattr(llvm_ir, "ReadingBudget", OutOfTime)
+    ir, analyses = module(phichain(6))
+    [fn] = read_functions(parse_module(ModuleText(ir, parse_opt_output(analyses))), "p.c", "c", "x86_64", 100)
+    assert fn.stopped_on_time and any(a.startswith("analysis stopped after") for a in fn.assumptions)
+    assert count_function(fn, None, lambda s: 1000.0).stopped_on_time
 
 
 # -- 2. IR that llvmlite's newer LLVM cannot read costs that file, not the run --------------------

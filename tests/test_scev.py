@@ -217,6 +217,7 @@ def test_a_reading_over_its_budget_stops_with_budget_exhausted_not_a_guess():
         to_polynomial("%s.29", c)
     with pytest.raises(BudgetExhausted):  # and stays spent
         to_polynomial("(1 + %n)", c)
+    assert not c.budget.over_time  # spent by its steps: the same on any machine
 
 
 def test_a_do_while_runs_to_the_operand_of_max_that_grows_with_the_sizes():
@@ -262,4 +263,4 @@ def test_the_time_budget_runs_from_the_first_step_and_stops_a_long_reading():
     with pytest.raises(BudgetExhausted, match=r"analysis stopped after \d+ ms"):
         while True:
             budget.spend()
-    assert budget.exhausted and budget.elapsed_seconds() >= 0.02
+    assert budget.exhausted and budget.over_time and budget.elapsed_seconds() >= 0.02

@@ -674,6 +674,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         line=line or (min(lines_seen) if lines_seen else None),
         end_line=max(lines_seen) if lines_seen else line, language=language, arch=arch,
         parameters=parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=fn_text,
+        stopped_on_time=budget.over_time,
     )
 
 

@@ -159,6 +159,7 @@ class ReadingBudget:
     max_seconds: float = DEFAULT_BUDGET_SECONDS
     steps: int = 0
     exhausted: bool = False
+    over_time: bool = False  # spent by the clock (load-dependent), not by its steps
     started: float | None = None
 
     def spend(self, steps: int = 1) -> None:
@@ -169,6 +170,7 @@ class ReadingBudget:
             # The clock is read once per 1024 steps: a step is a few microseconds.
             over_time = (self.steps & 1023) < steps and self.elapsed_seconds() > self.max_seconds
             self.exhausted = self.steps > self.max_steps or over_time
+            self.over_time = over_time and self.steps <= self.max_steps
         if self.exhausted:
             raise BudgetExhausted(f"analysis stopped after {self.elapsed_seconds() * 1000:.0f} ms")
 
