@@ -557,14 +557,8 @@ def _is_division(instr: Instruction) -> bool:
     return base in DIVISION_CLASSES
 
 
-_DIVISION_ADVICE = {
-    "loop-invariant": ("the divisor does not change inside the loop: compute its reciprocal once before "
-                       "the loop and multiply (for integers, a precomputed multiply-shift, libdivide-style)"),
-    "constant": "divide by a constant the compiler can strength-reduce, or multiply by its reciprocal",
-    "power-of-two": "use a shift or mask for power-of-two divisors",
-    "variant": ("the divisor changes every iteration: if it is a power of two use a shift/mask; otherwise "
-                "restructure (e.g. keep a running quotient, or batch divisions) to avoid one per iteration"),
-}
+# Access patterns a miss-heavy loop is reported for (ccls.advice has what to do about each).
+MISS_PATTERNS = ("strided", "indirect", "pointer-chase")
 
 
 def _division_sites(fn: FunctionIR, executions: dict[str, Polynomial]) -> list[FindingSite]:
@@ -588,21 +582,10 @@ def _division_sites(fn: FunctionIR, executions: dict[str, Polynomial]) -> list[F
         loop = key_loop or next((b.loop for b in fn.blocks for i in b.instructions if i.line == line and b.loop), "")
         kinds = sorted({"floating-point" if split(c)[0] == "fp_div" else "integer" for c in classes})
         where = f"line {line}" if line else "this function"
-        advice = _DIVISION_ADVICE.get(divisor or "variant", _DIVISION_ADVICE["variant"])
         sites.append(FindingSite(
             "division-in-loop", line, loop, classes,
-            f"{' and '.join(kinds)} division inside a loop at {where}", advice))
+            f"{' and '.join(kinds)} division inside a loop at {where}", divisor or "variant"))
     return sites
-
-
-_MISS_ADVICE = {
-    "strided": ("the innermost loop walks memory with a large stride (column-major order): interchange "
-                "the loops so the innermost index is contiguous, or tile/block the nest"),
-    "indirect": ("accesses go through an index array (a[idx[i]]): sort or bucket the indices, or gather "
-                 "the data into a contiguous buffer first"),
-    "pointer-chase": ("each load depends on the previous one (linked structure): store nodes contiguously "
-                      "(an array of nodes, structure-of-arrays) or prefetch ahead"),
-}
 
 
 def _miss_sites(fn: FunctionIR, executions: dict[str, Polynomial], working_sets: dict[str | None, float],
@@ -621,7 +604,7 @@ def _miss_sites(fn: FunctionIR, executions: dict[str, Polynomial], working_sets:
                 continue
             for instr in block.instructions:
                 access = instr.access
-                if access is None or access.pattern not in _MISS_ADVICE:
+                if access is None or access.pattern not in MISS_PATTERNS:
                     continue
                 for cls, share in tiers(instr, block.loop, set()):
                     if not cls.split("@")[0].endswith(".L1"):
@@ -636,5 +619,5 @@ def _miss_sites(fn: FunctionIR, executions: dict[str, Polynomial], working_sets:
                 "miss-heavy-loop", line, outer, dict(classes),
                 f"{pattern.replace('-', ' ')} accesses{detail} over a working set of about "
                 f"{_human_bytes(working_set)}, larger than the {_human_bytes(cache.l2_bytes)} L2 cache",
-                _MISS_ADVICE[pattern]))
+                pattern))
     return sites

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Callable, NamedTuple, Sequence
 
+from ccls.advice import recommendation
 from ccls.costing import (ClassBreakdown, Hidden, cost_counts, cu_expression, hidden_by_overlap, metric_parts,
                           metrics_band)
 from ccls.counting import MISPREDICT, MISPREDICT_RATE, MISPREDICT_WORST, count_function
@@ -407,7 +408,8 @@ def _findings(fn: CountedFunction, rates: dict[str, float], metrics: Metrics, op
     for site in fn.sites:
         share = _class_cu(site.classes, rates, options) / metrics.cu if metrics.cu > 0 else None
         share_text = f" (~{share:.0%} of this function's CU)" if share is not None else ""
-        findings.append(Finding(site.kind, site.line, site.message + share_text, site.recommendation, share))
+        findings.append(Finding(site.kind, site.line, site.message + share_text, recommendation(site.kind, site.cause),
+                                share))
     findings.sort(key=lambda f: -(f.share_of_cu or 0))
     return findings
 

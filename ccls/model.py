@@ -165,7 +165,7 @@ class FindingSite:
     loop: str
     classes: dict[str, Polynomial]  # executed counts of the offending instructions, by class
     message: str
-    recommendation: str
+    cause: str  # the divisor's kind or the access pattern: what `ccls.advice` words the fix for
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any
 from ccls.model import CallSite, CountedFunction, FindingSite, LoopSummary, MemoryOverlap, TripCount
 from ccls.polynomial import Polynomial
 
-SCHEMA = 6
+SCHEMA = 7
 
 
 def poly_to_json(poly: Polynomial) -> list:
@@ -38,7 +38,7 @@ def counted_to_json(f: CountedFunction) -> dict[str, Any]:
         "line_counts": {str(line): _polys_to_json(c) for line, c in f.line_counts.items()},
         "calls": _polys_to_json(f.calls),
         "sites": [{"kind": s.kind, "line": s.line, "loop": s.loop, "classes": _polys_to_json(s.classes),
-                   "message": s.message, "recommendation": s.recommendation} for s in f.sites],
+                   "message": s.message, "cause": s.cause} for s in f.sites],
         "assumptions": f.assumptions, "ir_text": f.ir_text,
         "machine_cycles": poly_to_json(f.machine_cycles) if f.machine_cycles is not None else None,
         "compile_flags": list(f.compile_flags),
@@ -66,7 +66,7 @@ def counted_from_json(d: dict[str, Any]) -> CountedFunction:
                            TripCount(l["kind"], poly_from_json(l["iterations"]), l["source_text"])) for l in d["loops"]],
         line_counts={int(line): polys(c) for line, c in d["line_counts"].items()},
         calls=polys(d["calls"]),
-        sites=[FindingSite(s["kind"], s["line"], s["loop"], polys(s["classes"]), s["message"], s["recommendation"])
+        sites=[FindingSite(s["kind"], s["line"], s["loop"], polys(s["classes"]), s["message"], s["cause"])
                for s in d["sites"]],
         assumptions=list(d["assumptions"]), ir_text=d.get("ir_text", ""),
         machine_cycles=poly_from_json(d["machine_cycles"]) if d.get("machine_cycles") is not None else None,

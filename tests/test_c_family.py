@@ -5,6 +5,7 @@ from fractions import Fraction
 
 import pytest
 
+from ccls.advice import recommendation
 from ccls.counting import count_function
 from ccls.frontends import SourceFile
 from ccls.frontends.c_family import analyze_with_clang
@@ -30,7 +31,7 @@ def test_symbolic_trip_count_and_runtime_division():
     assert f.counts["int_div"].symbols == {"n"}
     assert f.counts["int_div"].evaluate({"n": 1000}) == pytest.approx(1000, rel=0.01)
     [site] = [s for s in f.sites if s.kind == "division-in-loop"]
-    assert site.line == 4 and "changes every iteration" not in site.recommendation  # m is loop-invariant
+    assert site.line == 4 and site.cause == "loop-invariant"  # m does not change inside the loop
     assert f.machine_instructions is not None and f.machine_instructions.degree() == 1
 
 
@@ -54,7 +55,7 @@ def test_column_major_walk_is_a_miss_heavy_loop():
     counted, _ = analyse("double c(const double *m, long n) { double s = 0;\n for (long j = 0; j < n; j++)\n"
                          "  for (long i = 0; i < n; i++)\n   s += m[i*n + j];\n return s; }\n")
     sites = [s for s in counted["c"].sites if s.kind == "miss-heavy-loop"]
-    assert sites and "interchange" in sites[0].recommendation
+    assert sites and sites[0].cause == "strided" and "interchange" in recommendation("miss-heavy-loop", sites[0].cause)
     counts = {cls: poly.evaluate({"n": 1000}) for cls, poly in counted["c"].counts.items()}
     beyond = sum(v for cls, v in counts.items() if cls.startswith(("load.L3", "load.DRAM")))
     # 1000 rows × 64 B fit in L2, so the next column finds 7 of every 8 lines there again.

@@ -21,7 +21,7 @@ def counted(name: str = "dot", line: int = 3) -> CountedFunction:
         counts={"fp_fma": n, "load": n * 2 + Polynomial.constant(1)},
         machine_instructions=n * 5, loops=[LoopSummary("for.body", 1, line + 1, TripCount("symbolic", n, "%n"))],
         line_counts={line + 2: {"fp_fma": n}}, calls={"": Polynomial.constant(0)},
-        sites=[FindingSite("division-in-loop", line + 2, "for.body", {"int_div": n}, "div", "hoist it")],
+        sites=[FindingSite("division-in-loop", line + 2, "for.body", {"int_div": n}, "div", "loop-invariant")],
         assumptions=["compiled by clang"], ir_text="define i32 @dot() {}",
         overlaps=[MemoryOverlap("for.body", n * 3, {"load.stream": n * Fraction(1, 8)})],
     )
