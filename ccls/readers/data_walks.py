@@ -21,7 +21,7 @@ STRLEN = "strlen("  # symbol prefixes of sizes named by data (`strlen(s)`, `len(
 LIST_LEN = "len("
 
 _NAME = r"(?:\"[^\"]+\"|[-\w.$]+)"
-_BRANCH = re.compile(rf"^br i1 %(?P<cond>{_NAME}), label %(?P<true>{_NAME}), label %(?P<false>{_NAME})")
+BRANCH = re.compile(rf"^br i1 %(?P<cond>{_NAME}), label %(?P<true>{_NAME}), label %(?P<false>{_NAME})")
 _ZERO_TEST = re.compile(rf"= icmp (?P<predicate>eq|ne) (?P<type>i\d+|ptr) %(?P<value>{_NAME}), (?:0|null)\b")
 _SWITCH_ZERO = re.compile(rf"\bi\d+ 0, label %(?P<target>{_NAME})")
 _SWITCH_ON = re.compile(rf"^switch i\d+ %(?P<value>{_NAME}), label %(?P<default>{_NAME})")
@@ -162,7 +162,7 @@ def data_walk(record, definitions: dict, block_of: dict[str, str], block_instruc
                 return DataWalk(iterations, symbol, what, block, target)
     for block in record.blocks:
         term = terminators.get(block)
-        branch = _BRANCH.match(term.text) if term is not None and term.opcode == "br" else None
+        branch = BRANCH.match(term.text) if term is not None and term.opcode == "br" else None
         if branch is None:
             continue
         outside = [_unquote(t) for t in (branch["true"], branch["false"]) if _unquote(t) not in inside]
@@ -354,7 +354,7 @@ def _counted_to_loaded(test, record, definitions: dict, block_of: dict[str, str]
 
 def _zero_exits(term, inside: set[str], definitions: dict):
     """(value tested against zero or null, the outside block that the test sends it to)."""
-    if term.opcode == "br" and (branch := _BRANCH.match(term.text)):
+    if term.opcode == "br" and (branch := BRANCH.match(term.text)):
         test = definitions.get(_unquote(branch["cond"]))
         zero = _ZERO_TEST.search(test.text) if test is not None and test.opcode == "icmp" else None
         if zero is None:

@@ -439,8 +439,8 @@ def _llvm_version() -> str:
 
 
 # Linkages of functions a header defines inline: emitted wherever they are used, not the file's own.
-_EMITTED_WHERE_USED = {"Linkage.linkonce_any", "Linkage.linkonce_odr", "Linkage.weak_odr",
-                       "Linkage.available_externally"}
+_EMITTED_WHERE_USED = {llvm.Linkage.linkonce_any, llvm.Linkage.linkonce_odr, llvm.Linkage.weak_odr,
+                       llvm.Linkage.available_externally}
 
 
 def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModule:
@@ -458,7 +458,7 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
         name, line, defined_in = subprograms.get(fn_subprogram.get(fn.name, ""), ("", None, None))
         notes: list[str] = []
         own = not main_file or (defined_in is not None and os.path.basename(defined_in) == main_file)
-        if not own and (defined_in is None or str(fn.linkage) in _EMITTED_WHERE_USED):
+        if not own and (defined_in is None or fn.linkage in _EMITTED_WHERE_USED):
             continue  # compiler-generated (no debug info of its own), or a header's inline function
         grouped = _machine_per_ir_block(machine.get(fn.name), {bb.name for bb in fn.blocks}, notes)
         contexts = _contexts(predecessors.get(fn.name, {}), module.analyses.get(fn.name)) if grouped else {}
@@ -1092,7 +1092,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
                 # …)`). Not for a remainder loop, whose start is where the main loop ended.
                 again = replace(ctx, max_takes_constant=True, assumptions=[], memo=ValueTable())
                 counted = to_polynomial(text, again) + 1
-                if not any("remainder loop" in note or "merging" in note for note in again.assumptions):
+                if not again.read_phi_merge:
                     ctx, iterations = again, counted
             for note in dict.fromkeys(ctx.assumptions):
                 assumptions.append(f"loop %{record.header}: {note}")
@@ -1209,7 +1209,7 @@ def _merged_counter_trip(record, analyses: FunctionAnalyses, terminators: dict, 
     inside = set(record.blocks)
     exits = [name for name in record.blocks if name in terminators
              and any(target not in inside for target in _successors(terminators[name]))]
-    branch = _CONDITIONAL_BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
+    branch = data_walks.BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
     test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
     compare = _COMPARE_CONSTANT.search(test.text) if test is not None and test.opcode == "icmp" else None
     if compare is None:
@@ -1394,14 +1394,12 @@ def _leaves_early_only_to_fail(record, terminators: dict, reading: _Reading) -> 
     return " or ".join(sorted(kinds, reverse=True)) if len(exits) > 1 and ordinary == 1 else None
 
 
-_CONDITIONAL_BRANCH = re.compile(r"^br i1 %(?P<cond>\"[^\"]+\"|[-\w.$]+), label %(?P<true>\"[^\"]+\"|[-\w.$]+), "
-                                 r"label %(?P<false>\"[^\"]+\"|[-\w.$]+)")
 _NULL_TEST = re.compile(r"= icmp (?P<predicate>eq|ne) ptr %(?P<pointer>\"[^\"]+\"|[-\w.$]+), null\b")
 
 
 def _on_allocation_failure(terminator: _Value, target: str, reading: _Reading) -> bool:
     """Whether the edge to `target` is taken only when a pointer an allocator returned is null."""
-    branch = _CONDITIONAL_BRANCH.match(terminator.text) if terminator.opcode == "br" else None
+    branch = data_walks.BRANCH.match(terminator.text) if terminator.opcode == "br" else None
     test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
     null = _NULL_TEST.search(test.text) if test is not None and test.opcode == "icmp" else None
     if null is None:

@@ -222,6 +222,7 @@ class ScevContext:
     # max(c, s) of a trip count: take the constant (`for (i = s; i < c; i++)` counts max(c, s) − s;
     # the symbolic operand is the start, and taking it would cancel the count to nothing)
     max_takes_constant: bool = False
+    read_phi_merge: bool = False  # a phi was read as the values flowing into it (a remainder loop's start)
     _blocked: frozenset[str] = frozenset()  # the phis of the cycle being resolved
     _resolving: set[str] = field(default_factory=set)
     # each value being resolved: (its own notes, the values its reading used), as ordered sets
@@ -454,6 +455,7 @@ class _Parser:
             elif values:
                 ctx.note(f"the start of a remainder loop, %{name}, taken as its value after the main loop")
             if values:
+                ctx.read_phi_merge = True
                 total = Polynomial()
                 for value in values:
                     total = total + value

@@ -389,7 +389,7 @@ def html_report(summary: Summary) -> str:
                         f'<code>{escape(_where(summary.functions[k]))}</code>: {escape(si(summary.functions[k].report.metrics.cu))} '
                         f'CU{" per thread" if per(summary.functions[k].report) == "thread" else ""}</li>'
                         for k in summary.costliest)
-    errors = "".join(f'<li><code>{escape(e.path)}{f":{e.line}" if e.line else ""}</code>: '
+    errors = "".join(f'<li><code>{escape(e.file)}{f":{e.line}" if e.line else ""}</code>: '
                      f'{escape((e.message.splitlines() or [""])[0])}</li>' for e in summary.errors)
     more = (f'<p class="note">Details for the {len(detailed)} costliest of {len(summary.functions)} functions.</p>'
             if len(detailed) < len(summary.functions) else "")

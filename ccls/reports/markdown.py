@@ -77,7 +77,7 @@ def markdown_report(summary: Summary) -> str:
         out += ["", f"**Files not analysed** ({len(summary.errors)})", ""]
         for e in summary.errors[:TOP_FINDINGS]:
             first = e.message.splitlines()[0] if e.message else "could not be analysed"
-            out.append(f"- {where(e.path, e.line)}: {cell(first)}")
+            out.append(f"- {where(e.file, e.line)}: {cell(first)}")
         if len(summary.errors) > TOP_FINDINGS:
             out.append(f"- …and {len(summary.errors) - TOP_FINDINGS} more.")
     if summary.files:

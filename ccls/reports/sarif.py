@@ -130,7 +130,7 @@ def sarif_document(summary: Summary) -> dict:
         results.append({
             "ruleId": ANALYSIS_ERROR, "ruleIndex": index[ANALYSIS_ERROR], "level": "error",
             "message": {"text": error.message or "could not be analysed"},
-            "locations": [_location(error.path, error.line)],
+            "locations": [_location(error.file, error.line)],
         })
     run: dict = {
         "tool": {"driver": {"name": "ccls", "fullName": "ccls: cost-aware analysis (CU, energy, CO2, $ per function)",

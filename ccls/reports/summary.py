@@ -69,13 +69,6 @@ class Node:
 
 
 @dataclass(frozen=True)
-class ErrorEntry:
-    path: str
-    line: int | None
-    message: str
-
-
-@dataclass(frozen=True)
 class FindingEntry:
     function: int  # index into `Summary.functions`
     finding: Finding
@@ -90,7 +83,7 @@ class Summary:
     repository: Totals
     costliest: tuple[int, ...]  # function indexes, highest CU first
     findings: dict[str, tuple[FindingEntry, ...]]  # kind → findings, largest share of CU first
-    errors: tuple[ErrorEntry, ...]
+    errors: tuple[AnalysisError, ...]  # files relative to the report's root
 
 
 def relative_path(path: str, root: str) -> str:
@@ -143,14 +136,14 @@ def totals(reports: Sequence[FunctionReport], errors: int, grade_order: Sequence
 def summarize(reports: Sequence[FunctionReport], errors: Sequence[AnalysisError], context: ReportContext) -> Summary:
     """The hierarchy of `reports` (and of the files that failed) under `context.root`."""
     functions = tuple(FunctionEntry(r, relative_path(r.counted.file, context.root), k) for k, r in enumerate(reports))
-    error_entries = tuple(ErrorEntry(relative_path(e.file, context.root), e.line, e.message) for e in errors)
+    error_entries = tuple(AnalysisError(relative_path(e.file, context.root), e.line, e.message) for e in errors)
     by_file: dict[str, list[int]] = {}
     for entry in functions:
         by_file.setdefault(entry.path, []).append(entry.index)
     errors_by_file: dict[str, int] = {}
     for e in error_entries:
-        by_file.setdefault(e.path, [])
-        errors_by_file[e.path] = errors_by_file.get(e.path, 0) + 1
+        by_file.setdefault(e.file, [])
+        errors_by_file[e.file] = errors_by_file.get(e.file, 0) + 1
     by_folder: dict[str, list[int]] = {}
     errors_by_folder: dict[str, int] = {}
     for path, indexes in by_file.items():
