@@ -27,6 +27,7 @@ from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
 from ccls.readers.scev import (GLOBAL_BASE, BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget,
                                ScevContext, ValueMemo, ValueTable, spoken, to_polynomial)
 from ccls.taxonomy import with_vector
+from ccls.unknown_nests import share_unknown_nests
 
 if TYPE_CHECKING:
     from ccls.source_map import LoopBound  # tree-sitter only where the source is parsed
@@ -663,6 +664,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         except (BudgetExhausted, RecursionError):  # over budget, or a chain of values too long to follow
             independent = False  # the cautious answer: entries not overlapped
         loops[header] = Loop(header, record.parent, record.depth, trip, header_line, independent)
+    assumptions.extend(share_unknown_nests(loops, default_trip_count))
     if budget.exhausted:
         assumptions.append(_stopped_note(budget, stopped, default_trip_count))
     speech = _Speech({header: loop.line for header, loop in loops.items() if loop.line},
