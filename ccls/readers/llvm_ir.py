@@ -1169,6 +1169,10 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its counter is stepped on each path through the body (the "
                            f"copies merge before the exit test): {spoken(merged)} iterations")
         return TripCount("constant", merged, text)
+    if (most := _run_time_step_trip(record, analyses, terminators, reading, ctx)) is not None:
+        assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
+                           f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
+        return TripCount("bounded", most, text)
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
 
@@ -1258,6 +1262,58 @@ def _merged_counter_trip(record, analyses: FunctionAnalyses, terminators: dict, 
     if compare["predicate"] in ("slt", "ult") and not leaves_when_true:
         return Polynomial.constant(max(0, -(-(bound - start) // stride)) + 1)
     return None
+
+
+_COMPARE_BOUND = re.compile(r"= icmp (?P<predicate>slt|ult|ne) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), "
+                            r"(?P<bound>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+))\s*(?:,|$)")
+_ADD_RECURRENCE = re.compile(r"^\{(?P<body>.+)\}(?:<[a-z]+>)*<%(?P<loop>[^>]+)>$")
+
+
+def _start_and_step(scev: str) -> tuple[str, str, str] | None:
+    """(start, step, loop) of an add recurrence `{start,+,step}<flags><%loop>`, whose parts may
+    hold commas and braces of their own."""
+    m = _ADD_RECURRENCE.match(scev)
+    if m is None:
+        return None
+    body, depth = m["body"], 0
+    for index, char in enumerate(body):
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(char, 0)
+        if depth == 0 and body.startswith(",+,", index):
+            return body[:index], body[index + 3:], m["loop"].strip('"')
+    return None
+
+
+def _run_time_step_trip(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading,
+                        ctx) -> Polynomial | None:
+    """A counter that steps by a value the loop does not change but only the run knows
+    (`for (i = lo; i < 32000; i += inc)`): ScalarEvolution cannot count it (the step's sign is
+    unknown). Bounded by its count at a step of 1, the smallest that ends the loop, from a start
+    taken as 0 where it is not known; None for any other loop."""
+    inside = set(record.blocks)
+    exits = [name for name in record.blocks if name in terminators
+             and any(target not in inside for target in _successors(terminators[name]))]
+    branch = data_walks.BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
+    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+    compare = _COMPARE_BOUND.search(test.text) if test is not None and test.opcode == "icmp" else None
+    if compare is None or branch["true"].strip('"') not in inside:  # goes on while below the bound
+        return None
+    counter = _start_and_step(analyses.value_scevs.get(compare["value"].strip('"'), ""))
+    if counter is None or counter[2] != record.header or re.fullmatch(r"-?\d+", counter[1]):
+        return None  # not this loop's counter, or a constant step ScalarEvolution would have counted
+    try:
+        bound = Polynomial.constant(int(compare["bound"])) if compare["bound"][0] != "%" else \
+            to_polynomial(analyses.value_scevs.get(compare["bound"][1:].strip('"'), "") or compare["bound"], ctx)
+    except NotPolynomial:
+        return None
+    try:
+        start = to_polynomial(counter[0], ctx)
+    except NotPolynomial:  # where it starts is read at run time too: from 0, at most
+        start = Polynomial()
+    for name in start.symbols:
+        start = start.substitute(name, Polynomial())
+    most = bound - start
+    value = most.constant_value()
+    return most if value is None or value > 0 else None
 
 
 def _at_most_at_zero_sizes(count: Polynomial, header: str, assumptions: list[str]) -> Polynomial | None:
