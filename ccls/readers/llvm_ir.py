@@ -23,6 +23,7 @@ from ccls.early_exit import early_exit_trip
 from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, MemoryAccess, TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers import alias_checks, data_walks
+from ccls.readers.block_frequency import block_frequencies
 from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
 from ccls.readers.scev import (GLOBAL_BASE, BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget,
                                ScevContext, ValueMemo, ValueTable, spoken, to_polynomial)
@@ -637,6 +638,8 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
             block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor,
                                                   data_dependent, bulk))
         blocks.append(block)
+    entries = _weigh_data_branches(blocks, body, terminators, block_loop, analyses, definitions, loop_defined, loaded,
+                                   budget)
     loops = {}
     defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}  # value -> its block
     stopped: list[int | None] = []  # lines of the loops left unread once the budget ran out
@@ -663,7 +666,8 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
             independent = _independent_entries(record, analyses, body, definitions, defined_in, budget)
         except (BudgetExhausted, RecursionError):  # over budget, or a chain of values too long to follow
             independent = False  # the cautious answer: entries not overlapped
-        loops[header] = Loop(header, record.parent, record.depth, trip, header_line, independent)
+        loops[header] = Loop(header, record.parent, record.depth, trip, header_line, independent,
+                             entries.get(header, Fraction(1)))
     assumptions.extend(share_unknown_nests(loops, default_trip_count))
     if budget.exhausted:
         assumptions.append(_stopped_note(budget, stopped, default_trip_count))
@@ -701,6 +705,25 @@ def _field_symbols(substituted: dict[str, Polynomial], definitions: dict, parame
                 and m["base"].strip('"') in parameters:
             out[next(iter(size.symbols))] = (m["base"].strip('"'), int(m["offset"]), int(bits[1]))
     return out
+
+
+def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict, block_loop: dict[str, str],
+                         analyses: FunctionAnalyses, definitions: dict, loop_defined: dict[str, str | None],
+                         loaded: set[str], budget: ReadingBudget) -> dict[str, Fraction]:
+    """Sets each block's share of its loop's iterations where a branch on loaded data decides
+    whether it runs (`readers.block_frequency`, with LLVM's static branch probabilities); each
+    loop's entries per iteration of its parent, the same way."""
+    data = {name for name, terminator in terminators.items()
+            if _decides_on_loaded_data(terminator, block_loop.get(name), analyses, definitions, loop_defined, loaded,
+                                       budget)}
+    if not data:
+        return {}
+    shares, entries = block_frequencies([name for name, _ in body], {b: _successors(t) for b, t in terminators.items()},
+                                        {h: (r.blocks, r.parent) for h, r in analyses.loops.items()},
+                                        {edge: p for edge, p in analyses.edge_probabilities.items() if edge[0] in data})
+    for block in blocks:
+        block.frequency = shares.get(block.name, block.frequency)
+    return entries
 
 
 @dataclass
@@ -805,7 +828,23 @@ def _branches_on_loaded_data(instr, loop_id: str | None, block_loop: dict[str, s
     targets = [op.name for op in operands[1:]]
     if not all(_inside(block_loop.get(t), loop_id, analyses) for t in targets):
         return False
-    pending, seen = [operands[0].name], set()
+    return _loaded_in_loop(operands[0].name, loop_id, analyses, definitions, loop_defined, loaded, budget)
+
+
+def _decides_on_loaded_data(terminator, loop_id: str | None, analyses: FunctionAnalyses, definitions: dict,
+                            loop_defined: dict[str, str | None], loaded: set[str], budget: ReadingBudget) -> bool:
+    """A conditional branch or switch in a loop whose condition is computed from a value loaded
+    in that loop: the share of iterations on each side follows the data."""
+    if loop_id is None or terminator.opcode not in ("br", "switch") or len(terminator.operands) < 3:
+        return False  # outside loops, what is loaded is sizes and state more than data
+    return _loaded_in_loop(terminator.operands[0].name, loop_id, analyses, definitions, loop_defined, loaded, budget)
+
+
+def _loaded_in_loop(condition: str, loop_id: str, analyses: FunctionAnalyses, definitions: dict,
+                    loop_defined: dict[str, str | None], loaded: set[str], budget: ReadingBudget) -> bool:
+    """Whether `condition` is computed, within the loop, from a value loaded there. Past the
+    budget: False (not known to follow the data)."""
+    pending, seen = [condition], set()
     while pending:  # the condition and what it is computed from, within the loop
         try:
             budget.spend()
