@@ -653,7 +653,12 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         except BudgetExhausted:
             trip = TripCount("unknown", Polynomial.constant(default_trip_count), record.backedge_taken or "")
             stopped.append(header_line)
-        if header in never_vectorised:
+        if never_vectorised.get(header) == "stride":
+            trip = TripCount("expected", Polynomial.constant(0), trip.source_text)
+            assumptions.append(f"loop at line {header_line or '?'}: the vectorised copy, made for a symbolic "
+                               f"stride of 1 (a matrix row of one element), taken as not run; the scalar copy "
+                               f"runs the whole range")
+        elif header in never_vectorised:
             trip = TripCount("expected", Polynomial.constant(0), trip.source_text)
             assumptions.append(f"loop at line {header_line or '?'}: the vectorised copy, which a run-time alias "
                                f"check skips for every iteration of the loops around it (its arrays always "
@@ -1418,12 +1423,13 @@ def _named_sizes(size: Polynomial, reading: _Reading) -> Polynomial:
 
 def _checked_overlaps(analyses: FunctionAnalyses, parameters: list[str], body: list, definitions: dict,
                       terminators: dict, substituted: dict[str, Polynomial], reading: _Reading,
-                      assumptions: list[str]) -> set[str]:
-    """Loops (headers) that a run-time alias check never lets run, because the arrays overlap
-    for every index (`ccls.readers.alias_checks`); the scalar copies' start values are set in
-    `substituted` to where they start then (the beginning, not the vector loop's end)."""
-    if not any(alias_checks.CONFLICT.match(name) for name in definitions):
-        return set()
+                      assumptions: list[str]) -> dict[str, str]:
+    """Loops (headers) that a run-time check never lets run, with why: "overlap" (the arrays
+    overlap for every index) or "stride" (a symbolic stride is taken as not 1), see
+    `ccls.readers.alias_checks`; the scalar copies' start values are set in `substituted` to
+    where they start then (the beginning, not the vector loop's end)."""
+    if not any(alias_checks.CONFLICT.match(name) or alias_checks.IDENT_CHECK.match(name) for name in definitions):
+        return {}
     loops = set(analyses.loops)
 
     def address(name: str) -> Polynomial | None:
@@ -1454,9 +1460,10 @@ def _checked_overlaps(analyses: FunctionAnalyses, parameters: list[str], body: l
         start = Polynomial.constant(int(value)) if re.fullmatch(r"-?\d+", value) else address(value.lstrip("%"))
         if start is not None:
             substituted[phi] = start
-    entered = {target for block, term in terminators.items() if block in found.vector_entries
+    entered = {target: block for block, term in terminators.items() if block in found.vector_entries
                for target in _successors(term)}
-    return {header for header in analyses.loops if header in found.vector_entries or header in entered}
+    return {header: "stride" if (header if header in found.vector_entries else entered[header]) in found.unit_stride
+            else "overlap" for header in analyses.loops if header in found.vector_entries or header in entered}
 
 
 # A branch on the loop vectorizer's run-time alias check (LoopVectorize names the condition):
