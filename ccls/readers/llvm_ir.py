@@ -1274,17 +1274,24 @@ _COMPARE_CONSTANT = re.compile(r"= icmp (?P<predicate>eq|ne|slt|ult) i\d+ %(?P<v
 _STEP_FROM = re.compile(r"^\((?P<step>\d+) \+ %(?P<counter>\"[^\"]+\"|[-\w.$]+)\)(?:<[a-z]+>)*$")
 
 
+def _exit_test(record, terminators: dict, reading: _Reading) -> tuple[re.Match | None, object | None]:
+    """The branch of a loop's only exiting block and the `icmp` it tests, where there is one."""
+    inside = set(record.blocks)
+    exits = [name for name in record.blocks if name in terminators
+             and any(target not in inside for target in _successors(terminators[name]))]
+    branch = data_walks.BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
+    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+    return branch, test if test is not None and test.opcode == "icmp" else None
+
+
 def _merged_counter_trip(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading) -> Polynomial | None:
     """A loop whose counter is stepped on each path through its body (`if (…) goto L; …; L: ;` with
     `i++` copied into both sides) and tested after the copies merge: ScalarEvolution does not see
     the merged value as the counter, and gives up. Its count, where the loop's only exit tests
     that merge against a constant; else None."""
     inside = set(record.blocks)
-    exits = [name for name in record.blocks if name in terminators
-             and any(target not in inside for target in _successors(terminators[name]))]
-    branch = data_walks.BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
-    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
-    compare = _COMPARE_CONSTANT.search(test.text) if test is not None and test.opcode == "icmp" else None
+    branch, test = _exit_test(record, terminators, reading)
+    compare = _COMPARE_CONSTANT.search(test.text) if test is not None else None
     if compare is None:
         return None
     merged = compare["value"].strip('"')
@@ -1334,11 +1341,8 @@ def _run_time_step_trip(record, analyses: FunctionAnalyses, terminators: dict, r
     unknown). Bounded by its count at a step of 1, the smallest that ends the loop, from a start
     taken as 0 where it is not known; None for any other loop."""
     inside = set(record.blocks)
-    exits = [name for name in record.blocks if name in terminators
-             and any(target not in inside for target in _successors(terminators[name]))]
-    branch = data_walks.BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
-    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
-    compare = _COMPARE_BOUND.search(test.text) if test is not None and test.opcode == "icmp" else None
+    branch, test = _exit_test(record, terminators, reading)
+    compare = _COMPARE_BOUND.search(test.text) if test is not None else None
     if compare is None or branch["true"].strip('"') not in inside:  # goes on while below the bound
         return None
     counter = _start_and_step(analyses.value_scevs.get(compare["value"].strip('"'), ""))
