@@ -8,7 +8,7 @@ import pytest
 
 from ccls.model import CallSite
 from ccls.readers.call_sites import ModuleCalls, read_call_sites
-from ccls.readers.global_constants import read_only_constants, value_at, with_contents
+from ccls.readers.global_constants import passed_globals, read_only_constants, value_at, with_contents
 from ccls.sizes import field_sizes, infer_sizes
 
 IR = """
@@ -66,7 +66,10 @@ def test_only_globals_nothing_may_write_are_read_only():
 
 
 def test_pointer_arguments_carry_the_global_contents():
-    module = with_contents(read_call_sites(IR, "/src/c.c"), read_only_constants(IR))
+    calls = read_call_sites(IR, "/src/c.c")
+    assert passed_globals(calls) == {"ESCAPES", "CONFIG", "PASSED"}
+    assert set(read_only_constants(IR, passed_globals(calls))) == {"CONFIG"}  # only what calls pass is read
+    module = with_contents(calls, read_only_constants(IR, passed_globals(calls)))
     (to_writer,) = [site for site in module.sites if site.callee == "writer"]
     assert to_writer.args[0] == ("addr", "ESCAPES", 0, ())  # may be written: no contents
     assert to_writer.args[1][:3] == ("addr", "CONFIG", 0) and to_writer.args[1][3]

@@ -20,7 +20,7 @@ from ccls.frontends.compiler_errors import first_error
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import OPTIMIZATION_LEVELS, AnalysisOptions
 from ccls.readers.call_sites import ModuleCalls, read_call_sites
-from ccls.readers.global_constants import read_only_constants, with_contents
+from ccls.readers.global_constants import passed_globals, read_only_constants, with_contents
 from ccls.readers.llvm_ir import IRNotReadable, ModuleText, parse_module, read_functions, readable_ir
 from ccls.readers.scev import parse_opt_output
 from ccls.targets import CPU_TARGETS
@@ -128,7 +128,8 @@ class CallSiteReader:
             return
         if done.returncode == 0:
             try:
-                self._result = with_contents(read_call_sites(done.stdout, path), read_only_constants(done.stdout))
+                calls = read_call_sites(done.stdout, path)
+                self._result = with_contents(calls, read_only_constants(done.stdout, passed_globals(calls)))
             except Exception as exc:  # a reader bug loses the sizes, never the file (nor prints a traceback)
                 log.warning("call sites of %s not read: %s", path, exc)
 

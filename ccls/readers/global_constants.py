@@ -24,15 +24,16 @@ _TOKEN = re.compile(r'c"[^"]*"|<\{|\}>|[{}\[\]<>(),]|[-+\w$.%@:]+|\S')
 _SCALAR_BYTES = {"half": 2, "bfloat": 2, "float": 4, "double": 8, "fp128": 16, "x86_fp80": 16, "ptr": 8}
 
 
-def read_only_constants(ir_text: str) -> dict[str, Fields]:
-    """Each read-only global's integer fields (zero-initialised ones included)."""
+def read_only_constants(ir_text: str, names: set[str] | None = None) -> dict[str, Fields]:
+    """Each read-only global's integer fields (zero-initialised ones included); only those of
+    `names` where given (the globals calls pass)."""
     types = {m["name"]: m["body"] for m in map(_TYPE_DEF.match, ir_text.splitlines()) if m}
     layout = _Layout(types)
     candidates: dict[str, Fields] = {}
     internal: set[str] = set()
     for line in ir_text.splitlines():
         m = _GLOBAL.match(line)
-        if m is None:
+        if m is None or names is not None and m["name"] not in names:
             continue
         linkage = m["words"].split()
         if m["kind"] == "global" and not {"internal", "private"} & set(linkage):
@@ -222,3 +223,8 @@ def with_contents(calls: ModuleCalls, constants: dict[str, Fields]) -> ModuleCal
         return (*arg[:3], constants.get(arg[1], ())) if arg is not None and arg[0] == "addr" else arg
     sites = tuple(dataclasses.replace(site, args=tuple(known(a) for a in site.args)) for site in calls.sites)
     return dataclasses.replace(calls, sites=sites)
+
+
+def passed_globals(calls: ModuleCalls) -> set[str]:
+    """The globals a module's calls pass pointers into."""
+    return {arg[1] for site in calls.sites for arg in site.args if arg is not None and arg[0] == "addr"}
