@@ -58,5 +58,6 @@ Printing analysis 'Branch Probability Analysis' for function 'g':
   edge %a -> %b probability is 0x40000000 / 0x80000000 = 50.00%
 """
     analyses = parse_opt_output(text)
-    assert analyses["f"].edge_probabilities == {("entry", "loop"): 1, ("loop", "then x"): F(3, 8), ("sw", "case"): F(1, 2)}
+    assert analyses["f"].edge_probabilities == {("entry", "loop"): 1, ("loop", "then x"): F(3, 8),
+                                                ("sw", "case"): F(1, 2)}
     assert analyses["g"].edge_probabilities == {("a", "b"): F(1, 2)}

@@ -23,7 +23,8 @@ from typing import Mapping, Sequence
 
 def block_frequencies(blocks: Sequence[str], successors: Mapping[str, Sequence[str]],
                       loops: Mapping[str, tuple[Sequence[str], str | None]],
-                      probabilities: Mapping[tuple[str, str], Fraction]) -> tuple[dict[str, Fraction], dict[str, Fraction]]:
+                      probabilities: Mapping[tuple[str, str], Fraction]
+                      ) -> tuple[dict[str, Fraction], dict[str, Fraction]]:
     """(each block's share of its innermost loop's iterations, or of the calls outside loops;
     each loop's entries per iteration of its parent, or per call). `blocks` in function order,
     the entry first; `loops`: header → (its blocks, inner loops' included; its parent's

@@ -96,8 +96,8 @@ def _expression(text: str, definitions: dict[str, str], parameters: set[str], me
     return _value(words[-1], definitions, parameters, memo, 0)
 
 
-_GLOBAL_ADDRESS = re.compile(r"(?:^|\s)@(?P<name>[-\w$.]+)$|getelementptr (?:inbounds )?\(i8, ptr @(?P<based>[-\w$.]+), "
-                             r"i64 (?P<offset>-?\d+)\)$")
+_GLOBAL_ADDRESS = re.compile(r"(?:^|\s)@(?P<name>[-\w$.]+)$"
+                             r"|getelementptr (?:inbounds )?\(i8, ptr @(?P<based>[-\w$.]+), i64 (?P<offset>-?\d+)\)$")
 
 
 def _pointer(text: str, parameters: set[str]) -> Expr | None:

@@ -61,7 +61,8 @@ def _written(ir_text: str, names: set[str]) -> set[str]:
     readonly: dict[str, list[bool]] = {}
     for m in map(_DEFINE.match, ir_text.splitlines()):
         if m:
-            readonly[m["name"]] = [bool(re.search(r"\b(?:readonly|readnone)\b", p)) for p in split_arguments(m["params"])]
+            readonly[m["name"]] = [bool(re.search(r"\b(?:readonly|readnone)\b", p))
+                                   for p in split_arguments(m["params"])]
     uses = re.compile(r"@(" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
     written: set[str] = set()
     for line in ir_text.splitlines():

@@ -689,26 +689,27 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     )
 
 
-_FIELD_ADDRESS = re.compile(r"= getelementptr (?:inbounds )?i8, ptr %(?P<base>\"[^\"]+\"|[-\w.$]+), i64 (?P<offset>\d+)(?:,|$)")
+_FIELD_ADDRESS = re.compile(r"= getelementptr (?:inbounds )?i8, ptr %(?P<base>\"[^\"]+\"|[-\w.$]+), "
+                            r"i64 (?P<offset>\d+)(?:,|$)")
 
 
-def _field_symbols(substituted: dict[str, Polynomial], definitions: dict, parameters: set[str]) -> dict[str, tuple[str, int, int]]:
+def _field_symbols(substituted: dict[str, Polynomial], definitions: dict,
+                   parameters: set[str]) -> dict[str, tuple[str, int, int]]:
     """The sizes named after a load through a pointer parameter at a constant offset
     (`params->depth`), with where they are read: symbol → (parameter, byte offset, bits)."""
     out: dict[str, tuple[str, int, int]] = {}
     for value, size in substituted.items():
         load = definitions.get(value)
-        if load is None or load.opcode != "load" or len(size.symbols) != 1 or size != Polynomial.symbol(next(iter(size.symbols))):
+        symbol = next(iter(size.symbols), None)
+        bits = re.fullmatch(r"i(\d+)", load.type_text) if load is not None and load.opcode == "load" else None
+        if bits is None or size != Polynomial.symbol(symbol):
             continue
-        bits = re.fullmatch(r"i(\d+)", load.type_text)
         pointer = load.operands[0].name
-        if bits is None:
-            continue
         if pointer in parameters:
-            out[next(iter(size.symbols))] = (pointer, 0, int(bits[1]))
+            out[symbol] = (pointer, 0, int(bits[1]))
         elif (gep := definitions.get(pointer)) is not None and (m := _FIELD_ADDRESS.search(gep.text)) \
                 and m["base"].strip('"') in parameters:
-            out[next(iter(size.symbols))] = (m["base"].strip('"'), int(m["offset"]), int(bits[1]))
+            out[symbol] = (m["base"].strip('"'), int(m["offset"]), int(bits[1]))
     return out
 
 
