@@ -293,3 +293,38 @@ def test_a_counter_stepped_by_a_run_time_value_runs_at_most_its_count_at_a_step_
                "(a step of 1)" in a for a in functions["strided"].assumptions)
     [to_n] = [loop for loop in functions["strided_to"].loops.values() if loop.trip_count.kind == "bounded"]
     assert to_n.trip_count.iterations == n
+
+
+STATE_MACHINE = """
+int step(int state, int *out) {
+    if (state == 3) { out[0] = 1; out[1] = 2; out[2] = 3; out[3] = 4; out[4] = 5; out[5] = 6; return 1; }
+    if (state == 7) { out[6] = out[0] * 3 + out[1]; out[7] = out[2] ^ out[3]; return 2; }
+    return 0;
+}
+"""
+
+
+def test_a_function_without_loops_runs_one_path_on_the_branch_probabilities():
+    functions, _ = analyse(STATE_MACHINE)
+    step = functions["step"]
+    shares = {block.name: block.frequency for block in step.blocks}
+    assert shares[step.blocks[0].name] == 1 and 0 < min(shares.values()) < 1  # the entry always; each case on its share
+    assert any("one path per call" in a and "BranchProbabilityInfo" in a for a in step.assumptions)
+
+
+FILTER = """
+int keep(int n, const int *a, int *o) {
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (a[i] > 0) { o[k] = a[i] * 3 + 1; k++; }
+    return k;
+}
+"""
+
+
+def test_blocks_behind_a_branch_on_loaded_data_run_on_their_share_of_the_iterations():
+    functions, _ = analyse(FILTER)
+    keep = functions["keep"]
+    inside = [block for block in keep.blocks if block.loop is not None]
+    assert any(block.frequency < 1 for block in inside) and max(block.frequency for block in inside) == 1
+    assert any("branches on data loaded in their loop" in a for a in keep.assumptions)

@@ -639,7 +639,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
                                                   data_dependent, bulk))
         blocks.append(block)
     entries = _weigh_data_branches(blocks, body, terminators, block_loop, analyses, definitions, loop_defined, loaded,
-                                   budget)
+                                   budget, assumptions)
     loops = {}
     defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}  # value -> its block
     stopped: list[int | None] = []  # lines of the loops left unread once the budget ran out
@@ -715,13 +715,18 @@ def _field_symbols(substituted: dict[str, Polynomial], definitions: dict,
 
 def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict, block_loop: dict[str, str],
                          analyses: FunctionAnalyses, definitions: dict, loop_defined: dict[str, str | None],
-                         loaded: set[str], budget: ReadingBudget) -> dict[str, Fraction]:
+                         loaded: set[str], budget: ReadingBudget, assumptions: list[str]) -> dict[str, Fraction]:
     """Sets each block's share of its loop's iterations where a branch on loaded data decides
     whether it runs (`readers.block_frequency`, with LLVM's static branch probabilities); each
-    loop's entries per iteration of its parent, the same way."""
-    data = {name for name, terminator in terminators.items()
-            if _decides_on_loaded_data(terminator, block_loop.get(name), analyses, definitions, loop_defined, loaded,
-                                       budget)}
+    loop's entries per iteration of its parent, the same way. A function without loops runs
+    one path through its blocks per call: every branch takes its share (a state machine's
+    `if`s and `switch`es exclude each other; summing every block would run them all)."""
+    if not analyses.loops:
+        data = set(terminators)
+    else:
+        data = {name for name, terminator in terminators.items()
+                if _decides_on_loaded_data(terminator, block_loop.get(name), analyses, definitions, loop_defined,
+                                           loaded, budget)}
     if not data:
         return {}
     shares, entries = block_frequencies([name for name, _ in body], {b: _successors(t) for b, t in terminators.items()},
@@ -729,6 +734,12 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
                                         {edge: p for edge, p in analyses.edge_probabilities.items() if edge[0] in data})
     for block in blocks:
         block.frequency = shares.get(block.name, block.frequency)
+    if any(share < 1 for share in (*shares.values(), *entries.values())):
+        assumptions.append("one path per call: each branch's sides counted at LLVM's static estimate of how often "
+                           "each is taken (BranchProbabilityInfo)" if not analyses.loops else
+                           "branches on data loaded in their loop: the blocks and loops behind them counted at LLVM's "
+                           "static estimate of how often each side is taken (BranchProbabilityInfo), not on every "
+                           "iteration")
     return entries
 
 
