@@ -47,7 +47,7 @@ def block_frequencies(blocks: Sequence[str], successors: Mapping[str, Sequence[s
     block_share: dict[str, Fraction] = {}
     entry_share: dict[str, Fraction] = {}
     for region in (None, *loops):
-        members = [b for b in blocks if node(b, region) is not None]
+        members = list(blocks) if region is None else [b for b in loops[region][0] if b in innermost]
         start = region if region is not None else blocks[0] if blocks else None
         children = {h for h in loops if h != region and loops[h][1] == region}
         shares = _region_shares(start, members, children, successors, probabilities,
