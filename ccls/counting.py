@@ -289,6 +289,8 @@ def _span(access: MemoryAccess, trips: dict[str, float], values: dict[str, float
     """Bytes an access's address can range over: Σ |stride per loop| × that loop's iterations
     (over `loops` only, if given), and never more than the array it is in, where that is known."""
     bound = float(access.span_bytes) if access.span_bytes is not None else float("inf")
+    if access.pattern == "invariant":
+        return min(float(line_bytes), bound)  # one address: one line, however often it is read
     if not access.loop_strides:
         return bound
     span = float(line_bytes)

@@ -328,3 +328,25 @@ def test_blocks_behind_a_branch_on_loaded_data_run_on_their_share_of_the_iterati
     inside = [block for block in keep.blocks if block.loop is not None]
     assert any(block.frequency < 1 for block in inside) and max(block.frequency for block in inside) == 1
     assert any("branches on data loaded in their loop" in a for a in keep.assumptions)
+
+
+STENCIL = """
+void stencil(int tmax, int nx, int ny, double ex[nx][ny], double ey[nx][ny], double hz[nx][ny]) {
+    for (int t = 0; t < tmax; t++)
+        for (int i = 0; i < nx - 1; i++)
+            for (int j = 0; j < ny - 1; j++)
+                hz[i][j] = hz[i][j] - 0.7 * (ex[i][j + 1] - ex[i][j] + ey[i + 1][j] - ey[i][j]);
+}
+"""
+
+
+def test_a_counter_merged_from_copies_of_i_plus_1_counts_to_a_size_and_moves_addresses():
+    # PolyBench fdtd-2d: GVN computes i + 1 apart on each path into the latch; ScalarEvolution
+    # sees no counter ("unknown, 100"), and the addresses it indexes moved with nothing.
+    functions, _ = analyse(STENCIL)
+    stencil = functions["stencil"]
+    rows = [loop for loop in stencil.loops.values() if loop.depth == 2]
+    assert [loop.trip_count.iterations for loop in rows] == [Polynomial.symbol("nx") - 1]
+    assert all(loop.trip_count.kind != "unknown" for loop in stencil.loops.values())
+    moving = [i.access for b in stencil.blocks for i in b.instructions if i.access is not None and b.loop is not None]
+    assert all(access.pattern != "unknown" for access in moving)

@@ -590,6 +590,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     reading.data_symbols = _data_named_loads(analyses, definitions, reading.block_of, set(parameters), substituted,
                                              assumptions) | {s for v in substituted.values() for s in v.symbols}
     terminators = {name: instrs[-1] for name, instrs in body if instrs}
+    substituted.update(_merged_counters(analyses, terminators, reading))
     never_vectorised = _checked_overlaps(analyses, parameters, body, definitions, terminators, substituted,
                                          reading, assumptions)
     position = -1
@@ -1221,10 +1222,10 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         reason += f"; its maximum {bound} is only the range of a run-time value's type, not a count"
     if (walked := _walk_trip(record, parameters, analyses, early_exit, assumptions, terminators, reading)) is not None:
         return walked
-    if (merged := _merged_counter_trip(record, analyses, terminators, reading)) is not None:
+    if (merged := _merged_counter_trip(record, analyses, terminators, reading, ctx)) is not None:
         assumptions.append(f"loop %{record.header}: its counter is stepped on each path through the body (the "
                            f"copies merge before the exit test): {spoken(merged)} iterations")
-        return TripCount("constant", merged, text)
+        return TripCount("constant" if merged.constant_value() is not None else "symbolic", merged, text)
     if (most := _run_time_step_trip(record, analyses, terminators, reading, ctx)) is not None:
         assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
                            f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
@@ -1282,7 +1283,7 @@ def _walk_trip(record, parameters: set[str], analyses: FunctionAnalyses, early_e
 
 
 _COMPARE_CONSTANT = re.compile(r"= icmp (?P<predicate>eq|ne|slt|ult) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), "
-                               r"(?P<bound>-?\d+)\s*(?:,|$)")
+                               r"(?P<bound>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+))\s*(?:,|$)")
 _STEP_FROM = re.compile(r"^\((?P<step>\d+) \+ %(?P<counter>\"[^\"]+\"|[-\w.$]+)\)(?:<[a-z]+>)*$")
 
 
@@ -1296,12 +1297,9 @@ def _exit_test(record, terminators: dict, reading: _Reading) -> tuple[re.Match |
     return branch, test if test is not None and test.opcode == "icmp" else None
 
 
-def _merged_counter_trip(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading) -> Polynomial | None:
-    """A loop whose counter is stepped on each path through its body (`if (…) goto L; …; L: ;` with
-    `i++` copied into both sides) and tested after the copies merge: ScalarEvolution does not see
-    the merged value as the counter, and gives up. Its count, where the loop's only exit tests
-    that merge against a constant; else None."""
-    inside = set(record.blocks)
+def _merged_counter(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading):
+    """(exit branch, its compare, the counter's phi, its start, its step) of a loop whose counter
+    is stepped on each path and merged before the exit test (`_merged_counter_trip`), or None."""
     branch, test = _exit_test(record, terminators, reading)
     compare = _COMPARE_CONSTANT.search(test.text) if test is not None else None
     if compare is None:
@@ -1315,9 +1313,46 @@ def _merged_counter_trip(record, analyses: FunctionAnalyses, terminators: dict, 
     if step is None or int(step["step"]) <= 0 or reading.block_of.get(counter) != record.header \
             or len(starts) != 1 or not re.fullmatch(r"-?\d+", starts[0]):
         return None
-    start, stride, bound = int(starts[0]), int(step["step"]), int(compare["bound"])
+    return branch, compare, counter, int(starts[0]), int(step["step"])
+
+
+def _merged_counters(analyses: FunctionAnalyses, terminators: dict, reading: _Reading) -> dict[str, Polynomial]:
+    """Each merged counter (`_merged_counter`) as its loop's index: start + step · @loop, so the
+    addresses it computes move with that loop as ScalarEvolution's own counters do."""
+    out: dict[str, Polynomial] = {}
+    for header, record in analyses.loops.items():
+        if record.backedge_taken and UNKNOWN_SCEV not in record.backedge_taken:
+            continue
+        found = _merged_counter(record, analyses, terminators, reading)
+        if found is not None:
+            _, _, counter, start, stride = found
+            out[counter] = Polynomial.constant(start) + Polynomial.symbol("@" + header) * stride
+    return out
+
+
+def _merged_counter_trip(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading,
+                         ctx) -> Polynomial | None:
+    """A loop whose counter is stepped on each path through its body (`if (…) goto L; …; L: ;` with
+    `i++` copied into both sides, or `i + 1` computed apart on each path by GVN) and tested after
+    the copies merge: ScalarEvolution does not see the merged value as the counter, and gives
+    up. Its count, where the loop's only exit tests that merge against a constant or a value
+    ScalarEvolution knows (`nx - 1`); else None."""
+    inside = set(record.blocks)
+    found = _merged_counter(record, analyses, terminators, reading)
+    if found is None:
+        return None
+    branch, compare, _, start, stride = found
     start += stride  # the merged value after the first iteration
     leaves_when_true = branch["true"].strip('"') not in inside
+    if compare["bound"].startswith("%"):  # a size: counted on, its remainder by the stride taken as exact
+        try:
+            size = to_polynomial(analyses.value_scevs.get(compare["bound"][1:].strip('"'), "") or "?", ctx)
+        except NotPolynomial:
+            return None
+        goes_on = (compare["predicate"] in ("eq", "ne") and leaves_when_true == (compare["predicate"] == "eq")
+                   or compare["predicate"] in ("slt", "ult") and not leaves_when_true)
+        return (size - start) * Fraction(1, stride) + 1 if goes_on and size.symbols else None
+    bound = int(compare["bound"])
     # After iteration j the counter is start + stride·j; the loop goes on while it has not reached the bound.
     if compare["predicate"] in ("eq", "ne") and leaves_when_true == (compare["predicate"] == "eq") \
             and bound >= start and (bound - start) % stride == 0:
