@@ -160,6 +160,20 @@ def _const_value(value: object) -> _Val:
     return _UNKNOWN
 
 
+def _polys(v: _Val) -> list[Polynomial]:
+    """Every polynomial a value carries (its int value, its length, its range's bounds, its
+    iterator's count): a value read outside a loop must not mention that loop's index."""
+    out = [p for p in (v.poly, v.length) if p is not None]
+    if v.rng is not None:
+        out += [v.rng.start, v.rng.stop]
+    if v.iter is not None:
+        out.append(v.iter.trips)
+        out += [v.iter.start] if v.iter.start is not None else []
+    for item in v.items or ():
+        out += _polys(item)
+    return out
+
+
 def _kind(p: Polynomial) -> str:
     return "constant" if p.constant_value() is not None else "symbolic"
 
@@ -172,6 +186,8 @@ def _call_builtin(name: str, args: list[_Val]) -> _Val:
     """What range/len/enumerate/reversed return, when their arguments are understood."""
     if name == "len" and len(args) == 1 and args[0].seq is not None:
         return _Val(poly=Polynomial.symbol(f"len({args[0].seq})"))
+    if name == "len" and len(args) == 1 and args[0].length is not None:  # a list built here, a tuple constant
+        return _Val(poly=args[0].length, notes=args[0].notes)
     if name == "range" and 1 <= len(args) <= 3 and all(a.poly is not None for a in args):
         if len(args) == 1:
             return _Val(rng=_Range(Polynomial.constant(0), args[0].poly, Fraction(1), args[0].notes))
@@ -187,6 +203,14 @@ def _call_builtin(name: str, args: list[_Val]) -> _Val:
         size = _length(args[0])  # same length as its argument
         return _Val(seq=args[0].seq, container="tuple" if name == "tuple" else "list",
                     length=size[0] if size is not None and size[1] != "unknown" else None)
+    if name == "zip" and args:
+        sizes = [_length(a) for a in args]
+        known = [size for size in sizes if size is not None and size[1] != "unknown"]
+        if known:
+            trips, kind, notes = known[0]
+            if len(known) < len(sizes) or any(size[0] != trips for size in known[1:]):
+                notes += (f"zip stops at its shortest argument; taken as {trips} items",)
+            return _Val(iter=_Iter(trips, kind, notes), length=trips, notes=notes)
     if name in ("enumerate", "reversed") and len(args) == 1:
         inner = _get_iter(args[0])
         if inner is not None and name == "enumerate":
@@ -503,10 +527,11 @@ class _FunctionReader:
 
     def __init__(self, code: types.CodeType, file: str, source_lines: list[str], default_trip_count: int,
                  early_exit: str = "expected", prefix: str = "", overrides: dict[str, _Val] | None = None,
-                 shadowed: frozenset[str] = frozenset()):
+                 module: "_ModuleInfo | None" = None):
         self.code, self.file, self.lines, self.default = code, file, source_lines, default_trip_count
         self.early_exit = early_exit
-        self.shadowed = shadowed  # module-level names that hide builtins of the same name
+        self.module = module or _NO_MODULE
+        self.shadowed = self.module.shadowed  # module-level names that hide builtins of the same name
         self.prefix, self.overrides = prefix, overrides or {}
         self.instrs = list(dis.get_instructions(code))
         self.line_of = self._lines()
@@ -610,9 +635,8 @@ class _FunctionReader:
         if name not in self.symbol_names and len(sites) == 1 and sites[0][0] in self.live:
             value = self._single_store(name, *sites[0])
             visible = {f"@{lp.id}" for lp in loops}
-            if value.poly is None or {s for s in value.poly.symbols if s.startswith("@")} <= visible:
-                return _Val(poly=value.poly, seq=value.seq, notes=value.notes, name=name, direct=True,
-                            from_global=value.from_global, container=value.container, length=value.length)
+            if {s for p in _polys(value) for s in p.symbols if s.startswith("@")} <= visible:
+                return replace(value, name=name, direct=True)
         return _Val(name=name, direct=name not in self.symbol_names)
 
     def _single_store(self, name: str, block: int, index: int) -> _Val:
@@ -627,9 +651,12 @@ class _FunctionReader:
                 finally:
                     self._depth -= 1
                 value = stack[-1] if stack else _UNKNOWN
+                # A range or an iterator kept in a local (`r = range(n)`; `for i in r`) is that
+                # range; loop indices it mentions are checked by `_lookup`.
                 self._memo[name] = _Val(poly=value.poly, seq=value.seq, notes=value.notes,
                                         from_global=value.from_global or value.is_global,
-                                        container=value.container, length=value.length)
+                                        container=value.container, length=value.length, rng=value.rng,
+                                        iter=value.iter, items=value.items, is_str=value.is_str)
         return self._memo[name]
 
     def _divisor_kind(self, divisor: _Val, block: int) -> str:
@@ -683,8 +710,9 @@ class _FunctionReader:
                                     f"O(len({container.seq}))")
         return None
 
-    def _slice_work(self, container: _Val, start: _Val, stop: _Val) -> _Work:
-        """``a[i:j]`` copies j − i items (TimeComplexity: get slice O(k))."""
+    def _slice_work(self, container: _Val, start: _Val, stop: _Val) -> tuple[_Work, _Val]:
+        """``a[i:j]`` copies j − i items (TimeComplexity: get slice O(k)); the work, and the
+        slice itself (a sequence of that length, of its container's type)."""
         size = _length(container)
         whole = size[0] if size is not None else None
 
@@ -709,7 +737,12 @@ class _FunctionReader:
                                               if named is not k else ()))
         else:
             sized = container  # a bound the reader cannot see: at most the whole sequence
-        return _make_work(_SLICE, label, sized, self.default, self.early_exit, assumed_type=False)
+        work = _make_work(_SLICE, label, sized, self.default, self.early_exit, assumed_type=False)
+        size = _length(sized)
+        value = _Val(container=container.container, is_str=container.is_str,
+                     length=size[0] if size is not None and size[1] != "unknown" else None,
+                     notes=size[2] if size is not None else ())
+        return work, value
 
     # -- the block-local stack interpreter --------------------------------------------------
     def _simulate(self, block: int, upto: int | None = None) -> tuple[list[_Val], dict[int, tuple]]:
@@ -739,7 +772,9 @@ class _FunctionReader:
                 stack.append(replace(self._lookup(_names(ins)[1], block), var=_names(ins)[1]))
             elif op in ("LOAD_GLOBAL", "LOAD_NAME"):
                 name = ins.argrepr.replace("NULL + ", "").replace(" + NULL", "")
-                value = _Val(name=name, direct=True, is_global=True)
+                known = self.module.constant(name)
+                value = replace(known, name=name, direct=True) if known is not None else \
+                    _Val(name=name, direct=True, is_global=True)
                 if ins.argrepr.startswith("NULL + "):
                     stack.extend((_NULL, value))
                 elif ins.argrepr.endswith(" + NULL"):
@@ -840,9 +875,12 @@ class _FunctionReader:
                     key = _Val(bounds=(start, stop))
                 else:
                     container, key = pop(2)
-                stack.append(_UNKNOWN)
                 if key.bounds is not None:
-                    facts[ins.offset] = ("work", self._slice_work(container, *key.bounds))
+                    work, value = self._slice_work(container, *key.bounds)
+                    facts[ins.offset] = ("work", work)
+                    stack.append(value)
+                else:
+                    stack.append(_UNKNOWN)
             elif op == "LIST_EXTEND" and len(stack) > ins.arg:
                 extra = pop()[0]
                 target = stack[-ins.arg]
@@ -1127,7 +1165,7 @@ class _FunctionReader:
         if code.co_argcount:
             overrides[code.co_varnames[0]] = iterator if iterator.iter is not None else _UNKNOWN
         sub = _FunctionReader(code, self.file, self.lines, self.default, self.early_exit,
-                              prefix=f"{self.prefix}C{call.offset}.", overrides=overrides, shadowed=self.shadowed)
+                              prefix=f"{self.prefix}C{call.offset}.", overrides=overrides, module=self.module)
         blocks, loops, assumptions, sub_lines, sub_listings = sub.read()
         depth = at.depth if at else 0
         for lp in loops.values():
@@ -1187,8 +1225,8 @@ def read_code(code: types.CodeType, file: str, source_text: str, default_trip_co
 
 
 def _read_function(code: types.CodeType, file: str, lines: list[str], default_trip_count: int,
-                   early_exit: str, shadowed: frozenset[str] = frozenset()) -> FunctionIR:
-    reader = _FunctionReader(code, file, lines, default_trip_count, early_exit, shadowed=shadowed)
+                   early_exit: str, module: "_ModuleInfo | None" = None) -> FunctionIR:
+    reader = _FunctionReader(code, file, lines, default_trip_count, early_exit, module=module)
     blocks, loops, assumptions, seen_lines, listings = reader.read()
     qualname = getattr(code, "co_qualname", code.co_name)
     return FunctionIR(
@@ -1244,6 +1282,69 @@ def _shadowed_names(module: types.CodeType) -> frozenset[str]:
     return frozenset(bound)
 
 
+class _ModuleInfo:
+    """What a function's reader learns from its whole module: the names that hide builtins, and
+    the module's constants: a name the module binds once, at its top level, to an int, a range
+    of ints, a tuple or a string (``SIZE = 9``, ``DIRS = ((0, 1), (1, 0))``), and that no
+    function rebinds with ``global`` — its value wherever a function reads it, as C's macros
+    and ``const`` globals are. Lists and dicts are left out: functions may grow them."""
+
+    def __init__(self, code: types.CodeType | None = None, file: str = "", lines: list[str] | None = None,
+                 default_trip_count: int = 100, early_exit: str = "expected"):
+        self.code = code
+        self.shadowed = _shadowed_names(code) if code is not None else frozenset()
+        self._args = (file, lines or [], default_trip_count, early_exit)
+        self._reader: _FunctionReader | None = None
+        self._values: dict[str, _Val | None] = {}
+        self._rebound = _rebound_globals(code) if code is not None else frozenset()
+
+    def constant(self, name: str) -> _Val | None:
+        """The module constant ``name``, or None when it is not one (or not understood)."""
+        if self.code is None or name in self._rebound:
+            return None
+        if name in self._values:
+            return self._values[name]
+        self._values[name] = None  # guards `A = B; B = A`
+        if self._reader is None:
+            self._reader = _FunctionReader(self.code, *self._args, module=self)
+        reader = self._reader
+        sites = reader.stores.get(name, [])
+        if len(sites) != 1 or sites[0][0] not in reader.live:
+            return None
+        block, index = sites[0]
+        if reader.blocks[block].instrs[index].opname != "STORE_NAME":
+            return None
+        stack, _ = reader._simulate(block, index)
+        value = stack[-1] if stack else _UNKNOWN
+        constant = value.poly is not None and value.poly.constant_value() is not None
+        rng = value.rng is not None and all(p.constant_value() is not None for p in (value.rng.start, value.rng.stop))
+        tuple_ = value.container == "tuple" and value.length is not None and value.length.constant_value() is not None
+        if constant or rng or tuple_ or value.is_str:
+            note = (f"{name} is the module's constant (line "
+                    f"{reader.line_of[reader.blocks[block].instrs[index].offset]})",)
+            self._values[name] = _Val(poly=value.poly if constant else None,
+                                      rng=replace(value.rng, notes=value.rng.notes + note) if rng else None,
+                                      container="tuple" if tuple_ else None, length=value.length if tuple_ else None,
+                                      items=value.items if tuple_ else None, is_str=value.is_str, notes=note)
+        return self._values[name]
+
+
+_NO_MODULE = _ModuleInfo()
+
+
+def _rebound_globals(module: types.CodeType) -> frozenset[str]:
+    """Module-level names that a function rebinds (``global x; x = …``) or that are deleted."""
+    out: set[str] = set()
+    todo = [module]
+    while todo:
+        code = todo.pop()
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        for ins in dis.get_instructions(code):
+            if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") or (ins.opname == "DELETE_NAME" and code is module):
+                out.add(str(ins.argval))
+    return frozenset(out)
+
+
 def _compilable(text: str) -> tuple[str | bytes, list[str]]:
     """What to hand compile(), and the source lines. Text read from disk as UTF-8 with
     surrogateescape keeps undecodable bytes as surrogates; such a file is compiled from its
@@ -1276,10 +1377,10 @@ def read_module(text: str, file: str, default_trip_count: int = 100,
         return [], [AnalysisError(file, None, f"{type(e).__name__}: {e}")]
     functions: list[FunctionIR] = []
     errors: list[AnalysisError] = []
-    shadowed = _shadowed_names(module)
+    info = _ModuleInfo(module, file, lines, default_trip_count, early_exit)
     for code in _function_codes(module):
         try:
-            functions.append(_read_function(code, file, lines, default_trip_count, early_exit, shadowed))
+            functions.append(_read_function(code, file, lines, default_trip_count, early_exit, info))
         except Exception as e:  # noqa: BLE001 — a reader bug must not take the editor down
             errors.append(AnalysisError(file, code.co_firstlineno,
                                         f"internal error reading bytecode of {code.co_qualname}: "

@@ -1,0 +1,96 @@
+"""Python front end: sizes the module itself tells (its constants, ranges kept in locals, slices,
+zip) and the sizes its own call sites pass (never run)."""
+from __future__ import annotations
+
+import textwrap
+
+from ccls.model import FunctionIR, Loop
+from ccls.polynomial import Polynomial
+from ccls.readers.python_bytecode import is_work_loop, read_module
+
+n = Polynomial.symbol("n")
+
+
+def read(source: str) -> dict[str, FunctionIR]:
+    functions, errors = read_module(textwrap.dedent(source), "/src/example.py")
+    assert errors == []
+    return {f.name: f for f in functions}
+
+
+def loops_by_line(f: FunctionIR) -> dict[int, Loop]:
+    return {lp.line: lp for lp in f.loops.values() if not is_work_loop(lp.id)}
+
+
+def test_module_constants_set_loop_counts_and_say_where_they_come_from():
+    f = read("""
+        SIZE = 9
+        GAMES = 2 * SIZE
+        DIRS = ((0, 1), (1, 0), (1, 1))
+        BUFSIZE_RANGE = range(SIZE)
+        def play():
+            for i in range(SIZE * SIZE):
+                pass
+            for d in DIRS:
+                pass
+            for g in range(GAMES):
+                pass
+            for b in BUFSIZE_RANGE:
+                pass
+            for x in range(len(DIRS)):
+                pass
+    """)["play"]
+    trips = {line: (lp.trip_count.kind, lp.trip_count.iterations.constant_value()) for line, lp in loops_by_line(f).items()}
+    assert trips == {7: ("constant", 81), 9: ("constant", 3), 11: ("constant", 18), 13: ("constant", 9),
+                     15: ("constant", 3)}
+    assert "loop at line 7: SIZE is the module's constant (line 2)" in f.assumptions
+    assert "loop at line 13: BUFSIZE_RANGE is the module's constant (line 5)" in f.assumptions
+
+
+def test_globals_a_function_rebinds_and_module_lists_are_not_constants():
+    f = read("""
+        COUNT = 3
+        GROW = []
+        TWICE = 1
+        TWICE = 2
+        def bump():
+            global COUNT
+            COUNT += 1
+        def f():
+            for c in range(COUNT):
+                pass
+            for c in GROW:
+                pass
+            for c in range(TWICE):
+                pass
+    """)["f"]
+    assert {lp.trip_count.kind for lp in loops_by_line(f).values()} == {"unknown"}
+
+
+def test_a_range_kept_in_a_local_is_that_range():
+    f = read("""
+        def bench(loops):
+            range_it = range(loops)
+            for _ in range_it:
+                pass
+    """)["bench"]
+    (loop,) = loops_by_line(f).values()
+    assert (loop.trip_count.kind, loop.trip_count.iterations) == ("symbolic", Polynomial.symbol("loops"))
+
+
+def test_a_slice_has_its_length_and_zip_its_first_arguments():
+    f = read("""
+        def f(points, u, v):
+            for p in points[1:]:
+                pass
+            for a, b in zip(u, v):
+                pass
+            for a, b in zip(u, u[:]):
+                pass
+    """)["f"]
+    loops = loops_by_line(f)
+    length = Polynomial.symbol("len(points)")
+    assert loops[3].trip_count.iterations == length - 1
+    assert loops[5].trip_count.iterations == Polynomial.symbol("len(u)")
+    assert "loop at line 5: zip stops at its shortest argument; taken as len(u) items" in f.assumptions
+    assert loops[7].trip_count.iterations == Polynomial.symbol("len(u)")
+    assert not any("line 7: zip" in a for a in f.assumptions)  # both the same length: nothing to say
