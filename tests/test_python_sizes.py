@@ -94,3 +94,94 @@ def test_a_slice_has_its_length_and_zip_its_first_arguments():
     assert "loop at line 5: zip stops at its shortest argument; taken as len(u) items" in f.assumptions
     assert loops[7].trip_count.iterations == Polynomial.symbol("len(u)")
     assert not any("line 7: zip" in a for a in f.assumptions)  # both the same length: nothing to say
+
+
+# -- sizes from the module's own call sites -----------------------------------------------------
+CALLS = """
+    SIZE = 9
+    class Board:
+        def __init__(self, size):
+            for i in range(size * size):
+                pass
+        def walk(self, k):
+            for i in range(k):
+                pass
+        def go(self):
+            self.walk(SIZE + 1)
+
+    def bench(loops, n=50):
+        for _ in range(loops):
+            for i in range(n):
+                pass
+
+    def solve(board):
+        for x in board:
+            pass
+
+    def grown(path):
+        for x in path:
+            pass
+
+    def main():
+        b = Board(SIZE)
+        bench(10)
+        bench(loops=20, n=30)
+        solve([0] * 64)
+        path = [b]
+        path.append(b)
+        grown(path)
+        helper(3)
+
+    def helper(m):
+        bench(2 * m)
+"""
+
+
+def counted(source: str):
+    from ccls.engine import count_source
+    from ccls.frontends import SourceFile
+    from ccls.options import AnalysisOptions
+    return {f.name: f for f in count_source(SourceFile("/src/example.py", textwrap.dedent(source)),
+                                            AnalysisOptions()).functions}
+
+
+def test_call_sites_pass_constants_keywords_defaults_lengths_and_through_the_call_graph():
+    fs = counted(CALLS)
+    assert fs["Board.__init__"].inferred_sizes == {"size": 9.0}  # Board(SIZE) runs __init__
+    assert fs["Board.__init__"].size_notes == ["size = 9 from the call at example.py:27"]
+    assert fs["Board.walk"].inferred_sizes == {"k": 10.0}  # self.walk(SIZE + 1) in the same class
+    assert fs["bench"].inferred_sizes == {"loops": 20.0, "n": 50.0}  # the largest; n's default where left out
+    assert "6 (the call at example.py:37, passing on m = 3 from the call at example.py:34)" \
+        in fs["bench"].size_notes[0]
+    assert fs["solve"].inferred_sizes == {"len(board)": 64.0}  # [0] * 64 passes its length
+    assert fs["grown"].inferred_sizes == {}  # a list appended to after it was built: no length
+
+
+def test_the_user_s_parameter_values_win_over_call_sites():
+    from ccls.engine import count_source
+    from ccls.frontends import SourceFile
+    from ccls.options import AnalysisOptions
+    options = AnalysisOptions(parameter_values=(("n", 7.0),))
+    fs = {f.name: f for f in count_source(SourceFile("/src/example.py", textwrap.dedent(CALLS)), options).functions}
+    assert fs["bench"].inferred_sizes == {"loops": 20.0}
+
+
+def test_calls_that_could_reach_several_functions_or_none_of_the_module_s_pass_nothing():
+    from ccls.frontends import SourceFile
+    from ccls.frontends.python import analyse_python
+    from ccls.options import AnalysisOptions
+    result = analyse_python(SourceFile("/src/example.py", textwrap.dedent("""
+        import math
+        class A:
+            def step(self, n):
+                pass
+        class B:
+            def step(self, n):
+                pass
+        def run(x):
+            x.step(5)          # A.step or B.step: left out
+            math.floor(5)      # another module's function
+            len([1, 2])        # a builtin
+            run(*[1])          # through *args
+    """)), AnalysisOptions())
+    assert result.errors == [] and result.calls.sites == ()

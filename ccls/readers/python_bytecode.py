@@ -144,6 +144,19 @@ class _Val:
 
 _UNKNOWN = _Val()
 _NULL = _Val(is_null=True)
+# Methods that change a container's length in place.
+_RESIZING = frozenset(("append", "extend", "insert", "pop", "remove", "clear", "add", "discard", "update",
+                       "setdefault", "popitem", "appendleft", "popleft", "extendleft"))
+
+
+@dataclass(frozen=True)
+class _Site:
+    """One call as the stack interpreter saw it: what is called, on what, with what."""
+
+    func: _Val
+    this: _Val | None  # 3.11's bound-method layout: the object a method is called on
+    args: tuple[_Val, ...]
+    keywords: tuple[str, ...] | None  # names of the last len(keywords) arguments
 
 
 def _const_value(value: object) -> _Val:
@@ -545,10 +558,12 @@ class _FunctionReader:
         self.entry = self.instrs[0].offset if self.instrs else 0
         self.live = _reachable(self.blocks, self.entry) if self.blocks else set()
         self.stores = self._stores()
+        self.resized = self._resized()
         self.dom: dict[int, set[int]] = {}  # dominators of live blocks, set by _find_loops
         self.loops = self._find_loops()
         self.innermost = self._innermost()
         self.assumptions: list[str] = []
+        self.sites: list[tuple[int | None, _Site]] = []  # calls made (comprehensions' included), by `read`
         self._memo: dict[str, _Val] = {}
         self._depth = 0
 
@@ -576,6 +591,16 @@ class _FunctionReader:
         for name in _nonlocal_writes(self.code):
             stores.setdefault(name, []).append((-1, -1))
         return stores
+
+    def _resized(self) -> set[str]:
+        """Locals whose container this function grows or shrinks in place (``a.append(x)``,
+        ``a.pop()``): the length they were built with no longer holds."""
+        out: set[str] = set()
+        for prev, ins in zip(self.instrs, self.instrs[1:]):
+            if prev.opname in ("LOAD_FAST", "LOAD_DEREF", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW") and (
+                    (ins.opname in ("LOAD_METHOD", "LOAD_ATTR") and str(ins.argval) in _RESIZING)):
+                out.add(_names(prev)[-1])
+        return out
 
     def _find_loops(self) -> dict[str, _LoopInfo]:
         if not self.blocks:
@@ -655,7 +680,8 @@ class _FunctionReader:
                 # range; loop indices it mentions are checked by `_lookup`.
                 self._memo[name] = _Val(poly=value.poly, seq=value.seq, notes=value.notes,
                                         from_global=value.from_global or value.is_global,
-                                        container=value.container, length=value.length, rng=value.rng,
+                                        container=value.container, rng=value.rng,
+                                        length=None if name in self.resized else value.length,
                                         iter=value.iter, items=value.items, is_str=value.is_str)
         return self._memo[name]
 
@@ -756,7 +782,7 @@ class _FunctionReader:
             out = [stack.pop() if stack else _UNKNOWN for _ in range(k)]
             return out[::-1]
 
-        kw_pending = False
+        kw_pending: tuple[str, ...] | None = None  # 3.11's KW_NAMES: the next call's keyword names
         for ins in self.blocks[block].instrs[:upto]:
             op = ins.opname
             if op in ("RESUME", "NOP", "PRECALL", "EXTENDED_ARG", "CACHE", "MAKE_CELL",
@@ -842,8 +868,8 @@ class _FunctionReader:
                 func, _ = pop()[0], pop()
                 stack.append(func)
             elif op in ("CALL", "CALL_KW"):
-                keywords = kw_pending or op == "CALL_KW"
-                kw_pending = False
+                keywords = kw_pending is not None or op == "CALL_KW"
+                kw_names, kw_pending = kw_pending, None
                 if op == "CALL_KW":
                     pop()  # the tuple of keyword names
                 args = pop(ins.arg or 0)
@@ -857,7 +883,8 @@ class _FunctionReader:
                     continue
                 builtin = func.is_global and this is None and not keywords and func.name not in self.shadowed
                 work = self._call_work(func, args, builtin)
-                facts[ins.offset] = ("call", func.name if func.direct else None, None, None, work)
+                site = _Site(func, this, tuple(args), kw_names) if op == "CALL" else None  # 3.13's CALL_KW: names unread
+                facts[ins.offset] = ("call", func.name if func.direct else None, None, None, work, site)
                 stack.append(_call_builtin(func.name, args) if builtin else _UNKNOWN)
             elif op == "CONTAINS_OP":
                 _, container = pop(2)
@@ -891,7 +918,8 @@ class _FunctionReader:
                 value = pop()[0]
                 stack.append(replace(value, container="tuple") if value.container else _UNKNOWN)
             elif op == "KW_NAMES":
-                kw_pending = True
+                names = self.code.co_consts[ins.arg] if ins.arg is not None and ins.arg < len(self.code.co_consts) else ()
+                kw_pending = tuple(str(n) for n in names) if isinstance(names, tuple) else ()
             elif op in ("BUILD_LIST", "BUILD_TUPLE"):
                 pop(ins.arg or 0)
                 stack.append(_Val(container="list" if op == "BUILD_LIST" else "tuple",
@@ -1141,6 +1169,8 @@ class _FunctionReader:
                     divisor=divisor))
                 if fact and fact[0] == "call" and fact[2] is not None:
                     spliced += self._splice(ins, fact[2], fact[3], start, inner, out_loops, listings, lines)
+                if fact and fact[0] == "call" and len(fact) > 5 and fact[5] is not None:
+                    self.sites.append((self.line_of[ins.offset], fact[5]))
                 work = fact[4] if fact and fact[0] == "call" else fact[1] if fact and fact[0] == "work" else None
                 if work is not None:
                     spliced.append(self._work_loop(ins, work, inner, out_loops))
@@ -1167,6 +1197,7 @@ class _FunctionReader:
         sub = _FunctionReader(code, self.file, self.lines, self.default, self.early_exit,
                               prefix=f"{self.prefix}C{call.offset}.", overrides=overrides, module=self.module)
         blocks, loops, assumptions, sub_lines, sub_listings = sub.read()
+        self.sites.extend(sub.sites)
         depth = at.depth if at else 0
         for lp in loops.values():
             out_loops[lp.id] = Loop(lp.id, lp.parent or (at.id if at else None), lp.depth + depth,
@@ -1225,10 +1256,13 @@ def read_code(code: types.CodeType, file: str, source_text: str, default_trip_co
 
 
 def _read_function(code: types.CodeType, file: str, lines: list[str], default_trip_count: int,
-                   early_exit: str, module: "_ModuleInfo | None" = None) -> FunctionIR:
+                   early_exit: str, module: "_ModuleInfo | None" = None,
+                   sites: dict[str, list[tuple[int | None, _Site]]] | None = None) -> FunctionIR:
     reader = _FunctionReader(code, file, lines, default_trip_count, early_exit, module=module)
     blocks, loops, assumptions, seen_lines, listings = reader.read()
     qualname = getattr(code, "co_qualname", code.co_name)
+    if sites is not None:
+        sites.setdefault(qualname, []).extend(reader.sites)
     return FunctionIR(
         name=qualname,
         display_name=qualname,
@@ -1366,23 +1400,42 @@ def read_module(text: str, file: str, default_trip_count: int = 100,
                 early_exit: str = "expected") -> tuple[list[FunctionIR], list[AnalysisError]]:
     """Compile (never run) a module and read every function in it. Never raises: compile errors
     and reader failures come back as `AnalysisError`s."""
+    read = read_module_and_calls(text, file, default_trip_count, early_exit)
+    return read.functions, read.errors
+
+
+@dataclass
+class ModuleRead:
+    """A module's functions, and the calls each makes as the stack interpreter saw them
+    (`ccls.readers.python_calls` turns those into call-site records)."""
+
+    functions: list[FunctionIR]
+    errors: list[AnalysisError]
+    sites: dict[str, list[tuple[int | None, _Site]]] = field(default_factory=dict)  # caller → (line, call)
+    module: _ModuleInfo | None = None
+
+
+def read_module_and_calls(text: str, file: str, default_trip_count: int = 100,
+                          early_exit: str = "expected") -> ModuleRead:
+    """`read_module`, keeping each function's calls as well."""
     source, lines = _compilable(text)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings must not become errors or stderr noise
             module = compile(source, file, "exec", dont_inherit=True, optimize=0)
     except SyntaxError as e:  # includes IndentationError / TabError
-        return [], [AnalysisError(file, e.lineno, e.msg or str(e))]
+        return ModuleRead([], [AnalysisError(file, e.lineno, e.msg or str(e))])
     except (ValueError, OverflowError, RecursionError, MemoryError) as e:  # null bytes, too deep, too big
-        return [], [AnalysisError(file, None, f"{type(e).__name__}: {e}")]
+        return ModuleRead([], [AnalysisError(file, None, f"{type(e).__name__}: {e}")])
     functions: list[FunctionIR] = []
     errors: list[AnalysisError] = []
+    sites: dict[str, list[tuple[int | None, _Site]]] = {}
     info = _ModuleInfo(module, file, lines, default_trip_count, early_exit)
     for code in _function_codes(module):
         try:
-            functions.append(_read_function(code, file, lines, default_trip_count, early_exit, info))
+            functions.append(_read_function(code, file, lines, default_trip_count, early_exit, info, sites))
         except Exception as e:  # noqa: BLE001 — a reader bug must not take the editor down
             errors.append(AnalysisError(file, code.co_firstlineno,
                                         f"internal error reading bytecode of {code.co_qualname}: "
                                         f"{type(e).__name__}: {e}"))
-    return functions, errors
+    return ModuleRead(functions, errors, sites, info)
