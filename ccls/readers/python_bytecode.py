@@ -724,6 +724,14 @@ class _FunctionReader:
         label = f"{_label(owner)}.{func.attr}({', '.join(_label(a) for a in args)})"
         return _make_work(spec, label, sized, self.default, self.early_exit, assumed_type=not known)
 
+    def _new_instance(self, name: str, line: int | None) -> _Work:
+        """Calling a class of this module: type.__call__ allocates the instance and calls
+        ``__init__`` from C (3.11 inlines only Python-to-Python calls): one py.work.new."""
+        note = (f"{name}(…) creates an instance: allocation and the call of {name}.__init__ from C costed as "
+                "1 × py.work.new")
+        return _Work(f"{name}(…)", "py.work.new", TripCount("constant", Polynomial.constant(1), "one instance"),
+                     (note,))
+
     def _contains_work(self, container: _Val, line: int | None) -> _Work | None:
         """``x in seq`` scans a list or tuple built here; a value of unknown type is taken as a
         hash container (O(1) on average) and, when it has a size, that is said."""
@@ -884,6 +892,8 @@ class _FunctionReader:
                 builtin = func.is_global and this is None and not keywords and func.name not in self.shadowed
                 work = self._call_work(func, args, builtin)
                 site = _Site(func, this, tuple(args), kw_names) if op == "CALL" else None  # 3.13's CALL_KW: names unread
+                if work is None and func.is_global and this is None and func.name in self.module.classes:
+                    work = self._new_instance(func.name, self.line_of[ins.offset])
                 facts[ins.offset] = ("call", func.name if func.direct else None, None, None, work, site)
                 stack.append(_call_builtin(func.name, args) if builtin else _UNKNOWN)
             elif op == "CONTAINS_OP":
@@ -1331,6 +1341,10 @@ class _ModuleInfo:
         self._reader: _FunctionReader | None = None
         self._values: dict[str, _Val | None] = {}
         self._rebound = _rebound_globals(code) if code is not None else frozenset()
+        # Classes the module defines at its top level (calling one allocates an instance).
+        self.classes = frozenset(c.co_name for c in (code.co_consts if code is not None else ())
+                                 if isinstance(c, types.CodeType) and not c.co_flags & CO_OPTIMIZED
+                                 and not c.co_name.startswith("<")) - self._rebound
 
     def constant(self, name: str) -> _Val | None:
         """The module constant ``name``, or None when it is not one (or not understood)."""

@@ -313,24 +313,30 @@ def work_classes(pj_per_cycle: float, clock_hz: float) -> dict[str, dict]:
     if not BUILTINS.exists():
         return {}
     saved = json.loads(BUILTINS.read_text())
-    ratio = saved["speed_ratio"]["value"]
     out = {}
     for cls, m in saved["classes"].items():
+        ratio = m.get("speed_ratio", saved["speed_ratio"])["value"]  # a class measured again has its own run's
         ns = max(0.0, m["ns_per_unit"]) / ratio
         cyc = ns * 1e-9 * clock_hz
         ops = ", ".join(r["op"] for r in m["ops"])
+        where = (f"own measurements (cost_tables/derive/cpython_builtins.py) on {m.get('machine', saved['machine'])}, "
+                 f"CPython {saved['python']}, {m.get('date', saved['date'])}")
+        scaled = (f"{m['ns_per_unit']:.3f} ns there, divided by {ratio:.3f} (that run's time for 7 of this "
+                  "table's snippets over the time the table predicts for them) to put it in this table's time")
+        if m.get("fixed"):
+            source = (f"{where}: median over [{ops}] of the time of the statement less that of the same statement "
+                      f"calling a function that runs the same body, {m['n']} iterations, minimum over repeats; {scaled}")
+            notes = f"one per call, charged beside the call's py.call: {m['complexity']}"
+        else:
+            source = (f"{where}: median over [{ops}] of the least-squares slope of time against {m['units']}, "
+                      f"n = {min(saved['sizes'])}…{max(saved['sizes'])}; {scaled}")
+            notes = (f"one unit of work inside a builtin; units per call from the documented complexity "
+                     f"({m['complexity']}; {saved['reference']}), counted by the Python reader")
         out[cls] = {
             "cu": round(cyc, 3), "ns": round(ns, 3), "energy_pj": round(cyc * pj_per_cycle, 2),
-            "source": f"own measurements (cost_tables/derive/cpython_builtins.py) on {saved['machine']}, CPython "
-                      f"{saved['python']}, {saved['date']}: median over [{ops}] of the least-squares slope of "
-                      f"time against {m['units']}, n = {min(saved['sizes'])}…{max(saved['sizes'])}; "
-                      f"{m['ns_per_unit']:.3f} ns there, divided by {ratio:.3f} (that run's time for 7 of this "
-                      "table's snippets over the time the table predicts for them) to put it in this table's time",
-            "method": "measured",
+            "source": source, "method": "measured",
             "energy_source": f"modelled: cu x {pj_per_cycle:.1f} pJ per core cycle (as the bytecode classes)",
-            "energy_method": "modelled",
-            "notes": f"one unit of work inside a builtin; units per call from the documented complexity "
-                     f"({m['complexity']}; {saved['reference']}), counted by the Python reader",
+            "energy_method": "modelled", "notes": notes,
         }
     return out
 
