@@ -61,3 +61,34 @@ def test_an_instance_is_priced_from_its_own_measurement():
     call = load_tables().cost["cpython-3.11"].classes["py.call"]
     assert entry.method == "measured" and "cpython_builtins.py" in entry.source
     assert entry.cu > 10 * call.cu  # type.__call__ → object allocation → __init__ from C: far dearer than a call
+
+
+def test_list_insert_pop_and_concatenation_move_or_copy_their_items_and_pop_of_the_last_item_does_not():
+    fs = read("""
+        def f(n, d, s, t):
+            a = [0] * n
+            b = [1] * n
+            c = a + b
+            q = [2] * n
+            q.insert(0, 5)
+            q.pop(0)
+            q.pop()
+            d.pop(3)
+            s.update(t)
+            return c
+    """)
+    notes = [x for x in fs["f"].assumptions if "costed as" in x]
+    assert any("a + b costed as 2·n × py.work.copy" in x for x in notes), notes
+    assert any("q.insert(…, …) costed as" in x and "py.work.move" in x for x in notes)
+    assert sum("pop(" in x for x in notes) == 1  # q.pop(0); not q.pop(), nor d.pop(3) (d may be a dict)
+    assert any("s.update(t) costed as len(t) × py.work.hash" in x for x in notes)
+
+
+def test_every_work_class_the_reader_can_emit_is_measured():
+    from ccls.readers.python_bytecode import _BUILTIN_WORK, _CONCAT, _METHOD_WORK, _REPEAT, _SCAN, _SLICE
+    table = load_tables().cost["cpython-3.11"]
+    classes = {spec.cls for spec in (*_BUILTIN_WORK.values(), *_METHOD_WORK.values(), _SCAN, _SLICE, _REPEAT,
+                                     _CONCAT)} | {"py.work.new"}
+    for cls in classes:
+        entry = table.classes[cls]  # the exact key, not a fallback to py.other
+        assert entry.method == "measured" and "cpython_builtins.py" in entry.source and entry.cu > 0

@@ -310,6 +310,7 @@ class _WorkSpec:
     complexity: str  # as TimeComplexity lists it
     early_exit: bool = False  # may stop at the first match (a search)
     sized_by: str = "arg"  # whose length counts: "arg" (first argument) or "self" (the object)
+    known_owner: bool = False  # only when the object is known to be owner_type (dict.pop is O(1))
 
 
 _SORT = _WorkSpec("py.work.sort", "list", "O(n log n)", sized_by="self")
@@ -322,8 +323,19 @@ _BUILTIN_WORK = {
     **dict.fromkeys(("any", "all"), _WorkSpec("py.work.sum", "builtin", "O(n)", early_exit=True)),
 }
 _STR_METHOD = _WorkSpec("py.work.char", "str", "O(n)", sized_by="self")
+_MOVE = _WorkSpec("py.work.move", "list", "O(n)", sized_by="self")  # item pointers shifted by memmove
+_HASH_ARG = _WorkSpec("py.work.hash", "set", "O(len(argument))")
 _METHOD_WORK = {
     "sort": _SORT,
+    "insert": replace(_MOVE, complexity="O(n) (Insert)"),
+    "reverse": replace(_MOVE, complexity="O(n)", known_owner=True),
+    "pop": replace(_MOVE, complexity="O(n) for pop(i) (Pop intermediate)", known_owner=True),
+    "remove": _WorkSpec("py.work.scan", "list", "O(n) (Delete Item)", sized_by="self", known_owner=True),
+    "update": replace(_HASH_ARG, complexity="O(len(argument)) (set/dict update)"),
+    **dict.fromkeys(("union", "difference", "symmetric_difference", "issuperset"),
+                    replace(_HASH_ARG, complexity="O(len(t)) for the argument t (set operations)")),
+    **dict.fromkeys(("intersection", "issubset"),
+                    replace(_HASH_ARG, complexity="O(len(s)) at most (set operations)", sized_by="self")),
     "index": _WorkSpec("py.work.scan", "list", "O(n)", early_exit=True, sized_by="self"),
     "count": _WorkSpec("py.work.scan", "list", "O(n)", sized_by="self"),
     "copy": _WorkSpec("py.work.copy", "list", "O(n)", sized_by="self"),
@@ -335,6 +347,7 @@ _METHOD_WORK = {
 _SCAN = _WorkSpec("py.work.scan", "list", "O(n)", early_exit=True)
 _SLICE = _WorkSpec("py.work.copy", "list", "O(k), k = the slice's length")
 _REPEAT = _WorkSpec("py.work.copy", "list", "O(nk) (list multiply)")
+_CONCAT = _WorkSpec("py.work.copy", "list", "O(n + m) (concatenation copies both)")
 
 
 @dataclass(frozen=True)
@@ -720,6 +733,10 @@ class _FunctionReader:
             spec = replace(_STR_METHOD, early_exit=spec.early_exit)  # "abc".count(x): a string search
         known = (owner.is_str and spec.owner_type == "str") or owner.container == spec.owner_type \
             or (owner.container == "tuple" and spec.cls == "py.work.scan")
+        if spec.known_owner and not known:
+            return None  # d.pop(k), s.remove(x): O(1) on a dict or a set, the likelier owners
+        if func.attr == "pop" and (not args or (args[0].poly is not None and args[0].poly.constant_value() == -1)):
+            return None  # pop() and pop(-1) take the last item: O(1)
         sized = owner if spec.sized_by == "self" else (args[0] if args else None)
         label = f"{_label(owner)}.{func.attr}({', '.join(_label(a) for a in args)})"
         return _make_work(spec, label, sized, self.default, self.early_exit, assumed_type=not known)
@@ -854,6 +871,13 @@ class _FunctionReader:
                     facts[ins.offset] = ("str%",)
                 elif _BINARY_CLASS.get(symbol) == "py.binary_div":
                     facts[ins.offset] = ("div", self._divisor_kind(b, block))
+                elif symbol in ("+", "+=") and a.container in ("list", "tuple") and b.container == a.container \
+                        and a.length is not None and b.length is not None:
+                    joined = _Val(container=a.container, length=a.length + b.length, notes=_notes(a, b))
+                    facts[ins.offset] = ("work", _make_work(_CONCAT, f"{_label(a)} + {_label(b)}", joined,
+                                                            self.default, self.early_exit, assumed_type=False))
+                    stack.append(joined)
+                    continue
                 elif symbol == "*" and (a.container or b.container) and (a.poly or b.poly) is not None:
                     seq, times = (a, b) if a.container else (b, a)
                     if seq.length is not None and times.poly is not None:

@@ -68,6 +68,10 @@ OPERATIONS: dict[str, tuple[str, str, dict]] = {
     "py.work.copy": ("copy, slice, list()/tuple(), extend: O(n) (O(k) for a k-element slice)", "n elements", {
         "list(a)": (_ints, list), "tuple(a)": (_ints, tuple), "a[:]": (_ints, lambda a: a[:]),
     }),
+    "py.work.move": ("list.insert / list.pop(i) / reverse: O(n) (the item pointers after i are moved)",
+                     "n elements moved", {
+        "a.insert(0, x); a.pop(0)": (_ints, lambda a: (a.insert(0, -1), a.pop(0))),
+    }),
     "py.work.hash": ("set(a) / dict building: O(n) (O(1) average per insert)", "n elements", {
         "set(a)": (_ints, set), "dict.fromkeys(a)": (_ints, dict.fromkeys),
     }),
@@ -173,6 +177,8 @@ def measure_fixed(n: int = 20000, repeats: int = 41) -> dict:
 
 
 def _units(cls: str, n: int) -> float:
+    if cls == "py.work.move":
+        return 2.0 * n  # insert(0, x) then pop(0): the n items move twice
     return n * np.log2(n) if cls == "py.work.sort" else float(n)
 
 
@@ -199,7 +205,7 @@ def measure(only: set[str] | None = None, repeats: int = 41) -> dict:
             times = []
             for n in SIZES:
                 data = setup(n)
-                times.append(best_ns(op, data, repeats))  # none of the ops mutates its input
+                times.append(best_ns(op, data, repeats))  # every op leaves its input as it found it
             x = np.array([_units(cls, n) for n in SIZES])
             slope, intercept = np.polyfit(x, np.array(times), 1)
             rows.append({"op": label, "sizes": list(SIZES), "ns": times, "ns_per_unit": float(slope),
