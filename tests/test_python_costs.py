@@ -92,3 +92,24 @@ def test_every_work_class_the_reader_can_emit_is_measured():
     for cls in classes:
         entry = table.classes[cls]  # the exact key, not a fallback to py.other
         assert entry.method == "measured" and "cpython_builtins.py" in entry.source and entry.cu > 0
+
+
+def test_globals_appends_and_unpacking_have_their_own_measured_prices():
+    fs = read("""
+        LIMIT = [3]
+
+        def f(pairs):
+            out = [a * b for a, b in pairs]
+            return len(out), LIMIT
+    """)
+    by_opcode: dict[str, set[str]] = {}
+    for b in fs["f"].blocks:
+        for i in b.instructions:
+            by_opcode.setdefault(i.opcode, set()).add(i.cls)
+    assert by_opcode["LOAD_GLOBAL"] == {"py.load.global"}  # len, LIMIT: the module's dict, then the builtins'
+    assert by_opcode["LIST_APPEND"] == {"py.build.append"}  # no allocation, unlike BUILD_LIST
+    assert by_opcode["UNPACK_SEQUENCE"] == {"py.build.unpack"}
+    table = load_tables().cost["cpython-3.11"].classes
+    for cls in ("py.load.global", "py.build.append", "py.build.unpack"):
+        assert table[cls].method == "measured" and "cpython_bytecode.py" in table[cls].source
+    assert table["py.load"].cu < table["py.load.global"].cu and table["py.build.append"].cu < table["py.build"].cu

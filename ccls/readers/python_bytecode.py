@@ -51,9 +51,15 @@ _EXACT_CLASS = {
     **dict.fromkeys(("CALL", "CALL_FUNCTION_EX", "CALL_KW"), "py.call"),
     **dict.fromkeys(("CALL_INTRINSIC_1", "CALL_INTRINSIC_2"), "py.call"),
     **dict.fromkeys(("GET_ITER", "FOR_ITER", "END_FOR", "GET_YIELD_FROM_ITER"), "py.iter"),
-    **dict.fromkeys(("LIST_APPEND", "SET_ADD", "MAP_ADD", "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE",
-                     "DICT_MERGE", "LIST_TO_TUPLE", "UNPACK_SEQUENCE", "UNPACK_EX", "FORMAT_VALUE",
+    **dict.fromkeys(("LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE",
+                     "DICT_MERGE", "LIST_TO_TUPLE", "FORMAT_VALUE",
                      "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE"), "py.build"),
+    # Neither allocates a container: unpacking pushes items the sequence holds; a comprehension's
+    # append adds one item to a list that grows geometrically.
+    **dict.fromkeys(("UNPACK_SEQUENCE", "UNPACK_EX"), "py.build.unpack"),
+    **dict.fromkeys(("LIST_APPEND", "SET_ADD", "MAP_ADD"), "py.build.append"),
+    # A global or a builtin: the module's dict, then the builtins' (about three local loads).
+    **dict.fromkeys(("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS"), "py.load.global"),
     **dict.fromkeys(("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE", "RETURN_GENERATOR"), "py.return"),
     # Stack shuffles, call set-up, MAKE_FUNCTION, async iteration: the table fits them as py.other.
     **dict.fromkeys(("PRECALL", "KW_NAMES", "PUSH_NULL", "COPY", "SWAP", "POP_TOP", "RESUME", "NOP",
