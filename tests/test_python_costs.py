@@ -82,6 +82,7 @@ def test_list_insert_pop_and_concatenation_move_or_copy_their_items_and_pop_of_t
     assert any("q.insert(…, …) costed as" in x and "py.work.move" in x for x in notes)
     assert sum("pop(" in x for x in notes) == 1  # q.pop(0); not q.pop(), nor d.pop(3) (d may be a dict)
     assert any("s.update(t) costed as len(t) × py.work.hash" in x for x in notes)
+    assert any("s.update(t) taken as dict/set.update" in x for x in fs["f"].assumptions)
 
 
 def test_every_work_class_the_reader_can_emit_is_measured():

@@ -330,7 +330,7 @@ _BUILTIN_WORK = {
 }
 _STR_METHOD = _WorkSpec("py.work.char", "str", "O(n)", sized_by="self")
 _MOVE = _WorkSpec("py.work.move", "list", "O(n)", sized_by="self")  # item pointers shifted by memmove
-_HASH_ARG = _WorkSpec("py.work.hash", "set", "O(len(argument))")
+_HASH_ARG = _WorkSpec("py.work.hash", "dict/set", "O(len(argument))")
 _METHOD_WORK = {
     "sort": _SORT,
     "insert": replace(_MOVE, complexity="O(n) (Insert)"),
