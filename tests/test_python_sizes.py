@@ -185,3 +185,45 @@ def test_calls_that_could_reach_several_functions_or_none_of_the_module_s_pass_n
             run(*[1])          # through *args
     """)), AnalysisOptions())
     assert result.errors == [] and result.calls.sites == ()
+
+
+def test_unusual_definitions_and_calls_give_call_sites_or_none_and_never_an_error():
+    from ccls.frontends import SourceFile
+    from ccls.frontends.python import analyse_python
+    from ccls.options import AnalysisOptions
+    result = analyse_python(SourceFile("/src/example.py", textwrap.dedent("""
+        import functools
+        class Grid:
+            @staticmethod
+            def cells(n):
+                return [0] * n
+            @classmethod
+            def square(cls, n):
+                return cls.cells(n * n)
+            @property
+            def size(self):
+                return 3
+            class Inner:
+                def __init__(self, k, /, *, m=4):
+                    for i in range(k + m):
+                        pass
+        def outer(n, *args, **kw):
+            def inner(k=-2):
+                return [i for i in range(k)]
+            f = lambda x: x
+            inner(n)
+            f(3)
+            Grid.cells(5)
+            Grid.square(n=6)
+            Grid.Inner(2, m=1)
+            functools.reduce(f, [1])
+            return inner(**kw), outer(*args)
+        def main():
+            outer(7)
+    """)), AnalysisOptions())
+    assert result.errors == []
+    sites = {(s.caller, s.callee): s.args for s in result.calls.sites}
+    assert sites[("outer", "Grid.cells")][0] == ("const", 5)  # a staticmethod: no self
+    assert sites[("outer", "Grid.square")][1] == ("const", 6)  # a classmethod: cls first, n by keyword
+    assert sites[("outer", "outer.<locals>.inner")][0] == ("param", "n")  # a nested function
+    assert sites[("main", "outer")][0] == ("const", 7)
