@@ -227,3 +227,16 @@ def test_unusual_definitions_and_calls_give_call_sites_or_none_and_never_an_erro
     assert sites[("outer", "Grid.square")][1] == ("const", 6)  # a classmethod: cls first, n by keyword
     assert sites[("outer", "outer.<locals>.inner")][0] == ("param", "n")  # a nested function
     assert sites[("main", "outer")][0] == ("const", 7)
+
+
+def test_a_c_call_to_a_function_of_the_same_name_passes_no_size_to_python():
+    from ccls.frontends import SourceFile
+    from ccls.frontends.python import analyse_python
+    from ccls.model import CallSite
+    from ccls.options import AnalysisOptions
+    from ccls.readers.call_sites import ModuleCalls
+    from ccls.sizes import infer_sizes
+    py = analyse_python(SourceFile("/src/example.py", "def bench(n):\n    for i in range(n):\n        pass\n"),
+                        AnalysisOptions()).calls
+    c = ModuleCalls("/src/main.c", {"main": ()}, (CallSite("main", "bench", 3, (("const", 5),)),))
+    assert infer_sizes([py, c]) == {}

@@ -67,7 +67,8 @@ def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
             args = _arguments(site, own[callee], bound, defs.get(callee), known)
             if args is not None and any(a is not None for a in args):
                 sites.append(CallSite(caller, callee, line, args))
-    return ModuleCalls(file, parameters, tuple(sites))
+    # Only this module's calls reach its functions: never a C call to a function of that name.
+    return ModuleCalls(file, parameters, tuple(sites), internal=frozenset(parameters))
 
 
 def _resolve(caller: str, caller_def: _Def | None, caller_params: list[str], site: _Site,
