@@ -20,10 +20,12 @@ which is what ccls's CU covers: its own bytecode, the work of builtins it calls,
 function in the same process) is subtracted. Generator functions and coroutines are left out
 (cProfile counts each resume as a call; ccls costs a whole run).
 
-ccls: `ccls analyze FILE --format json`, no --param, as a user would run it: sizes that reach a
-function through its arguments are evaluated at the default (1000; loops of unknown count at
-100), not at what the benchmark passes. The baseline is ccls's own executed bytecode count
-(JSON counts, less the py.work.* units of builtins).
+ccls: `ccls analyze FILE --format json`, no --param, as a user would run it: a size that reaches a
+function through its arguments is evaluated where the file's own calls set it (constants, module
+constants, lengths of sequences built there, followed through the call graph), else at the
+default (1000; loops of unknown count at 100); what the benchmark passes through pyperf's runner
+is not a call ccls can read. The baseline is ccls's own executed bytecode count (JSON counts,
+less the py.work.* units: the work inside builtins and instance creation).
 
 Target (issue 12): Python CU vs time Spearman rho >= 0.90. Results: results/pyperformance.json.
 """

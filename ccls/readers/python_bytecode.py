@@ -51,9 +51,15 @@ _EXACT_CLASS = {
     **dict.fromkeys(("CALL", "CALL_FUNCTION_EX", "CALL_KW"), "py.call"),
     **dict.fromkeys(("CALL_INTRINSIC_1", "CALL_INTRINSIC_2"), "py.call"),
     **dict.fromkeys(("GET_ITER", "FOR_ITER", "END_FOR", "GET_YIELD_FROM_ITER"), "py.iter"),
-    **dict.fromkeys(("LIST_APPEND", "SET_ADD", "MAP_ADD", "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE",
-                     "DICT_MERGE", "LIST_TO_TUPLE", "UNPACK_SEQUENCE", "UNPACK_EX", "FORMAT_VALUE",
+    **dict.fromkeys(("LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE",
+                     "DICT_MERGE", "LIST_TO_TUPLE", "FORMAT_VALUE",
                      "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE"), "py.build"),
+    # Neither allocates a container: unpacking pushes items the sequence holds; a comprehension's
+    # append adds one item to a list that grows geometrically.
+    **dict.fromkeys(("UNPACK_SEQUENCE", "UNPACK_EX"), "py.build.unpack"),
+    **dict.fromkeys(("LIST_APPEND", "SET_ADD", "MAP_ADD"), "py.build.append"),
+    # A global or a builtin: the module's dict, then the builtins' (about three local loads).
+    **dict.fromkeys(("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS"), "py.load.global"),
     **dict.fromkeys(("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE", "RETURN_GENERATOR"), "py.return"),
     # Stack shuffles, call set-up, MAKE_FUNCTION, async iteration: the table fits them as py.other.
     **dict.fromkeys(("PRECALL", "KW_NAMES", "PUSH_NULL", "COPY", "SWAP", "POP_TOP", "RESUME", "NOP",
@@ -144,6 +150,19 @@ class _Val:
 
 _UNKNOWN = _Val()
 _NULL = _Val(is_null=True)
+# Methods that change a container's length in place.
+_RESIZING = frozenset(("append", "extend", "insert", "pop", "remove", "clear", "add", "discard", "update",
+                       "setdefault", "popitem", "appendleft", "popleft", "extendleft"))
+
+
+@dataclass(frozen=True)
+class _Site:
+    """One call as the stack interpreter saw it: what is called, on what, with what."""
+
+    func: _Val
+    this: _Val | None  # 3.11's bound-method layout: the object a method is called on
+    args: tuple[_Val, ...]
+    keywords: tuple[str, ...] | None  # names of the last len(keywords) arguments
 
 
 def _const_value(value: object) -> _Val:
@@ -160,6 +179,20 @@ def _const_value(value: object) -> _Val:
     return _UNKNOWN
 
 
+def _polys(v: _Val) -> list[Polynomial]:
+    """Every polynomial a value carries (its int value, its length, its range's bounds, its
+    iterator's count): a value read outside a loop must not mention that loop's index."""
+    out = [p for p in (v.poly, v.length) if p is not None]
+    if v.rng is not None:
+        out += [v.rng.start, v.rng.stop]
+    if v.iter is not None:
+        out.append(v.iter.trips)
+        out += [v.iter.start] if v.iter.start is not None else []
+    for item in v.items or ():
+        out += _polys(item)
+    return out
+
+
 def _kind(p: Polynomial) -> str:
     return "constant" if p.constant_value() is not None else "symbolic"
 
@@ -172,6 +205,8 @@ def _call_builtin(name: str, args: list[_Val]) -> _Val:
     """What range/len/enumerate/reversed return, when their arguments are understood."""
     if name == "len" and len(args) == 1 and args[0].seq is not None:
         return _Val(poly=Polynomial.symbol(f"len({args[0].seq})"))
+    if name == "len" and len(args) == 1 and args[0].length is not None:  # a list built here, a tuple constant
+        return _Val(poly=args[0].length, notes=args[0].notes)
     if name == "range" and 1 <= len(args) <= 3 and all(a.poly is not None for a in args):
         if len(args) == 1:
             return _Val(rng=_Range(Polynomial.constant(0), args[0].poly, Fraction(1), args[0].notes))
@@ -187,6 +222,14 @@ def _call_builtin(name: str, args: list[_Val]) -> _Val:
         size = _length(args[0])  # same length as its argument
         return _Val(seq=args[0].seq, container="tuple" if name == "tuple" else "list",
                     length=size[0] if size is not None and size[1] != "unknown" else None)
+    if name == "zip" and args:
+        sizes = [_length(a) for a in args]
+        known = [size for size in sizes if size is not None and size[1] != "unknown"]
+        if known:
+            trips, kind, notes = known[0]
+            if len(known) < len(sizes) or any(size[0] != trips for size in known[1:]):
+                notes += (f"zip stops at its shortest argument; taken as {trips} items",)
+            return _Val(iter=_Iter(trips, kind, notes), length=trips, notes=notes)
     if name in ("enumerate", "reversed") and len(args) == 1:
         inner = _get_iter(args[0])
         if inner is not None and name == "enumerate":
@@ -273,6 +316,7 @@ class _WorkSpec:
     complexity: str  # as TimeComplexity lists it
     early_exit: bool = False  # may stop at the first match (a search)
     sized_by: str = "arg"  # whose length counts: "arg" (first argument) or "self" (the object)
+    known_owner: bool = False  # only when the object is known to be owner_type (dict.pop is O(1))
 
 
 _SORT = _WorkSpec("py.work.sort", "list", "O(n log n)", sized_by="self")
@@ -285,8 +329,19 @@ _BUILTIN_WORK = {
     **dict.fromkeys(("any", "all"), _WorkSpec("py.work.sum", "builtin", "O(n)", early_exit=True)),
 }
 _STR_METHOD = _WorkSpec("py.work.char", "str", "O(n)", sized_by="self")
+_MOVE = _WorkSpec("py.work.move", "list", "O(n)", sized_by="self")  # item pointers shifted by memmove
+_HASH_ARG = _WorkSpec("py.work.hash", "dict/set", "O(len(argument))")
 _METHOD_WORK = {
     "sort": _SORT,
+    "insert": replace(_MOVE, complexity="O(n) (Insert)"),
+    "reverse": replace(_MOVE, complexity="O(n)", known_owner=True),
+    "pop": replace(_MOVE, complexity="O(n) for pop(i) (Pop intermediate)", known_owner=True),
+    "remove": _WorkSpec("py.work.scan", "list", "O(n) (Delete Item)", sized_by="self", known_owner=True),
+    "update": replace(_HASH_ARG, complexity="O(len(argument)) (set/dict update)"),
+    **dict.fromkeys(("union", "difference", "symmetric_difference", "issuperset"),
+                    replace(_HASH_ARG, complexity="O(len(t)) for the argument t (set operations)")),
+    **dict.fromkeys(("intersection", "issubset"),
+                    replace(_HASH_ARG, complexity="O(len(s)) at most (set operations)", sized_by="self")),
     "index": _WorkSpec("py.work.scan", "list", "O(n)", early_exit=True, sized_by="self"),
     "count": _WorkSpec("py.work.scan", "list", "O(n)", sized_by="self"),
     "copy": _WorkSpec("py.work.copy", "list", "O(n)", sized_by="self"),
@@ -298,6 +353,7 @@ _METHOD_WORK = {
 _SCAN = _WorkSpec("py.work.scan", "list", "O(n)", early_exit=True)
 _SLICE = _WorkSpec("py.work.copy", "list", "O(k), k = the slice's length")
 _REPEAT = _WorkSpec("py.work.copy", "list", "O(nk) (list multiply)")
+_CONCAT = _WorkSpec("py.work.copy", "list", "O(n + m) (concatenation copies both)")
 
 
 @dataclass(frozen=True)
@@ -503,10 +559,11 @@ class _FunctionReader:
 
     def __init__(self, code: types.CodeType, file: str, source_lines: list[str], default_trip_count: int,
                  early_exit: str = "expected", prefix: str = "", overrides: dict[str, _Val] | None = None,
-                 shadowed: frozenset[str] = frozenset()):
+                 module: "_ModuleInfo | None" = None):
         self.code, self.file, self.lines, self.default = code, file, source_lines, default_trip_count
         self.early_exit = early_exit
-        self.shadowed = shadowed  # module-level names that hide builtins of the same name
+        self.module = module or _NO_MODULE
+        self.shadowed = self.module.shadowed  # module-level names that hide builtins of the same name
         self.prefix, self.overrides = prefix, overrides or {}
         self.instrs = list(dis.get_instructions(code))
         self.line_of = self._lines()
@@ -520,10 +577,12 @@ class _FunctionReader:
         self.entry = self.instrs[0].offset if self.instrs else 0
         self.live = _reachable(self.blocks, self.entry) if self.blocks else set()
         self.stores = self._stores()
+        self.resized = self._resized()
         self.dom: dict[int, set[int]] = {}  # dominators of live blocks, set by _find_loops
         self.loops = self._find_loops()
         self.innermost = self._innermost()
         self.assumptions: list[str] = []
+        self.sites: list[tuple[int | None, _Site]] = []  # calls made (comprehensions' included), by `read`
         self._memo: dict[str, _Val] = {}
         self._depth = 0
 
@@ -551,6 +610,16 @@ class _FunctionReader:
         for name in _nonlocal_writes(self.code):
             stores.setdefault(name, []).append((-1, -1))
         return stores
+
+    def _resized(self) -> set[str]:
+        """Locals whose container this function grows or shrinks in place (``a.append(x)``,
+        ``a.pop()``): the length they were built with no longer holds."""
+        out: set[str] = set()
+        for prev, ins in zip(self.instrs, self.instrs[1:]):
+            if prev.opname in ("LOAD_FAST", "LOAD_DEREF", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW") and (
+                    (ins.opname in ("LOAD_METHOD", "LOAD_ATTR") and str(ins.argval) in _RESIZING)):
+                out.add(_names(prev)[-1])
+        return out
 
     def _find_loops(self) -> dict[str, _LoopInfo]:
         if not self.blocks:
@@ -610,9 +679,8 @@ class _FunctionReader:
         if name not in self.symbol_names and len(sites) == 1 and sites[0][0] in self.live:
             value = self._single_store(name, *sites[0])
             visible = {f"@{lp.id}" for lp in loops}
-            if value.poly is None or {s for s in value.poly.symbols if s.startswith("@")} <= visible:
-                return _Val(poly=value.poly, seq=value.seq, notes=value.notes, name=name, direct=True,
-                            from_global=value.from_global, container=value.container, length=value.length)
+            if {s for p in _polys(value) for s in p.symbols if s.startswith("@")} <= visible:
+                return replace(value, name=name, direct=True)
         return _Val(name=name, direct=name not in self.symbol_names)
 
     def _single_store(self, name: str, block: int, index: int) -> _Val:
@@ -627,9 +695,13 @@ class _FunctionReader:
                 finally:
                     self._depth -= 1
                 value = stack[-1] if stack else _UNKNOWN
+                # A range or an iterator kept in a local (`r = range(n)`; `for i in r`) is that
+                # range; loop indices it mentions are checked by `_lookup`.
                 self._memo[name] = _Val(poly=value.poly, seq=value.seq, notes=value.notes,
                                         from_global=value.from_global or value.is_global,
-                                        container=value.container, length=value.length)
+                                        container=value.container, rng=value.rng,
+                                        length=None if name in self.resized else value.length,
+                                        iter=value.iter, items=value.items, is_str=value.is_str)
         return self._memo[name]
 
     def _divisor_kind(self, divisor: _Val, block: int) -> str:
@@ -667,9 +739,21 @@ class _FunctionReader:
             spec = replace(_STR_METHOD, early_exit=spec.early_exit)  # "abc".count(x): a string search
         known = (owner.is_str and spec.owner_type == "str") or owner.container == spec.owner_type \
             or (owner.container == "tuple" and spec.cls == "py.work.scan")
+        if spec.known_owner and not known:
+            return None  # d.pop(k), s.remove(x): O(1) on a dict or a set, the likelier owners
+        if func.attr == "pop" and (not args or (args[0].poly is not None and args[0].poly.constant_value() == -1)):
+            return None  # pop() and pop(-1) take the last item: O(1)
         sized = owner if spec.sized_by == "self" else (args[0] if args else None)
         label = f"{_label(owner)}.{func.attr}({', '.join(_label(a) for a in args)})"
         return _make_work(spec, label, sized, self.default, self.early_exit, assumed_type=not known)
+
+    def _new_instance(self, name: str, line: int | None) -> _Work:
+        """Calling a class of this module: type.__call__ allocates the instance and calls
+        ``__init__`` from C (3.11 inlines only Python-to-Python calls): one py.work.new."""
+        note = (f"{name}(…) creates an instance: allocation and the call of {name}.__init__ from C costed as "
+                "1 × py.work.new")
+        return _Work(f"{name}(…)", "py.work.new", TripCount("constant", Polynomial.constant(1), "one instance"),
+                     (note,))
 
     def _contains_work(self, container: _Val, line: int | None) -> _Work | None:
         """``x in seq`` scans a list or tuple built here; a value of unknown type is taken as a
@@ -683,8 +767,9 @@ class _FunctionReader:
                                     f"O(len({container.seq}))")
         return None
 
-    def _slice_work(self, container: _Val, start: _Val, stop: _Val) -> _Work:
-        """``a[i:j]`` copies j − i items (TimeComplexity: get slice O(k))."""
+    def _slice_work(self, container: _Val, start: _Val, stop: _Val) -> tuple[_Work, _Val]:
+        """``a[i:j]`` copies j − i items (TimeComplexity: get slice O(k)); the work, and the
+        slice itself (a sequence of that length, of its container's type)."""
         size = _length(container)
         whole = size[0] if size is not None else None
 
@@ -709,7 +794,12 @@ class _FunctionReader:
                                               if named is not k else ()))
         else:
             sized = container  # a bound the reader cannot see: at most the whole sequence
-        return _make_work(_SLICE, label, sized, self.default, self.early_exit, assumed_type=False)
+        work = _make_work(_SLICE, label, sized, self.default, self.early_exit, assumed_type=False)
+        size = _length(sized)
+        value = _Val(container=container.container, is_str=container.is_str,
+                     length=size[0] if size is not None and size[1] != "unknown" else None,
+                     notes=size[2] if size is not None else ())
+        return work, value
 
     # -- the block-local stack interpreter --------------------------------------------------
     def _simulate(self, block: int, upto: int | None = None) -> tuple[list[_Val], dict[int, tuple]]:
@@ -723,7 +813,7 @@ class _FunctionReader:
             out = [stack.pop() if stack else _UNKNOWN for _ in range(k)]
             return out[::-1]
 
-        kw_pending = False
+        kw_pending: tuple[str, ...] | None = None  # 3.11's KW_NAMES: the next call's keyword names
         for ins in self.blocks[block].instrs[:upto]:
             op = ins.opname
             if op in ("RESUME", "NOP", "PRECALL", "EXTENDED_ARG", "CACHE", "MAKE_CELL",
@@ -739,7 +829,9 @@ class _FunctionReader:
                 stack.append(replace(self._lookup(_names(ins)[1], block), var=_names(ins)[1]))
             elif op in ("LOAD_GLOBAL", "LOAD_NAME"):
                 name = ins.argrepr.replace("NULL + ", "").replace(" + NULL", "")
-                value = _Val(name=name, direct=True, is_global=True)
+                known = self.module.constant(name)
+                value = replace(known, name=name, direct=True) if known is not None else \
+                    _Val(name=name, direct=True, is_global=True)
                 if ins.argrepr.startswith("NULL + "):
                     stack.extend((_NULL, value))
                 elif ins.argrepr.endswith(" + NULL"):
@@ -785,6 +877,13 @@ class _FunctionReader:
                     facts[ins.offset] = ("str%",)
                 elif _BINARY_CLASS.get(symbol) == "py.binary_div":
                     facts[ins.offset] = ("div", self._divisor_kind(b, block))
+                elif symbol in ("+", "+=") and a.container in ("list", "tuple") and b.container == a.container \
+                        and a.length is not None and b.length is not None:
+                    joined = _Val(container=a.container, length=a.length + b.length, notes=_notes(a, b))
+                    facts[ins.offset] = ("work", _make_work(_CONCAT, f"{_label(a)} + {_label(b)}", joined,
+                                                            self.default, self.early_exit, assumed_type=False))
+                    stack.append(joined)
+                    continue
                 elif symbol == "*" and (a.container or b.container) and (a.poly or b.poly) is not None:
                     seq, times = (a, b) if a.container else (b, a)
                     if seq.length is not None and times.poly is not None:
@@ -807,8 +906,8 @@ class _FunctionReader:
                 func, _ = pop()[0], pop()
                 stack.append(func)
             elif op in ("CALL", "CALL_KW"):
-                keywords = kw_pending or op == "CALL_KW"
-                kw_pending = False
+                keywords = kw_pending is not None or op == "CALL_KW"
+                kw_names, kw_pending = kw_pending, None
                 if op == "CALL_KW":
                     pop()  # the tuple of keyword names
                 args = pop(ins.arg or 0)
@@ -822,7 +921,10 @@ class _FunctionReader:
                     continue
                 builtin = func.is_global and this is None and not keywords and func.name not in self.shadowed
                 work = self._call_work(func, args, builtin)
-                facts[ins.offset] = ("call", func.name if func.direct else None, None, None, work)
+                site = _Site(func, this, tuple(args), kw_names) if op == "CALL" else None  # 3.13's CALL_KW: names unread
+                if work is None and func.is_global and this is None and func.name in self.module.classes:
+                    work = self._new_instance(func.name, self.line_of[ins.offset])
+                facts[ins.offset] = ("call", func.name if func.direct else None, None, None, work, site)
                 stack.append(_call_builtin(func.name, args) if builtin else _UNKNOWN)
             elif op == "CONTAINS_OP":
                 _, container = pop(2)
@@ -840,9 +942,12 @@ class _FunctionReader:
                     key = _Val(bounds=(start, stop))
                 else:
                     container, key = pop(2)
-                stack.append(_UNKNOWN)
                 if key.bounds is not None:
-                    facts[ins.offset] = ("work", self._slice_work(container, *key.bounds))
+                    work, value = self._slice_work(container, *key.bounds)
+                    facts[ins.offset] = ("work", work)
+                    stack.append(value)
+                else:
+                    stack.append(_UNKNOWN)
             elif op == "LIST_EXTEND" and len(stack) > ins.arg:
                 extra = pop()[0]
                 target = stack[-ins.arg]
@@ -853,7 +958,8 @@ class _FunctionReader:
                 value = pop()[0]
                 stack.append(replace(value, container="tuple") if value.container else _UNKNOWN)
             elif op == "KW_NAMES":
-                kw_pending = True
+                names = self.code.co_consts[ins.arg] if ins.arg is not None and ins.arg < len(self.code.co_consts) else ()
+                kw_pending = tuple(str(n) for n in names) if isinstance(names, tuple) else ()
             elif op in ("BUILD_LIST", "BUILD_TUPLE"):
                 pop(ins.arg or 0)
                 stack.append(_Val(container="list" if op == "BUILD_LIST" else "tuple",
@@ -1103,6 +1209,8 @@ class _FunctionReader:
                     divisor=divisor))
                 if fact and fact[0] == "call" and fact[2] is not None:
                     spliced += self._splice(ins, fact[2], fact[3], start, inner, out_loops, listings, lines)
+                if fact and fact[0] == "call" and len(fact) > 5 and fact[5] is not None:
+                    self.sites.append((self.line_of[ins.offset], fact[5]))
                 work = fact[4] if fact and fact[0] == "call" else fact[1] if fact and fact[0] == "work" else None
                 if work is not None:
                     spliced.append(self._work_loop(ins, work, inner, out_loops))
@@ -1127,8 +1235,9 @@ class _FunctionReader:
         if code.co_argcount:
             overrides[code.co_varnames[0]] = iterator if iterator.iter is not None else _UNKNOWN
         sub = _FunctionReader(code, self.file, self.lines, self.default, self.early_exit,
-                              prefix=f"{self.prefix}C{call.offset}.", overrides=overrides, shadowed=self.shadowed)
+                              prefix=f"{self.prefix}C{call.offset}.", overrides=overrides, module=self.module)
         blocks, loops, assumptions, sub_lines, sub_listings = sub.read()
+        self.sites.extend(sub.sites)
         depth = at.depth if at else 0
         for lp in loops.values():
             out_loops[lp.id] = Loop(lp.id, lp.parent or (at.id if at else None), lp.depth + depth,
@@ -1187,10 +1296,13 @@ def read_code(code: types.CodeType, file: str, source_text: str, default_trip_co
 
 
 def _read_function(code: types.CodeType, file: str, lines: list[str], default_trip_count: int,
-                   early_exit: str, shadowed: frozenset[str] = frozenset()) -> FunctionIR:
-    reader = _FunctionReader(code, file, lines, default_trip_count, early_exit, shadowed=shadowed)
+                   early_exit: str, module: "_ModuleInfo | None" = None,
+                   sites: dict[str, list[tuple[int | None, _Site]]] | None = None) -> FunctionIR:
+    reader = _FunctionReader(code, file, lines, default_trip_count, early_exit, module=module)
     blocks, loops, assumptions, seen_lines, listings = reader.read()
     qualname = getattr(code, "co_qualname", code.co_name)
+    if sites is not None:
+        sites.setdefault(qualname, []).extend(reader.sites)
     return FunctionIR(
         name=qualname,
         display_name=qualname,
@@ -1244,6 +1356,73 @@ def _shadowed_names(module: types.CodeType) -> frozenset[str]:
     return frozenset(bound)
 
 
+class _ModuleInfo:
+    """What a function's reader learns from its whole module: the names that hide builtins, and
+    the module's constants: a name the module binds once, at its top level, to an int, a range
+    of ints, a tuple or a string (``SIZE = 9``, ``DIRS = ((0, 1), (1, 0))``), and that no
+    function rebinds with ``global`` — its value wherever a function reads it, as C's macros
+    and ``const`` globals are. Lists and dicts are left out: functions may grow them."""
+
+    def __init__(self, code: types.CodeType | None = None, file: str = "", lines: list[str] | None = None,
+                 default_trip_count: int = 100, early_exit: str = "expected"):
+        self.code = code
+        self.shadowed = _shadowed_names(code) if code is not None else frozenset()
+        self._args = (file, lines or [], default_trip_count, early_exit)
+        self._reader: _FunctionReader | None = None
+        self._values: dict[str, _Val | None] = {}
+        self._rebound = _rebound_globals(code) if code is not None else frozenset()
+        # Classes the module defines at its top level (calling one allocates an instance).
+        self.classes = frozenset(c.co_name for c in (code.co_consts if code is not None else ())
+                                 if isinstance(c, types.CodeType) and not c.co_flags & CO_OPTIMIZED
+                                 and not c.co_name.startswith("<")) - self._rebound
+
+    def constant(self, name: str) -> _Val | None:
+        """The module constant ``name``, or None when it is not one (or not understood)."""
+        if self.code is None or name in self._rebound:
+            return None
+        if name in self._values:
+            return self._values[name]
+        self._values[name] = None  # guards `A = B; B = A`
+        if self._reader is None:
+            self._reader = _FunctionReader(self.code, *self._args, module=self)
+        reader = self._reader
+        sites = reader.stores.get(name, [])
+        if len(sites) != 1 or sites[0][0] not in reader.live:
+            return None
+        block, index = sites[0]
+        if reader.blocks[block].instrs[index].opname != "STORE_NAME":
+            return None
+        stack, _ = reader._simulate(block, index)
+        value = stack[-1] if stack else _UNKNOWN
+        constant = value.poly is not None and value.poly.constant_value() is not None
+        rng = value.rng is not None and all(p.constant_value() is not None for p in (value.rng.start, value.rng.stop))
+        tuple_ = value.container == "tuple" and value.length is not None and value.length.constant_value() is not None
+        if constant or rng or tuple_ or value.is_str:
+            note = (f"{name} is the module's constant (line "
+                    f"{reader.line_of[reader.blocks[block].instrs[index].offset]})",)
+            self._values[name] = _Val(poly=value.poly if constant else None,
+                                      rng=replace(value.rng, notes=value.rng.notes + note) if rng else None,
+                                      container="tuple" if tuple_ else None, length=value.length if tuple_ else None,
+                                      items=value.items if tuple_ else None, is_str=value.is_str, notes=note)
+        return self._values[name]
+
+
+_NO_MODULE = _ModuleInfo()
+
+
+def _rebound_globals(module: types.CodeType) -> frozenset[str]:
+    """Module-level names that a function rebinds (``global x; x = …``) or that are deleted."""
+    out: set[str] = set()
+    todo = [module]
+    while todo:
+        code = todo.pop()
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        for ins in dis.get_instructions(code):
+            if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") or (ins.opname == "DELETE_NAME" and code is module):
+                out.add(str(ins.argval))
+    return frozenset(out)
+
+
 def _compilable(text: str) -> tuple[str | bytes, list[str]]:
     """What to hand compile(), and the source lines. Text read from disk as UTF-8 with
     surrogateescape keeps undecodable bytes as surrogates; such a file is compiled from its
@@ -1265,23 +1444,42 @@ def read_module(text: str, file: str, default_trip_count: int = 100,
                 early_exit: str = "expected") -> tuple[list[FunctionIR], list[AnalysisError]]:
     """Compile (never run) a module and read every function in it. Never raises: compile errors
     and reader failures come back as `AnalysisError`s."""
+    read = read_module_and_calls(text, file, default_trip_count, early_exit)
+    return read.functions, read.errors
+
+
+@dataclass
+class ModuleRead:
+    """A module's functions, and the calls each makes as the stack interpreter saw them
+    (`ccls.readers.python_calls` turns those into call-site records)."""
+
+    functions: list[FunctionIR]
+    errors: list[AnalysisError]
+    sites: dict[str, list[tuple[int | None, _Site]]] = field(default_factory=dict)  # caller → (line, call)
+    module: _ModuleInfo | None = None
+
+
+def read_module_and_calls(text: str, file: str, default_trip_count: int = 100,
+                          early_exit: str = "expected") -> ModuleRead:
+    """`read_module`, keeping each function's calls as well."""
     source, lines = _compilable(text)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings must not become errors or stderr noise
             module = compile(source, file, "exec", dont_inherit=True, optimize=0)
     except SyntaxError as e:  # includes IndentationError / TabError
-        return [], [AnalysisError(file, e.lineno, e.msg or str(e))]
+        return ModuleRead([], [AnalysisError(file, e.lineno, e.msg or str(e))])
     except (ValueError, OverflowError, RecursionError, MemoryError) as e:  # null bytes, too deep, too big
-        return [], [AnalysisError(file, None, f"{type(e).__name__}: {e}")]
+        return ModuleRead([], [AnalysisError(file, None, f"{type(e).__name__}: {e}")])
     functions: list[FunctionIR] = []
     errors: list[AnalysisError] = []
-    shadowed = _shadowed_names(module)
+    sites: dict[str, list[tuple[int | None, _Site]]] = {}
+    info = _ModuleInfo(module, file, lines, default_trip_count, early_exit)
     for code in _function_codes(module):
         try:
-            functions.append(_read_function(code, file, lines, default_trip_count, early_exit, shadowed))
+            functions.append(_read_function(code, file, lines, default_trip_count, early_exit, info, sites))
         except Exception as e:  # noqa: BLE001 — a reader bug must not take the editor down
             errors.append(AnalysisError(file, code.co_firstlineno,
                                         f"internal error reading bytecode of {code.co_qualname}: "
                                         f"{type(e).__name__}: {e}"))
-    return functions, errors
+    return ModuleRead(functions, errors, sites, info)

@@ -19,6 +19,14 @@ cpython_bytecode.py's snippets and compares them with what the table predicts fo
 fitted ns per family × each snippet's traced family counts): units are divided by that ratio
 (``speed_ratio``: this run's ns per table ns) before they become cycles at the table's clock.
 
+Fixed costs (``FIXED``): work that grows with nothing but that bytecode does not show. Calling a
+class (``Board(size)``, py.work.new) allocates the instance and reaches ``__init__`` through
+type.__call__ and slot_tp_init, a C-level call that 3.11 does not inline as it does a
+Python-to-Python call. It is timed as the difference between ``c = C(a)`` and ``c = f(o, a)``,
+where ``f`` runs the same body as ``C.__init__`` on an existing object; the instance's
+deallocation (when the next one replaces it in ``c``) is included. ``--only py.work.new``
+measures one class again and keeps the others.
+
 Raw times go to cpython-<ver>-builtins-measurements.json; cpython_bytecode.py (also ``--refit``)
 folds the slopes into cost_tables/cpython-<ver>.json as the py.work.* classes.
 """
@@ -60,6 +68,10 @@ OPERATIONS: dict[str, tuple[str, str, dict]] = {
     "py.work.copy": ("copy, slice, list()/tuple(), extend: O(n) (O(k) for a k-element slice)", "n elements", {
         "list(a)": (_ints, list), "tuple(a)": (_ints, tuple), "a[:]": (_ints, lambda a: a[:]),
     }),
+    "py.work.move": ("list.insert / list.pop(i) / reverse: O(n) (the item pointers after i are moved)",
+                     "n elements moved", {
+        "a.insert(0, x); a.pop(0)": (_ints, lambda a: (a.insert(0, -1), a.pop(0))),
+    }),
     "py.work.hash": ("set(a) / dict building: O(n) (O(1) average per insert)", "n elements", {
         "set(a)": (_ints, set), "dict.fromkeys(a)": (_ints, dict.fromkeys),
     }),
@@ -89,7 +101,84 @@ OPERATIONS: dict[str, tuple[str, str, dict]] = {
 }
 
 
+class _Point:
+    def __init__(self, v):
+        self.x = v
+
+
+class _Slotted:
+    __slots__ = ("x",)
+
+    def __init__(self, v):
+        self.x = v
+
+
+class _Pair:
+    def __init__(self, v, w):
+        self.x = v
+        self.y = w
+
+
+def _set_x(o, v):
+    o.x = v
+
+
+def _set_xy(o, v, w):
+    o.x = v
+    o.y = w
+
+
+def _loop(stmt: str, names: dict):
+    """``for _ in range(n): <stmt>`` as a function of n, its names fast locals (as in cpython_bytecode.py)."""
+    params = ", ".join(names)
+    src = f"def run(n, {params}):\n    for _ in range(n):\n        {stmt}\n"
+    scope: dict = {}
+    exec(compile(src, f"<{stmt}>", "exec"), scope)
+    fn = scope["run"]
+    return lambda n: fn(n, **names)
+
+
+# Fixed costs: one operation that bytecode does not show, timed as the difference of two
+# statements that run the same Python code but for that operation.
+# class → (what it is, {label: (statement with the operation, the same without it, names)})
+FIXED: dict[str, tuple[str, dict]] = {
+    "py.work.new": ("calling a class: type.__call__ allocates the instance, finds __init__ and calls it "
+                    "(a C-level call, not 3.11's inlined Python-to-Python call), and the instance is freed "
+                    "when the next one replaces it", {
+                        "C(a), __init__ sets one attribute": ("c = C(a)", "c = f(o, a)",
+                                                              {"C": _Point, "f": _set_x, "o": _Point(0), "a": 3}),
+                        "C(a) with __slots__": ("c = C(a)", "c = f(o, a)",
+                                                {"C": _Slotted, "f": _set_x, "o": _Slotted(0), "a": 3}),
+                        "C(a, b), __init__ sets two attributes": ("c = C(a, b)", "c = f(o, a, b)",
+                                                                  {"C": _Pair, "f": _set_xy, "o": _Pair(0, 0),
+                                                                   "a": 3, "b": 4}),
+                    }),
+}
+
+
+def measure_fixed(n: int = 20000, repeats: int = 41) -> dict:
+    out = {}
+    for cls, (what, ops) in FIXED.items():
+        rows = []
+        for label, (with_op, without, names) in ops.items():
+            full, bare = _loop(with_op, names), _loop(without, names)
+            full(200)
+            bare(200)  # warm up: let the adaptive interpreter specialise
+            t_full = t_bare = float("inf")
+            for _ in range(repeats):  # alternated, so that a change in the machine's load hits both
+                t_full = min(t_full, best_ns(full, n, 1) / n)
+                t_bare = min(t_bare, best_ns(bare, n, 1) / n)
+            rows.append({"op": label, "statement": with_op, "baseline_statement": without,
+                         "ns": t_full, "baseline_ns": t_bare, "ns_per_unit": t_full - t_bare})
+            print(f"{cls:15s} {label:40s} {t_full - t_bare:7.2f} ns ({t_full:.1f} - {t_bare:.1f})")
+        out[cls] = {"complexity": what, "units": "one per call", "fixed": True, "n": n,
+                    "ns_per_unit": float(np.median([r["ns_per_unit"] for r in rows])), "ops": rows}
+    return out
+
+
 def _units(cls: str, n: int) -> float:
+    if cls == "py.work.move":
+        return 2.0 * n  # insert(0, x) then pop(0): the n items move twice
     return n * np.log2(n) if cls == "py.work.sort" else float(n)
 
 
@@ -106,15 +195,17 @@ def best_ns(op, data, repeats: int) -> float:
     return float(best)
 
 
-def measure(repeats: int = 41) -> dict:
+def measure(only: set[str] | None = None, repeats: int = 41) -> dict:
     out = {}
     for cls, (complexity, units, ops) in OPERATIONS.items():
+        if only is not None and cls not in only:
+            continue
         rows = []
         for label, (setup, op) in ops.items():
             times = []
             for n in SIZES:
                 data = setup(n)
-                times.append(best_ns(op, data, repeats))  # none of the ops mutates its input
+                times.append(best_ns(op, data, repeats))  # every op leaves its input as it found it
             x = np.array([_units(cls, n) for n in SIZES])
             slope, intercept = np.polyfit(x, np.array(times), 1)
             rows.append({"op": label, "sizes": list(SIZES), "ns": times, "ns_per_unit": float(slope),
@@ -141,7 +232,8 @@ def speed_ratio() -> dict:
         full(200, **bc.ARGS)
         base(200, **bc.ARGS)
         c0, ck = bc.traced_counts(base), bc.traced_counts(full)
-        predicted = sum((ck[f] - c0[f]) / 20 * table[f]["ns"] for f in bc.FAMILIES)
+        # a family the table does not have yet (being added) is priced as the one it was split from
+        predicted = sum((ck[f] - c0[f]) / 20 * table.get(f, table[f.rsplit(".", 1)[0]])["ns"] for f in bc.FAMILIES)
         measured = (bc.best_time_ns(full, 30000, 15) - bc.best_time_ns(base, 30000, 15)) / (30000 * 20)
         rows.append({"snippet": name, "measured_ns": round(measured, 3), "table_ns": round(predicted, 3)})
         print(f"reference {name:14s} {measured:6.2f} ns here, {predicted:6.2f} ns by the table")
@@ -149,15 +241,34 @@ def speed_ratio() -> dict:
     return {"value": ratio, "snippets": rows}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="comma-separated classes to measure again (e.g. py.work.new); the others "
+                        f"are kept as {MEASUREMENTS.name} has them, and these get this run's own speed_ratio")
+    args = parser.parse_args(argv)
     sys.path.insert(0, str(HERE))
     from cpython_bytecode import cpu_info  # noqa: E402
 
     model, clock_hz = cpu_info()
     ratio = speed_ratio()
-    classes = measure()
+    only = set(args.only.split(",")) if args.only else None
+    classes = {}
+    if only is None or only - set(FIXED):
+        classes.update(measure(only))
+    if only is None or only & set(FIXED):
+        classes.update({k: v for k, v in measure_fixed().items() if only is None or k in only})
     ratio_after = speed_ratio()  # the machine's load may change while it measures: take the mean
     ratio = {"value": (ratio["value"] + ratio_after["value"]) / 2, "before": ratio, "after": ratio_after}
+    if only is not None:  # merge: these classes carry this run's ratio and date
+        saved = json.loads(MEASUREMENTS.read_text())
+        for cls, m in classes.items():
+            saved["classes"][cls] = {**m, "speed_ratio": ratio, "date": datetime.date.today().isoformat(),
+                                     "machine": model}
+        MEASUREMENTS.write_text(json.dumps(saved, indent=1) + "\n")
+        print(f"updated {', '.join(sorted(classes))} in {MEASUREMENTS}; now fold it into the table: "
+              f"python3 {HERE / 'cpython_bytecode.py'} --refit")
+        return
     MEASUREMENTS.write_text(json.dumps(
         {"machine": model, "clock_hz": clock_hz, "python": platform.python_version(),
          "date": datetime.date.today().isoformat(), "sizes": list(SIZES), "speed_ratio": ratio,

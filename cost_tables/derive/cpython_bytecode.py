@@ -2,6 +2,7 @@
 
     python3 cost_tables/derive/cpython_bytecode.py          # ~1 minute; run on an otherwise idle machine
     python3 cost_tables/derive/cpython_bytecode.py --refit  # offline: fit the saved measurements again
+    python3 cost_tables/derive/cpython_bytecode.py --add unpack_tuple3,listcomp_32  # measure new snippets
 
 Method (all snippets are our own, run in this process):
 1. Each snippet is one statement repeated K times inside ``for _ in range(n):`` in a generated
@@ -14,6 +15,12 @@ Method (all snippets are our own, run in this process):
 4. Per-family cost in ns is the non-negative least-squares fit (scipy.optimize.nnls) of the
    per-statement times on the per-statement family counts, rows weighted by 1/time so every
    snippet counts by its relative error. ns -> cycles with this machine's reported clock.
+5. A family split out of another (py.load.global out of py.load: a global or builtin is two
+   dict lookups, a local an index; py.build.append and py.build.unpack out of py.build: neither
+   allocates a container) is fitted in a second stage, on what is left of the time of the
+   snippets that run it once the others are priced, so that a split leaves the other families
+   as they were. Snippets added later with ``--add`` (timed with the reference snippets of
+   cpython_builtins.py and divided by that run's speed ratio) take part only in that stage.
 Raw times, counts and the fit residuals go to cpython-<ver>-measurements.json next to this script;
 ``--refit`` rebuilds the table from that file. The table is written through envelope.py, like the
 CPU and GPU tables: a rerun whose numbers are unchanged keeps the file's date.
@@ -44,11 +51,14 @@ from envelope import envelope, write_table  # noqa: E402
 
 FAMILIES = ("py.load", "py.store", "py.binary_add", "py.binary_mul", "py.binary_div", "py.binary_other",
             "py.compare", "py.call", "py.branch", "py.iter", "py.build", "py.subscr", "py.attr",
-            "py.return", "py.other")
+            "py.return", "py.other", "py.load.global", "py.build.unpack", "py.build.append")
 
-_LOAD = {"LOAD_FAST", "LOAD_CONST", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLOSURE",
+_LOAD = {"LOAD_FAST", "LOAD_CONST", "LOAD_DEREF", "LOAD_CLOSURE",
          "LOAD_CLASSDEREF", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "LOAD_FAST_LOAD_FAST",
-         "LOAD_ASSERTION_ERROR", "LOAD_BUILD_CLASS", "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_FROM_DICT_OR_DEREF"}
+         "LOAD_ASSERTION_ERROR", "LOAD_BUILD_CLASS", "LOAD_FROM_DICT_OR_DEREF"}
+# A global or builtin is looked up in the module's dict, then the builtins' (3.11 specialises the
+# lookup, but it still checks both dicts' versions): about three times a local's load.
+_LOAD_GLOBAL = {"LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS"}
 _STORE = {"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF", "DELETE_FAST", "DELETE_NAME",
           "DELETE_GLOBAL", "DELETE_DEREF", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"}
 _ADD = {"+", "-", "+=", "-="}
@@ -58,8 +68,12 @@ _COMPARE = {"COMPARE_OP", "IS_OP", "CONTAINS_OP"}
 _CALL = {"CALL", "CALL_FUNCTION_EX", "CALL_KW", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2"}
 _ITER = {"GET_ITER", "FOR_ITER", "GET_YIELD_FROM_ITER", "END_FOR"}
 _BUILD = {"BUILD_TUPLE", "BUILD_LIST", "BUILD_SET", "BUILD_MAP", "BUILD_CONST_KEY_MAP", "BUILD_STRING",
-          "BUILD_SLICE", "LIST_APPEND", "SET_ADD", "MAP_ADD", "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE",
-          "DICT_MERGE", "LIST_TO_TUPLE", "FORMAT_VALUE", "UNPACK_SEQUENCE", "UNPACK_EX"}
+          "BUILD_SLICE", "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE",
+          "DICT_MERGE", "LIST_TO_TUPLE", "FORMAT_VALUE"}
+# Neither allocates a container (py.build's cost is mostly that): unpacking pushes the items it
+# already holds; a comprehension's append adds one item to a list that grows geometrically.
+_UNPACK = {"UNPACK_SEQUENCE", "UNPACK_EX"}
+_APPEND = {"LIST_APPEND", "SET_ADD", "MAP_ADD"}
 _SUBSCR = {"BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "BINARY_SLICE", "STORE_SLICE"}
 _ATTR = {"LOAD_ATTR", "STORE_ATTR", "DELETE_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR"}
 _RETURN = {"RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE", "RETURN_GENERATOR"}
@@ -70,6 +84,12 @@ def family(opname: str, argrepr: str = "") -> str:
     are mapped where the name is known)."""
     if opname in _LOAD:
         return "py.load"
+    if opname in _LOAD_GLOBAL:
+        return "py.load.global"
+    if opname in _UNPACK:
+        return "py.build.unpack"
+    if opname in _APPEND:
+        return "py.build.append"
     if opname in _STORE:
         return "py.store"
     if opname == "BINARY_OP":
@@ -117,8 +137,9 @@ def h2(v, w):
 
 
 G = 7
-PARAMS = "a, b, x, y, lst, d, o, t, g, h, h2, f"
-ARGS = dict(a=3, b=5, x=2.5, y=1.5, lst=[1, 2, 3], d={"k": 1}, o=Obj(), t=(1, 2, 3), g=g, h=h, h2=h2, f=True)
+PARAMS = "a, b, x, y, lst, d, o, t, g, h, h2, f, r"
+ARGS = dict(a=3, b=5, x=2.5, y=1.5, lst=[1, 2, 3], d={"k": 1}, o=Obj(), t=(1, 2, 3), g=g, h=h, h2=h2, f=True,
+            r=tuple(range(32)))
 
 SNIPPETS = [
     ("assign_local", "c = a"), ("assign_const", "c = 1"), ("load_global", "c = G"),
@@ -136,6 +157,8 @@ SNIPPETS = [
     ("call_py_noargs", "c = g()"), ("call_py_arg", "c = h(a)"), ("call_py_2args", "c = h2(a, b)"),
     ("call_method", "c = o.m()"), ("call_builtin", "c = len(lst)"), ("call_builtin_abs", "c = abs(a)"),
     ("for_tuple3", "for i in t: pass"), ("expr_stmt", "a"),
+    # added 2026-11-24 with --add (times put in the table's time by that run's speed ratio):
+    ("unpack_tuple3", "c, e, k = t"), ("listcomp_32", "c = [v for v in r]"),
 ]
 
 
@@ -217,9 +240,26 @@ def cpu_info() -> tuple[str, float]:
     return model, mhz * 1e6
 
 
-def measure(k: int = 20, n: int = 30000, repeats: int = 15) -> list[dict]:
+def per_statement_counts(stmt: str, k: int = 20) -> dict[str, float]:
+    """Executed instructions per statement, by family (traced, differenced against K = 0)."""
+    base, full = make_bench(stmt, 0), make_bench(stmt, k)
+    full(200, **ARGS)  # warm up: let the adaptive interpreter specialise
+    base(200, **ARGS)
+    c0, ck = traced_counts(base), traced_counts(full)
+    return {f: (ck[f] - c0[f]) / k for f in FAMILIES if ck[f] - c0[f]}
+
+
+def recount(rows: list[dict]) -> list[dict]:
+    """Saved rows with their counts traced again under today's family(): a family split (such
+    as py.load.global out of py.load) refits the saved times without measuring them again."""
+    return [{**r, "counts_per_stmt": per_statement_counts(r["stmt"])} for r in rows]
+
+
+def measure(k: int = 20, n: int = 30000, repeats: int = 15, names: set[str] | None = None) -> list[dict]:
     rows = []
     for name, stmt in SNIPPETS:
+        if names is not None and name not in names:
+            continue
         base, full = make_bench(stmt, 0), make_bench(stmt, k)
         full(200, **ARGS)  # warm up: let the adaptive interpreter specialise
         base(200, **ARGS)
@@ -233,15 +273,57 @@ def measure(k: int = 20, n: int = 30000, repeats: int = 15) -> list[dict]:
     return rows
 
 
+def added(names: set[str]) -> list[dict]:
+    """Snippets measured now, in the saved table's time: each time divided by the speed ratio of
+    this run (the mean of one taken before and one after)."""
+    from cpython_builtins import speed_ratio
+    before = speed_ratio()
+    rows = measure(names=names)
+    after = speed_ratio()
+    ratio = (before["value"] + after["value"]) / 2
+    today = datetime.date.today().isoformat()
+    return [{**r, "ns_per_stmt": r["ns_per_stmt"] / ratio, "measured_ns_per_stmt": r["ns_per_stmt"],
+             "speed_ratio": round(ratio, 4), "date": today} for r in rows]
+
+
 def fit(rows: list[dict]) -> tuple[dict[str, float], list[dict]]:
-    a = np.array([[r["counts_per_stmt"].get(f, 0.0) for f in FAMILIES] for r in rows])
+    """ns per family, in two stages. First the families the original snippets measure together
+    (NNLS over those snippets, a split family counted as the one it was split from, so that a
+    split leaves them as they were fitted). Then each split family (py.load.global out of
+    py.load, ...) alone, from what is left of the time of the snippets that run it once the
+    others are priced; a snippet added later (``--add``, another day, put in this time by a
+    speed ratio) takes part only in this second stage."""
+    split = [f for f in FAMILIES if "." in f[3:]]  # py.load.global; not py.load
+    parent = {f: f.rsplit(".", 1)[0] for f in split}
+
+    def merged(r: dict) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for f, v in r["counts_per_stmt"].items():
+            out[parent.get(f, f)] = out.get(parent.get(f, f), 0.0) + v
+        return out
+
+    base = [r for r in rows if "speed_ratio" not in r]
+    families = [f for f in FAMILIES if f not in parent]
+    ns = dict.fromkeys(FAMILIES, 0.0)
+    ns.update(_nnls([{**r, "counts_per_stmt": merged(r)} for r in base], families, lambda r: 0.0))
+    running = [r for r in rows if any(r["counts_per_stmt"].get(f) for f in split)]
+    if running:
+        known = lambda r: sum(v * ns[f] for f, v in r["counts_per_stmt"].items() if f not in parent)  # noqa: E731
+        ns.update(_nnls(running, split, known))
+    resid = [{"snippet": r["snippet"], "measured_ns": round(float(r["ns_per_stmt"]), 3),
+              "fitted_ns": round(float(sum(r["counts_per_stmt"].get(f, 0.0) * ns[f] for f in FAMILIES)), 3)}
+             for r in rows]
+    return ns, resid
+
+
+def _nnls(rows: list[dict], families: list[str], known) -> dict[str, float]:
+    """Non-negative least squares of each row's time, less `known(row)`, on its counts of
+    `families`; rows weighted by 1/time so that every snippet counts by its relative error."""
+    a = np.array([[r["counts_per_stmt"].get(f, 0.0) for f in families] for r in rows])
     t = np.array([r["ns_per_stmt"] for r in rows])
     w = 1.0 / t
-    coef, _ = nnls(a * w[:, None], t * w)
-    pred = a @ coef
-    resid = [{"snippet": r["snippet"], "measured_ns": round(float(m), 3), "fitted_ns": round(float(p), 3)}
-             for r, m, p in zip(rows, t, pred)]
-    return dict(zip(FAMILIES, (float(c) for c in coef))), resid
+    coef, _ = nnls(a * w[:, None], (t - np.array([known(r) for r in rows])) * w)
+    return dict(zip(families, (float(c) for c in coef)))
 
 
 def build(rows: list[dict], ns: dict[str, float], resid: list[dict], model: str, clock_hz: float,
@@ -257,8 +339,16 @@ def build(rows: list[dict], ns: dict[str, float], resid: list[dict], model: str,
     classes = {}
     for f in FAMILIES:
         cyc = ns[f] * 1e-9 * clock_hz
+        source = src
+        if "." in f[3:]:  # a split family: fitted in the second stage (module docstring, step 5)
+            running = [r for r in rows if r["counts_per_stmt"].get(f)]
+            later = sorted({f"{r['snippet']} ({r['date']}, speed ratio {r['speed_ratio']})" for r in running
+                            if "speed_ratio" in r})
+            source = (f"{src}; split out of {f.rsplit('.', 1)[0]} and fitted on what is left of the time of "
+                      f"[{', '.join(r['snippet'] for r in running)}] once the other families are priced"
+                      + (f"; added with --add: {', '.join(later)}" if later else ""))
         entry = {"cu": round(cyc, 3), "ns": round(ns[f], 3), "energy_pj": round(cyc * pj_per_cycle, 2),
-                 "source": src, "method": "measured",
+                 "source": source, "method": "measured",
                  "energy_source": f"modelled: cu x {pj_per_cycle:.1f} pJ per core cycle, from cost_tables/"
                                   "x86_64.json (2.5 instructions per cycle, one in three an L1 load; assumed)",
                  "energy_method": "modelled"}
@@ -313,24 +403,30 @@ def work_classes(pj_per_cycle: float, clock_hz: float) -> dict[str, dict]:
     if not BUILTINS.exists():
         return {}
     saved = json.loads(BUILTINS.read_text())
-    ratio = saved["speed_ratio"]["value"]
     out = {}
     for cls, m in saved["classes"].items():
+        ratio = m.get("speed_ratio", saved["speed_ratio"])["value"]  # a class measured again has its own run's
         ns = max(0.0, m["ns_per_unit"]) / ratio
         cyc = ns * 1e-9 * clock_hz
         ops = ", ".join(r["op"] for r in m["ops"])
+        where = (f"own measurements (cost_tables/derive/cpython_builtins.py) on {m.get('machine', saved['machine'])}, "
+                 f"CPython {saved['python']}, {m.get('date', saved['date'])}")
+        scaled = (f"{m['ns_per_unit']:.3f} ns there, divided by {ratio:.3f} (that run's time for 7 of this "
+                  "table's snippets over the time the table predicts for them) to put it in this table's time")
+        if m.get("fixed"):
+            source = (f"{where}: median over [{ops}] of the time of the statement less that of the same statement "
+                      f"calling a function that runs the same body, {m['n']} iterations, minimum over repeats; {scaled}")
+            notes = f"one per call, charged beside the call's py.call: {m['complexity']}"
+        else:
+            source = (f"{where}: median over [{ops}] of the least-squares slope of time against {m['units']}, "
+                      f"n = {min(saved['sizes'])}…{max(saved['sizes'])}; {scaled}")
+            notes = (f"one unit of work inside a builtin; units per call from the documented complexity "
+                     f"({m['complexity']}; {saved['reference']}), counted by the Python reader")
         out[cls] = {
             "cu": round(cyc, 3), "ns": round(ns, 3), "energy_pj": round(cyc * pj_per_cycle, 2),
-            "source": f"own measurements (cost_tables/derive/cpython_builtins.py) on {saved['machine']}, CPython "
-                      f"{saved['python']}, {saved['date']}: median over [{ops}] of the least-squares slope of "
-                      f"time against {m['units']}, n = {min(saved['sizes'])}…{max(saved['sizes'])}; "
-                      f"{m['ns_per_unit']:.3f} ns there, divided by {ratio:.3f} (that run's time for 7 of this "
-                      "table's snippets over the time the table predicts for them) to put it in this table's time",
-            "method": "measured",
+            "source": source, "method": "measured",
             "energy_source": f"modelled: cu x {pj_per_cycle:.1f} pJ per core cycle (as the bytecode classes)",
-            "energy_method": "modelled",
-            "notes": f"one unit of work inside a builtin; units per call from the documented complexity "
-                     f"({m['complexity']}; {saved['reference']}), counted by the Python reader",
+            "energy_method": "modelled", "notes": notes,
         }
     return out
 
@@ -344,12 +440,18 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--refit", action="store_true",
                         help=f"fit the measurements saved in {MEASUREMENTS.name} again instead of measuring "
-                             "(offline; unchanged measurements rewrite the table byte for byte)")
+                             "(offline: the saved times, with counts traced again under family(); unchanged "
+                             "measurements and families rewrite the table byte for byte)")
+    parser.add_argument("--add", help="comma-separated snippet names to measure now and add to the saved ones, "
+                        "their times divided by this run's speed ratio (cpython_builtins.speed_ratio: this "
+                        "machine's time for reference snippets over the table's), then refit")
     args = parser.parse_args(argv)
-    if args.refit:
+    if args.refit or args.add:
         saved = json.loads(MEASUREMENTS.read_text())
         model, clock_hz, python_version = saved["machine"], saved["clock_hz"], saved["python"]
-        measured_on, rows = saved["date"], saved["snippets"]
+        measured_on, rows = saved["date"], recount(saved["snippets"])
+        if args.add:
+            rows = [r for r in rows if r["snippet"] not in args.add.split(",")] + added(set(args.add.split(",")))
     else:
         model, clock_hz = cpu_info()
         if not clock_hz:
@@ -359,10 +461,10 @@ def main(argv: list[str] | None = None) -> None:
     ns, resid = fit(rows)
     table = build(rows, ns, resid, model, clock_hz, python_version, measured_on)
     write_table(OUT_DIR / f"{table['data']['arch']}.json", table)
-    if not args.refit:
-        MEASUREMENTS.write_text(json.dumps(
-            {"machine": model, "clock_hz": clock_hz, "python": python_version, "date": measured_on,
-             "ns_per_family": ns, "snippets": rows, "fit": resid}, indent=1) + "\n")
+    # The file keeps the counts the fit used (traced again on --refit) and the snippets added.
+    MEASUREMENTS.write_text(json.dumps(
+        {"machine": model, "clock_hz": clock_hz, "python": python_version, "date": measured_on,
+         "ns_per_family": ns, "snippets": rows, "fit": resid}, indent=1) + "\n")
     for f in FAMILIES:
         print(f"{f:18s} {ns[f]:7.2f} ns  {ns[f] * 1e-9 * clock_hz:7.2f} cycles")
     mean_rel = float(np.mean([abs(r["fitted_ns"] - r["measured_ns"]) / r["measured_ns"] for r in resid]))

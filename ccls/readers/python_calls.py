@@ -1,0 +1,210 @@
+"""Call sites of a Python module: what each call to a function of the same module passes, as the
+`CallSite` records `ccls.sizes` follows (the C front end reads the same from LLVM IR).
+
+`bench(10)`, `main(n=100000)`, `Board(SIZE)` (its `__init__`), `self.step(n // 2)` (the method of
+the caller's class): an integer argument is a constant, a caller's parameter or arithmetic on
+those; a sequence argument of known length passes that length as the callee's ``len(param)``
+(``solve([0] * 50)``). Parameters a call leaves out take the callee's default when that is an
+integer literal or a module constant. Nothing is run: the values come from the bytecode's stack
+interpreter and the module's syntax tree (for defaults and decorators).
+
+Which function a call reaches is decided by name, as Python would look it up in this module: a
+module-level function or class; a nested function of the caller; ``self.m`` in a method (the
+method of the caller's class, else the module's only method of that name); ``obj.m`` (the
+module's only method of that name). A call that could reach several of the module's functions
+is left out; so are calls through ``*args``/``**kwargs`` and 3.13's keyword calls.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ccls.model import CallSite
+from ccls.polynomial import Polynomial
+from ccls.readers.call_sites import Expr, ModuleCalls
+from ccls.readers.python_bytecode import ModuleRead, _length, _Site, _Val
+
+
+@dataclass(frozen=True)
+class _Def:
+    """A function as the syntax tree declares it."""
+
+    qualname: str
+    kind: str  # "function" | "method" | "staticmethod" | "classmethod"
+    defaults: dict[str, Expr] = field(default_factory=dict)  # parameter → integer default
+
+
+def length_parameter(name: str) -> str:
+    """The size symbol for the length of a parameter, as the reader writes it (``len(a)``)."""
+    return f"len({name})"
+
+
+def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
+    """The module's functions (each with its parameters, then ``len(p)`` of each) and the calls
+    its functions make to them, with what each passes."""
+    parameters = {f.name: tuple(f.parameters) + tuple(length_parameter(p) for p in f.parameters)
+                  for f in read.functions}
+    own = {f.name: list(f.parameters) for f in read.functions}
+    defs = _definitions(text, read)
+    methods: dict[str, list[str]] = {}
+    for d in defs.values():
+        if d.kind != "function":
+            methods.setdefault(d.qualname.rsplit(".", 1)[-1], []).append(d.qualname)
+    classes = {q.rsplit(".", 1)[0] for q, d in defs.items() if d.kind != "function" and "<locals>" not in q
+               and "." not in q.rsplit(".", 1)[0]}
+    sites: list[CallSite] = []
+    for caller, calls in read.sites.items():
+        if caller not in own:
+            continue
+        caller_def = defs.get(caller)
+        known = set(own[caller]) | {length_parameter(p) for p in own[caller]}
+        for line, site in calls:
+            target = _resolve(caller, caller_def, own[caller], site, own, defs, methods, classes)
+            if target is None:
+                continue
+            callee, bound = target
+            args = _arguments(site, own[callee], bound, defs.get(callee), known)
+            if args is not None and any(a is not None for a in args):
+                sites.append(CallSite(caller, callee, line, args))
+    # Only this module's calls reach its functions: never a C call to a function of that name.
+    return ModuleCalls(file, parameters, tuple(sites), internal=frozenset(parameters))
+
+
+def _resolve(caller: str, caller_def: _Def | None, caller_params: list[str], site: _Site,
+             own: dict[str, list[str]], defs: dict[str, _Def], methods: dict[str, list[str]],
+             classes: set[str]) -> tuple[str, int] | None:
+    """(callee, arguments bound before the call's own: 1 for self or cls) for a call to one of
+    the module's functions, or None."""
+    func = site.func
+    if func.owner is None and func.attr is None:
+        if func.is_global and func.name in own and "." not in func.name:
+            return func.name, 0
+        if func.is_global and func.name in classes:  # instantiation runs the class's __init__
+            init = f"{func.name}.__init__"
+            return (init, 1) if init in own else None
+        nested = f"{caller}.<locals>.{func.var or func.name}"
+        if (func.var or func.name) and nested in own:
+            return nested, 0
+        return None
+    owner, attr = func.owner, func.attr
+    if owner is None or not attr:
+        return None
+    if owner.is_global and owner.name in classes:  # Class.method(obj, …), Class.create(…)
+        target = f"{owner.name}.{attr}"
+        if target not in own:
+            return None
+        return target, 1 if defs[target].kind == "classmethod" else 0
+    if owner.from_global or owner.is_global:
+        return None  # a module's function (math.sqrt), not one of ours
+    candidates = methods.get(attr, [])
+    if caller_def is not None and caller_def.kind in ("method", "classmethod") and caller_params \
+            and owner.var == caller_params[0]:
+        mine = f"{caller.rsplit('.', 1)[0]}.{attr}"
+        if mine in own:
+            candidates = [mine]
+    if len(candidates) != 1 or candidates[0] not in own:
+        return None
+    target = candidates[0]
+    return target, 0 if defs[target].kind == "staticmethod" else 1
+
+
+def _arguments(site: _Site, params: list[str], bound: int, definition: _Def | None,
+               known: set[str]) -> tuple | None:
+    """The call's value for each of the callee's parameters, then for ``len(p)`` of each."""
+    n_keywords = len(site.keywords or ())
+    positional = site.args[:len(site.args) - n_keywords] if n_keywords else site.args
+    values: dict[str, _Val] = {}
+    for index, value in enumerate(positional):
+        if bound + index >= len(params):
+            break  # into *args: not a named parameter
+        values[params[bound + index]] = value
+    for name, value in zip(site.keywords or (), site.args[len(site.args) - n_keywords:]):
+        if name in params:
+            values[name] = value
+    ints: list[Expr | None] = []
+    lengths: list[Expr | None] = []
+    for index, name in enumerate(params):
+        if index < bound:
+            ints.append(None)
+            lengths.append(None)
+            continue
+        value = values.get(name)
+        if value is None:
+            ints.append(definition.defaults.get(name) if definition is not None else None)
+            lengths.append(None)
+            continue
+        ints.append(_expr(value.poly, known) if value.poly is not None else None)
+        size = _length(value)
+        lengths.append(_expr(size[0], known) if size is not None and size[1] != "unknown" else None)
+    return tuple(ints + lengths)
+
+
+def _expr(p: Polynomial, known: set[str]) -> Expr | None:
+    """A polynomial over the caller's parameters (and their lengths) as a call-site expression;
+    None when it mentions anything else (a loop index, a log)."""
+    out: Expr | None = None
+    for monomial, coeff in p.terms:
+        term: Expr | None = None
+        for symbol, power in monomial:
+            if symbol not in known:
+                return None
+            for _ in range(power):
+                term = ("param", symbol) if term is None else ("op", "mul", term, ("param", symbol))
+        coeff = Fraction(coeff)
+        if term is None:
+            term = ("const", coeff.numerator)
+        elif coeff.numerator != 1:
+            term = ("op", "mul", ("const", coeff.numerator), term)
+        if coeff.denominator != 1:
+            term = ("op", "sdiv", term, ("const", coeff.denominator))
+        out = term if out is None else ("op", "add", out, term)
+    return out if out is not None else ("const", 0)
+
+
+def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
+    """Every function the syntax tree declares, by qualified name: whether it is a method (and
+    which kind), and its parameters' integer defaults."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    module = read.module
+    out: dict[str, _Def] = {}
+
+    def default(node: ast.expr | None) -> Expr | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+            return ("const", node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            inner = default(node.operand)
+            return ("const", -inner[1]) if inner is not None else None
+        if isinstance(node, ast.Name) and module is not None:
+            value = module.constant(node.id)
+            number = value.poly.constant_value() if value is not None and value.poly is not None else None
+            if number is not None and number.denominator == 1:
+                return ("const", int(number))
+        return None
+
+    def visit(body: list[ast.stmt], prefix: str, in_class: bool) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                qualname = f"{prefix}{node.name}"
+                decorators = {d.id for d in node.decorator_list if isinstance(d, ast.Name)}
+                kind = ("staticmethod" if "staticmethod" in decorators else "classmethod"
+                        if "classmethod" in decorators else "method") if in_class else "function"
+                a = node.args
+                positional = a.posonlyargs + a.args
+                defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]],
+                                    map(default, a.defaults)))
+                defaults.update((p.arg, default(d)) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
+                out[qualname] = _Def(qualname, kind, {k: v for k, v in defaults.items() if v is not None})
+                visit(node.body, f"{qualname}.<locals>.", False)
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}.", True)
+            else:
+                for child in ast.iter_child_nodes(node):  # if/try/with/for bodies at the same level
+                    if isinstance(child, ast.stmt):
+                        visit([child], prefix, in_class)
+
+    visit(tree.body, "", False)
+    return out

@@ -1,0 +1,116 @@
+"""Python front end: what a call costs beyond its bytecode (instances, builtins' work), priced
+from the measured cpython table."""
+from __future__ import annotations
+
+import textwrap
+
+from ccls.readers.python_bytecode import is_work_loop, read_module
+from ccls.tables import load_tables
+
+
+def read(source: str):
+    functions, errors = read_module(textwrap.dedent(source), "/src/example.py")
+    assert errors == []
+    return {f.name: f for f in functions}
+
+
+def work_classes(f) -> list[str]:
+    return [i.cls for b in f.blocks if b.loop and is_work_loop(b.loop) for i in b.instructions]
+
+
+def test_calling_a_class_of_the_module_allocates_an_instance_and_a_function_call_does_not():
+    fs = read("""
+        class Point:
+            def __init__(self, x):
+                self.x = x
+
+        def make(x):
+            return x
+
+        def build(n):
+            out = []
+            for i in range(n):
+                out.append(Point(i))
+                make(i)
+            return out
+    """)
+    f = fs["build"]
+    assert work_classes(f) == ["py.work.new"]  # Point(i), not make(i) nor out.append(...)
+    (work,) = [lp for lp in f.loops.values() if is_work_loop(lp.id)]
+    assert work.trip_count.iterations.constant_value() == 1 and work.parent is not None  # once per iteration
+    assert any("Point(…) creates an instance" in a for a in f.assumptions)
+
+
+def test_a_class_the_module_rebinds_or_a_builtin_type_is_not_taken_for_an_instance():
+    fs = read("""
+        class Point:
+            pass
+
+        def swap():
+            global Point
+            Point = tuple
+
+        def build():
+            return Point(), list(), dict()
+    """)
+    assert "py.work.new" not in work_classes(fs["build"])
+
+
+def test_an_instance_is_priced_from_its_own_measurement():
+    entry = load_tables().cost["cpython-3.11"].classes["py.work.new"]
+    call = load_tables().cost["cpython-3.11"].classes["py.call"]
+    assert entry.method == "measured" and "cpython_builtins.py" in entry.source
+    assert entry.cu > 10 * call.cu  # type.__call__ → object allocation → __init__ from C: far dearer than a call
+
+
+def test_list_insert_pop_and_concatenation_move_or_copy_their_items_and_pop_of_the_last_item_does_not():
+    fs = read("""
+        def f(n, d, s, t):
+            a = [0] * n
+            b = [1] * n
+            c = a + b
+            q = [2] * n
+            q.insert(0, 5)
+            q.pop(0)
+            q.pop()
+            d.pop(3)
+            s.update(t)
+            return c
+    """)
+    notes = [x for x in fs["f"].assumptions if "costed as" in x]
+    assert any("a + b costed as 2·n × py.work.copy" in x for x in notes), notes
+    assert any("q.insert(…, …) costed as" in x and "py.work.move" in x for x in notes)
+    assert sum("pop(" in x for x in notes) == 1  # q.pop(0); not q.pop(), nor d.pop(3) (d may be a dict)
+    assert any("s.update(t) costed as len(t) × py.work.hash" in x for x in notes)
+    assert any("s.update(t) taken as dict/set.update" in x for x in fs["f"].assumptions)
+
+
+def test_every_work_class_the_reader_can_emit_is_measured():
+    from ccls.readers.python_bytecode import _BUILTIN_WORK, _CONCAT, _METHOD_WORK, _REPEAT, _SCAN, _SLICE
+    table = load_tables().cost["cpython-3.11"]
+    classes = {spec.cls for spec in (*_BUILTIN_WORK.values(), *_METHOD_WORK.values(), _SCAN, _SLICE, _REPEAT,
+                                     _CONCAT)} | {"py.work.new"}
+    for cls in classes:
+        entry = table.classes[cls]  # the exact key, not a fallback to py.other
+        assert entry.method == "measured" and "cpython_builtins.py" in entry.source and entry.cu > 0
+
+
+def test_globals_appends_and_unpacking_have_their_own_measured_prices():
+    fs = read("""
+        LIMIT = [3]
+
+        def f(pairs):
+            out = [a * b for a, b in pairs]
+            return len(out), LIMIT
+    """)
+    by_opcode: dict[str, set[str]] = {}
+    for b in fs["f"].blocks:
+        for i in b.instructions:
+            by_opcode.setdefault(i.opcode, set()).add(i.cls)
+    assert by_opcode["LOAD_GLOBAL"] == {"py.load.global"}  # len, LIMIT: the module's dict, then the builtins'
+    assert by_opcode["LIST_APPEND"] == {"py.build.append"}  # no allocation, unlike BUILD_LIST
+    assert by_opcode["UNPACK_SEQUENCE"] == {"py.build.unpack"}
+    table = load_tables().cost["cpython-3.11"].classes
+    for cls in ("py.load.global", "py.build.append", "py.build.unpack"):
+        assert table[cls].method == "measured" and "cpython_bytecode.py" in table[cls].source
+    assert table["py.load"].cu < table["py.load.global"].cu and table["py.build.append"].cu < table["py.build"].cu

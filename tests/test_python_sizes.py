@@ -1,0 +1,242 @@
+"""Python front end: sizes the module itself tells (its constants, ranges kept in locals, slices,
+zip) and the sizes its own call sites pass (never run)."""
+from __future__ import annotations
+
+import textwrap
+
+from ccls.model import FunctionIR, Loop
+from ccls.polynomial import Polynomial
+from ccls.readers.python_bytecode import is_work_loop, read_module
+
+n = Polynomial.symbol("n")
+
+
+def read(source: str) -> dict[str, FunctionIR]:
+    functions, errors = read_module(textwrap.dedent(source), "/src/example.py")
+    assert errors == []
+    return {f.name: f for f in functions}
+
+
+def loops_by_line(f: FunctionIR) -> dict[int, Loop]:
+    return {lp.line: lp for lp in f.loops.values() if not is_work_loop(lp.id)}
+
+
+def test_module_constants_set_loop_counts_and_say_where_they_come_from():
+    f = read("""
+        SIZE = 9
+        GAMES = 2 * SIZE
+        DIRS = ((0, 1), (1, 0), (1, 1))
+        BUFSIZE_RANGE = range(SIZE)
+        def play():
+            for i in range(SIZE * SIZE):
+                pass
+            for d in DIRS:
+                pass
+            for g in range(GAMES):
+                pass
+            for b in BUFSIZE_RANGE:
+                pass
+            for x in range(len(DIRS)):
+                pass
+    """)["play"]
+    trips = {line: (lp.trip_count.kind, lp.trip_count.iterations.constant_value()) for line, lp in loops_by_line(f).items()}
+    assert trips == {7: ("constant", 81), 9: ("constant", 3), 11: ("constant", 18), 13: ("constant", 9),
+                     15: ("constant", 3)}
+    assert "loop at line 7: SIZE is the module's constant (line 2)" in f.assumptions
+    assert "loop at line 13: BUFSIZE_RANGE is the module's constant (line 5)" in f.assumptions
+
+
+def test_globals_a_function_rebinds_and_module_lists_are_not_constants():
+    f = read("""
+        COUNT = 3
+        GROW = []
+        TWICE = 1
+        TWICE = 2
+        def bump():
+            global COUNT
+            COUNT += 1
+        def f():
+            for c in range(COUNT):
+                pass
+            for c in GROW:
+                pass
+            for c in range(TWICE):
+                pass
+    """)["f"]
+    assert {lp.trip_count.kind for lp in loops_by_line(f).values()} == {"unknown"}
+
+
+def test_a_range_kept_in_a_local_is_that_range():
+    f = read("""
+        def bench(loops):
+            range_it = range(loops)
+            for _ in range_it:
+                pass
+    """)["bench"]
+    (loop,) = loops_by_line(f).values()
+    assert (loop.trip_count.kind, loop.trip_count.iterations) == ("symbolic", Polynomial.symbol("loops"))
+
+
+def test_a_slice_has_its_length_and_zip_its_first_arguments():
+    f = read("""
+        def f(points, u, v):
+            for p in points[1:]:
+                pass
+            for a, b in zip(u, v):
+                pass
+            for a, b in zip(u, u[:]):
+                pass
+    """)["f"]
+    loops = loops_by_line(f)
+    length = Polynomial.symbol("len(points)")
+    assert loops[3].trip_count.iterations == length - 1
+    assert loops[5].trip_count.iterations == Polynomial.symbol("len(u)")
+    assert "loop at line 5: zip stops at its shortest argument; taken as len(u) items" in f.assumptions
+    assert loops[7].trip_count.iterations == Polynomial.symbol("len(u)")
+    assert not any("line 7: zip" in a for a in f.assumptions)  # both the same length: nothing to say
+
+
+# -- sizes from the module's own call sites -----------------------------------------------------
+CALLS = """
+    SIZE = 9
+    class Board:
+        def __init__(self, size):
+            for i in range(size * size):
+                pass
+        def walk(self, k):
+            for i in range(k):
+                pass
+        def go(self):
+            self.walk(SIZE + 1)
+
+    def bench(loops, n=50):
+        for _ in range(loops):
+            for i in range(n):
+                pass
+
+    def solve(board):
+        for x in board:
+            pass
+
+    def grown(path):
+        for x in path:
+            pass
+
+    def main():
+        b = Board(SIZE)
+        bench(10)
+        bench(loops=20, n=30)
+        solve([0] * 64)
+        path = [b]
+        path.append(b)
+        grown(path)
+        helper(3)
+
+    def helper(m):
+        bench(2 * m)
+"""
+
+
+def counted(source: str):
+    from ccls.engine import count_source
+    from ccls.frontends import SourceFile
+    from ccls.options import AnalysisOptions
+    return {f.name: f for f in count_source(SourceFile("/src/example.py", textwrap.dedent(source)),
+                                            AnalysisOptions()).functions}
+
+
+def test_call_sites_pass_constants_keywords_defaults_lengths_and_through_the_call_graph():
+    fs = counted(CALLS)
+    assert fs["Board.__init__"].inferred_sizes == {"size": 9.0}  # Board(SIZE) runs __init__
+    assert fs["Board.__init__"].size_notes == ["size = 9 from the call at example.py:27"]
+    assert fs["Board.walk"].inferred_sizes == {"k": 10.0}  # self.walk(SIZE + 1) in the same class
+    assert fs["bench"].inferred_sizes == {"loops": 20.0, "n": 50.0}  # the largest; n's default where left out
+    assert "6 (the call at example.py:37, passing on m = 3 from the call at example.py:34)" \
+        in fs["bench"].size_notes[0]
+    assert fs["solve"].inferred_sizes == {"len(board)": 64.0}  # [0] * 64 passes its length
+    assert fs["grown"].inferred_sizes == {}  # a list appended to after it was built: no length
+
+
+def test_the_user_s_parameter_values_win_over_call_sites():
+    from ccls.engine import count_source
+    from ccls.frontends import SourceFile
+    from ccls.options import AnalysisOptions
+    options = AnalysisOptions(parameter_values=(("n", 7.0),))
+    fs = {f.name: f for f in count_source(SourceFile("/src/example.py", textwrap.dedent(CALLS)), options).functions}
+    assert fs["bench"].inferred_sizes == {"loops": 20.0}
+
+
+def test_calls_that_could_reach_several_functions_or_none_of_the_module_s_pass_nothing():
+    from ccls.frontends import SourceFile
+    from ccls.frontends.python import analyse_python
+    from ccls.options import AnalysisOptions
+    result = analyse_python(SourceFile("/src/example.py", textwrap.dedent("""
+        import math
+        class A:
+            def step(self, n):
+                pass
+        class B:
+            def step(self, n):
+                pass
+        def run(x):
+            x.step(5)          # A.step or B.step: left out
+            math.floor(5)      # another module's function
+            len([1, 2])        # a builtin
+            run(*[1])          # through *args
+    """)), AnalysisOptions())
+    assert result.errors == [] and result.calls.sites == ()
+
+
+def test_unusual_definitions_and_calls_give_call_sites_or_none_and_never_an_error():
+    from ccls.frontends import SourceFile
+    from ccls.frontends.python import analyse_python
+    from ccls.options import AnalysisOptions
+    result = analyse_python(SourceFile("/src/example.py", textwrap.dedent("""
+        import functools
+        class Grid:
+            @staticmethod
+            def cells(n):
+                return [0] * n
+            @classmethod
+            def square(cls, n):
+                return cls.cells(n * n)
+            @property
+            def size(self):
+                return 3
+            class Inner:
+                def __init__(self, k, /, *, m=4):
+                    for i in range(k + m):
+                        pass
+        def outer(n, *args, **kw):
+            def inner(k=-2):
+                return [i for i in range(k)]
+            f = lambda x: x
+            inner(n)
+            f(3)
+            Grid.cells(5)
+            Grid.square(n=6)
+            Grid.Inner(2, m=1)
+            functools.reduce(f, [1])
+            return inner(**kw), outer(*args)
+        def main():
+            outer(7)
+    """)), AnalysisOptions())
+    assert result.errors == []
+    sites = {(s.caller, s.callee): s.args for s in result.calls.sites}
+    assert sites[("outer", "Grid.cells")][0] == ("const", 5)  # a staticmethod: no self
+    assert sites[("outer", "Grid.square")][1] == ("const", 6)  # a classmethod: cls first, n by keyword
+    assert sites[("outer", "outer.<locals>.inner")][0] == ("param", "n")  # a nested function
+    assert sites[("main", "outer")][0] == ("const", 7)
+
+
+def test_a_c_call_to_a_function_of_the_same_name_passes_no_size_to_python():
+    from ccls.frontends import SourceFile
+    from ccls.frontends.python import analyse_python
+    from ccls.model import CallSite
+    from ccls.options import AnalysisOptions
+    from ccls.readers.call_sites import ModuleCalls
+    from ccls.sizes import infer_sizes
+    py = analyse_python(SourceFile("/src/example.py", "def bench(n):\n    for i in range(n):\n        pass\n"),
+                        AnalysisOptions()).calls
+    c = ModuleCalls("/src/main.c", {"main": ()}, (CallSite("main", "bench", 3, (("const", 5),)),))
+    assert infer_sizes([py, c]) == {}
