@@ -205,6 +205,10 @@ _ANALYZERS: dict[str | None, Analyzer] = {}
 
 
 def _start_worker(server_pid: int, niceness: int) -> None:
+    # The server's stdout is the editor's channel: nothing a worker prints may reach it.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
     try:
         os.nice(niceness)
     except OSError:
