@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 # per keystroke (a large file's re-parse and call graph take tens of ms on the event loop).
 PARSE_AHEAD_S = 0.02
 # Loaded once in the worker processes' fork server: the C family's front end, readers, counting.
-WORKER_MODULES = ("ccls.service.background", "ccls.lsp.workspace", "ccls.frontends.c_family")
+WORKER_MODULES = ("ccls.service.background", "ccls.lsp.workspace_worker", "ccls.frontends.c_family")
 
 
 @dataclass

@@ -8,8 +8,6 @@ first; the open files' own work comes before any of them.
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import dataclasses
 import logging
 import os
 import time
@@ -23,15 +21,12 @@ from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
 
 from ccls.frontends import handles, included_suffixes
-from ccls.lsp.documents import DocumentModel
 from ccls.lsp.scheduler import BACKGROUND, WorkerPool
 from ccls.lsp.settings import PROJECT_FILE, Settings
-from ccls.model import CountedFunction
-from ccls.options import AnalysisOptions
+from ccls.lsp.workspace_worker import count_file, release_freed_memory
 from ccls.service.analysis import AnalysisService
-from ccls.service.background import NEAR_FILE, OTHER_FILE, BackgroundWork, worker_analyzer
-from ccls.service.counts import all_counted, language_for, size_values
-from ccls.service.program_sizes import DocumentSizes
+from ccls.service.background import NEAR_FILE, OTHER_FILE, BackgroundWork
+from ccls.service.counts import size_values
 from ccls.service.reports import Cohort, CohortMember
 
 log = logging.getLogger(__name__)
@@ -40,7 +35,6 @@ FLAG_FILES = ("compile_commands.json", "compile_flags.txt")
 HEADER_SUFFIXES = included_suffixes()
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
                        ".mypy_cache", ".pytest_cache", ".cache"})
-MAX_FILE_BYTES = 2 * 1024 * 1024
 _EVENT_SETTLE_S = 0.3
 STALE_SIZES_S = 30.0  # how old a size inference the background pass may use
 RECHECK_DELAY_S = 2.0  # open documents are re-checked against new call sites this long after a file is learned
@@ -332,37 +326,6 @@ class WorkspaceIndex:
 def is_near(path: str, directories: set[str], headers: set[str]) -> bool:
     """Whether a workspace file is near the open ones: in one's directory, or a header one includes."""
     return path in headers or os.path.dirname(path) in directories
-
-
-def count_file(path: str, options: AnalysisOptions, sizes: DocumentSizes,
-               cache_directory: str | None) -> tuple[list[CohortMember], list[CountedFunction], tuple] | None:
-    """One workspace file counted whole, on a worker process: (its functions as cohort members,
-    its counted functions without their IR — the server keeps their call sites —, the size
-    values used); None for a file that is gone, too large or of no kind ccls reads."""
-    language = language_for(path)
-    try:
-        if language is None or os.path.getsize(path) > MAX_FILE_BYTES:
-            return None
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError:
-        return None  # deleted or unreadable meanwhile
-    # surrogateescape: undecodable bytes reach the compiler unchanged.
-    model = DocumentModel("file://" + path, path, language, raw.decode("utf-8", "surrogateescape"), 0)
-    outcome = worker_analyzer(cache_directory).analyse(model.snapshot(), options, remember=False, sizes=sizes)
-    counted = [dataclasses.replace(cf, ir_text="") for cf in all_counted(outcome)]
-    members = [CohortMember.of(cf, options) for cf in counted]
-    del outcome, model
-    release_freed_memory()  # a file's compile leaves megabytes glibc would otherwise keep
-    return members, counted, size_values(sizes)
-
-
-def release_freed_memory() -> None:
-    """Hand memory freed by a pass over many files back to the OS (glibc keeps it otherwise)."""
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass  # not glibc
 
 
 def _interesting(path: str) -> bool:
