@@ -104,15 +104,20 @@ async def workspace_pass(root: Path, cache: Path, env: dict[str, str]) -> dict:
         await asyncio.sleep(background.IDLE_S + 3)  # the workers exit when idle
         idle = tree_memory_mb(pid)
         # A server without worker processes (an older tree) counts on one thread at a time.
-        workers = ((await ccls_stats(client)).get("background") or {}).get("workers", 1)
+        found = (await ccls_stats(client)).get("background")
         return {"files": len(files), "lines": sum(Path(f).read_bytes().count(b"\n") for f in files),
-                "pass_s": pass_s, "at_end": at_end, "idle": idle, "workers": workers,
+                "pass_s": pass_s, "at_end": at_end, "idle": idle, "workers": found["workers"] if found else 1,
+                "worker_processes": found is not None,
                 "functions": ws.get("functions"), "most_waiting": most_waiting}
     finally:
         await stop(client)
 
 
-def bare_clang_over(files: list[str], jobs: int) -> float:
+def bare_clang_over(files: list[str], jobs: int, niceness: int) -> float:
+    """Bare clang over the files, `jobs` at a time, `niceness` lower in CPU priority: that of
+    the server's workers (on a shared machine a niced process gets a smaller share: the same
+    work at the same priority). Call it last: this process stays niced."""
+    os.nice(niceness)
     clang = shutil.which("clang-19") or shutil.which("clang")
     sources = [f for f in files if not f.endswith((".h", ".hh", ".hpp", ".cuh"))]
     headers = [f for f in files if f not in sources]
@@ -212,10 +217,12 @@ async def main() -> None:
             for i in range(max(1, args.workspace_lines // lines_per_file)):
                 (root / f"part{i}.c").write_text(generate_c(per_file, seed=100 + i, prefix=f"p{i}"))
         ws = await workspace_pass(root, Path(tmp) / "ws-cache", env)
-        clang_ws_s = bare_clang_over(workspace_files(root), ws["workers"])
+        niceness = background.WORKER_NICENESS if ws["worker_processes"] else 0
+        clang_ws_s = bare_clang_over(workspace_files(root), ws["workers"], niceness)
         pass_ratio = ws["pass_s"] / clang_ws_s
         rows.append((f"workspace pass: {ws['files']} files, {ws['lines']} lines, {ws['workers']} workers",
-                     f"{ws['pass_s']:.1f} s = {pass_ratio:.2f}x clang ({clang_ws_s:.1f} s, {ws['workers']} at once)",
+                     f"{ws['pass_s']:.1f} s = {pass_ratio:.2f}x clang ({clang_ws_s:.1f} s, {ws['workers']} at once, "
+                     f"nice +{niceness})",
                      f"<= {TARGET_PASS_RATIO:.1f}x", verdict(pass_ratio <= TARGET_PASS_RATIO)))
         rss, pss, count = ws["at_end"]
         rows.append((f"server + {count - 1} processes below it, at the pass's end: RSS (PSS)",

@@ -23,9 +23,9 @@ from watchdog.observers import Observer
 from ccls.frontends import handles, included_suffixes
 from ccls.lsp.scheduler import BACKGROUND, WorkerPool
 from ccls.lsp.settings import PROJECT_FILE, Settings
-from ccls.lsp.workspace_worker import count_file, release_freed_memory
+from ccls.lsp.workspace_worker import count_file
 from ccls.service.analysis import AnalysisService
-from ccls.service.background import NEAR_FILE, OTHER_FILE, BackgroundWork
+from ccls.service.background import NEAR_FILE, OTHER_FILE, BackgroundWork, release_freed_memory
 from ccls.service.counts import size_values
 from ccls.service.reports import Cohort, CohortMember
 

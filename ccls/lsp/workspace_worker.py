@@ -3,7 +3,6 @@ whole. Apart from workspace.py so that the workers load neither the protocol typ
 the file watcher (~18 MB a process)."""
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import os
 
@@ -36,14 +35,4 @@ def count_file(path: str, options: AnalysisOptions, sizes: DocumentSizes,
     outcome = worker_analyzer(cache_directory).analyse(model.snapshot(), options, remember=False, sizes=sizes)
     counted = [dataclasses.replace(cf, ir_text="") for cf in all_counted(outcome)]
     members = [CohortMember.of(cf, options) for cf in counted]
-    del outcome, model
-    release_freed_memory()  # a file's compile leaves megabytes glibc would otherwise keep
     return members, counted, size_values(sizes)
-
-
-def release_freed_memory() -> None:
-    """Hand memory freed by a pass over many files back to the OS (glibc keeps it otherwise)."""
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass  # not glibc

@@ -17,6 +17,7 @@ it runs and exits: no orphans.
 """
 from __future__ import annotations
 
+import ctypes
 import heapq
 import itertools
 import logging
@@ -44,8 +45,8 @@ log = logging.getLogger(__name__)
 
 OPEN_FILE, NEAR_FILE, OTHER_FILE = 0, 1, 2  # task priorities: the lowest runs first
 START_METHOD = "forkserver"
-MAX_TASKS_PER_WORKER = 50
-IDLE_S = 10.0  # workers with nothing to do exit after this long
+MAX_TASKS_PER_WORKER = 20
+IDLE_S = 5.0  # workers with nothing to do exit after this long
 STOP_WAIT_S = 3.0  # how long shutdown waits for a worker to cancel its compile and exit
 WORKER_NICENESS = 5  # the server's own work (an edit, a first screen) comes before the background's
 
@@ -89,10 +90,9 @@ class BackgroundWork:
             return sum(1 for entry in self._queue if not entry[2].cancelled())
 
     def processes(self) -> list[int]:
-        """The live worker processes' ids."""
+        """The worker processes' ids (the pool forgets one that has exited)."""
         with self._lock:
-            pool = self._pool
-        return sorted(pid for pid, process in _processes(pool).items() if process.is_alive())
+            return sorted(_processes(self._pool))
 
     def stats(self) -> dict:
         with self._lock:
@@ -250,6 +250,15 @@ def _task(fn: Callable, args: tuple) -> tuple[int, Any]:
         os._exit(0)
     finally:
         _IN_TASK = False
+        release_freed_memory()  # a file's compile and reading leave megabytes glibc would keep
+
+
+def release_freed_memory() -> None:
+    """Hand memory freed by a pass over many files back to the OS (glibc keeps it otherwise)."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass  # not glibc
 
 
 def worker_analyzer(cache_directory: str | None) -> Analyzer:
