@@ -111,6 +111,7 @@ def test_a_task_submitted_later_with_a_higher_priority_runs_first(tmp_path):
             return done
         tables = TableStore().get()
         blocker = work.submit(OTHER_FILE, tables, time.sleep, 1.0)  # holds the only worker
+        _until(lambda: work.stats()["running"] == 1)
         later = [work.submit(OTHER_FILE, tables, str, name) for name in ("far-1", "far-2")]
         urgent = work.submit(OPEN_FILE, tables, str, "open")
         assert work.waiting() == 3 and work.stats()["running"] == 1

@@ -60,7 +60,9 @@ class BackgroundWork:
         if preload and START_METHOD in multiprocessing.get_all_start_methods():
             # Imported once in the fork server: each worker starts with them loaded.
             multiprocessing.get_context(START_METHOD).set_forkserver_preload(list(preload))
-        self._lock = threading.RLock()  # a done callback may run inside submit()
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)  # a task queued, or a worker freed
+        self._dispatcher: threading.Thread | None = None
         self._queue: list[tuple[int, int, Future, Tables, Callable, tuple]] = []
         self._seq = itertools.count()
         self._running = 0
@@ -81,7 +83,10 @@ class BackgroundWork:
             if self._idle_timer is not None:
                 self._idle_timer.cancel()
                 self._idle_timer = None
-            self._dispatch()
+            if self._dispatcher is None:
+                self._dispatcher = threading.Thread(target=self._dispatch, name="ccls-background", daemon=True)
+                self._dispatcher.start()
+            self._wake.notify()
         return future
 
     def waiting(self) -> int:
@@ -95,15 +100,16 @@ class BackgroundWork:
             return sorted(_processes(self._pool))
 
     def stats(self) -> dict:
+        waiting, processes = self.waiting(), self.processes()
         with self._lock:
-            return {"workers": self.workers, "waiting": self.waiting(), "running": self._running,
-                    "tasksDone": self.tasks_done, "processes": self.processes(),
-                    "workerPids": sorted(self.worker_pids)}
+            return {"workers": self.workers, "waiting": waiting, "running": self._running,
+                    "tasksDone": self.tasks_done, "processes": processes, "workerPids": sorted(self.worker_pids)}
 
     def shutdown(self) -> None:
         """Cancel what waits, stop the workers (cancelling their compiles), and wait for them."""
         with self._lock:
             self._stopped = True
+            self._wake.notify_all()
             for entry in self._queue:
                 entry[2].cancel()
             self._queue.clear()
@@ -116,18 +122,28 @@ class BackgroundWork:
     # -- on the lock ---------------------------------------------------------------------
 
     def _dispatch(self) -> None:
-        while self._running < self.workers and self._queue:
-            _, _, future, tables, fn, args = heapq.heappop(self._queue)
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
+        """Hand waiting tasks to the pool, on this thread: starting a worker process waits for
+        the fork server (its imports, the first time), which the event loop must not."""
+        while True:
+            with self._lock:
+                while not self._stopped and not (self._queue and self._running < self.workers):
+                    self._wake.wait()
+                if self._stopped:
+                    return
+                _, _, future, tables, fn, args = heapq.heappop(self._queue)
+                if not future.set_running_or_notify_cancel():
+                    continue
+                self._running += 1
                 pool = self._pool_for(tables)
+            try:
                 inner = pool.submit(_task, fn, args)
-            except (BrokenProcessPool, RuntimeError, OSError) as exc:  # could not start workers
-                self._pool = None
+            except (BrokenProcessPool, RuntimeError, OSError) as exc:  # no worker could start
+                with self._lock:
+                    self._running -= 1
+                    if self._pool is pool:
+                        self._pool = None
                 future.set_exception(exc)
                 continue
-            self._running += 1
             inner.add_done_callback(lambda done, outer=future, used=pool: self._finished(outer, done, used))
 
     def _pool_for(self, tables: Tables) -> ProcessPoolExecutor:
@@ -152,7 +168,7 @@ class BackgroundWork:
                 self.worker_pids.add(pid)
             stopped = self._stopped
             if not stopped:
-                self._dispatch()
+                self._wake.notify()
                 if not self._running and not self._queue and self._pool is not None:
                     self._idle_timer = threading.Timer(IDLE_S, self._idle)
                     self._idle_timer.daemon = True
