@@ -119,7 +119,7 @@ class BackgroundWork:
         if pool is not None:
             _stop(pool)
 
-    # -- on the lock ---------------------------------------------------------------------
+    # -- the dispatching thread and the pool's callbacks -----------------------------------
 
     def _dispatch(self) -> None:
         """Hand waiting tasks to the pool, on this thread: starting a worker process waits for
@@ -137,7 +137,7 @@ class BackgroundWork:
                 pool = self._pool_for(tables)
             try:
                 inner = pool.submit(_task, fn, args)
-            except (BrokenProcessPool, RuntimeError, OSError) as exc:  # no worker could start
+            except Exception as exc:  # noqa: BLE001 - no worker could start: the task's error, not a dead dispatcher
                 with self._lock:
                     self._running -= 1
                     if self._pool is pool:
