@@ -237,8 +237,9 @@ class Analyzer:
         """Counts for every function of the snapshot, or with `batch`, for at most that many of
         those not cached, the first in `order` (function indices; the editor's screen first):
         the others are left in `outcome.pending` for a later call. `only`: just these functions
-        (indices), cached or counted; the others are not looked at (a worker's share of a file). Up to `whole_up_to` uncached
-        functions are counted together all the same (one compile: an edit's few).
+        (indices), cached or counted; the others are not looked at (a worker's share of a file).
+        Up to `whole_up_to` uncached functions are counted together all the same (one compile:
+        an edit's few).
         `remember=False` (the background pass) keeps its entries out of the cache's memory layer,
         and compiles each file whole: a precompiled preamble only pays off for a buffer compiled
         again and again (`preamble=False`: not this time either, e.g. the first screen of a file
