@@ -124,7 +124,11 @@ class CountCache:
             db.execute("PRAGMA synchronous=NORMAL")
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if not tables:
-                db.execute("BEGIN")
+                # Another process (a language server's worker) may be creating it this moment:
+                # look again under the write lock.
+                db.execute("BEGIN IMMEDIATE")
+                tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not tables:
                 db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
                 db.execute("CREATE TABLE counts (key TEXT PRIMARY KEY, value BLOB NOT NULL, "
                            "used REAL NOT NULL)")
@@ -133,6 +137,8 @@ class CountCache:
                                [("application", APPLICATION), ("schema_version", str(SCHEMA_VERSION))])
                 db.execute("COMMIT")
             else:
+                if db.in_transaction:
+                    db.execute("COMMIT")
                 meta = dict(db.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
                 if meta.get("application") != APPLICATION or "counts" not in tables:
                     raise _ForeignCache("not a ccls-cost count cache")

@@ -50,6 +50,12 @@ class CclsServer(LanguageServer):
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.session = Session(self)
 
+    def shutdown(self) -> None:
+        """The process is ending (after `exit`, or stdin closed: the client is gone): the
+        session's worker processes and compilers go with it."""
+        self.session.shutdown()
+        super().shutdown()
+
 
 _one_malloc_arena()
 server = CclsServer()

@@ -5,6 +5,7 @@ here runs on the event loop except the functions handed to the worker pool.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import threading
@@ -27,8 +28,9 @@ from ccls.lsp.settings import Settings, merge, parse_settings, read_project_file
 from ccls.lsp.workspace import WorkspaceEvents, WorkspaceIndex
 from ccls.model import AnalysisError
 from ccls.render import hint_filter, hint_label, hover_markdown
-from ccls.service import viewport
+from ccls.service import units, viewport
 from ccls.service.analysis import AnalysisService
+from ccls.service.background import OPEN_FILE, BackgroundWork, BatchCounts, count_functions
 from ccls.service.counts import Cancelled, Outcome, all_counted, language_for, size_values
 from ccls.service.program_sizes import DocumentSizes
 from ccls.service.reports import Cohort, UnitReports
@@ -38,6 +40,8 @@ log = logging.getLogger(__name__)
 # Re-parse once typing pauses this long: well inside the shortest debounce (50 ms), and not once
 # per keystroke (a large file's re-parse and call graph take tens of ms on the event loop).
 PARSE_AHEAD_S = 0.02
+# Loaded once in the worker processes' fork server: the C family's front end, readers, counting.
+WORKER_MODULES = ("ccls.service.background", "ccls.lsp.workspace_worker", "ccls.frontends.c_family")
 
 
 @dataclass
@@ -72,6 +76,8 @@ class Session:
         self.folders: list[str] = []
         self.capabilities: types.ClientCapabilities | None = None
         self.pool = WorkerPool(2)
+        # The rest of open files and the workspace pass: on worker processes, one per core.
+        self.background = BackgroundWork(preload=WORKER_MODULES)
         self.scheduler = DocumentScheduler(self._analyse)
         self.service: AnalysisService | None = None  # opened with the settings' cache directory
         self._table_store = TableStore()
@@ -111,8 +117,10 @@ class Session:
                 lambda f: f.cancelled() or f.exception() is None or log.info("warm-up failed: %s", f.exception()))
 
     def shutdown(self) -> None:
+        """On `shutdown`, and again when the process ends (after `exit`, or the client gone)."""
         if self.workspace is not None:
             self.workspace.stop()
+        self.background.shutdown()
         self.pool.shutdown()
         toolchain.SPARES.clear()
         if self.service is not None:
@@ -357,8 +365,8 @@ class Session:
                                      flags_or_headers_changed=self.reanalyse_all, sizes_changed=self.recheck_sizes,
                                      pass_done=self._workspace_pass_done)
             progress = self.server.work_done_progress if self.supports_progress else None
-            self.workspace = WorkspaceIndex(self.service, self.pool, self.folders, lambda: self.settings,
-                                            self._open_paths, events, progress)
+            self.workspace = WorkspaceIndex(self.service, self.pool, self.background, self.folders,
+                                            lambda: self.settings, self._open_paths, self._near_open, events, progress)
             self.workspace.start()
 
     def _workspace_pass_done(self) -> None:
@@ -368,6 +376,17 @@ class Session:
     def _open_paths(self) -> set[str]:
         return {model.path for model in self.docs.values()}
 
+    def _near_open(self) -> tuple[set[str], set[str]]:
+        """(the open files' directories, the headers they include by "name"): what the workspace
+        pass counts first."""
+        directories, headers = set(), set()
+        for model in self.docs.values():
+            directory = os.path.dirname(model.path)
+            directories.add(directory)
+            headers.update(os.path.normpath(os.path.join(directory, name))
+                           for name, quoted in units.include_lines(model.data) if quoted)
+        return directories, headers
+
     def reanalyse_all(self) -> None:
         for uri in self.docs:
             self.scheduler.schedule(uri, 0)
@@ -376,9 +395,9 @@ class Session:
 
     async def _analyse(self, uri: str, generation: int) -> None:
         """One pass over a document: what is cached, plus the uncounted functions on (and near)
-        the editor's screen, published at once; then the rest in batches, nearest the screen
-        first as it is when each batch starts (a scroll re-orders what is left), with
-        `$/progress`. An edit starts a new pass (the scheduler's generation)."""
+        the editor's screen, counted here and published at once; then the rest on the worker
+        processes (`_count_rest`), with `$/progress`. An edit starts a new pass (the
+        scheduler's generation)."""
         model = self.docs.get(uri)
         if model is None or self.service is None:
             return
@@ -394,57 +413,107 @@ class Session:
             await self._wait_for_screen(uri)  # the client's first inlayHint request says what is visible
 
         prior = previous.outcome if previous is not None else None
-        errors: list[AnalysisError] = []
-        compiles, compiled, duration_s = 0, [], 0.0  # over the pass's batches
         progress = _PassProgress(self.server.work_done_progress if self.supports_progress else None,
                                  os.path.basename(model.path))
-        screen_used = None
         try:
-            while True:
-                screen = self._screen(uri)
-                order, batch = viewport.plan(snapshot.functions, screen, first=screen_used != screen,
-                                             pending=prior.pending if prior is not None and prior.snapshot is snapshot
-                                             else None)
-                screen_used = screen
-                # A file's first screen does not wait for its preamble to be precompiled.
-                found = await self._count(uri, model, snapshot, settings, service, program_sizes, cohort, stop,
-                                          prior, order, batch, preamble=previous is not None or prior is not None)
-                if found is None:
-                    return  # superseded, or an engine failure (said)
-                outcome, reports, sizes = found
-                errors = _merged_errors(errors, outcome.errors)
-                outcome.errors = errors
-                compiles += outcome.compiles
-                compiled += outcome.compiled_functions
-                duration_s += outcome.duration_s
-                self.stats.analyses += 1
-                self.stats.last[uri] = {
-                    "version": snapshot.version, "compiles": compiles,
-                    "compiledFunctions": compiled, "cachedFunctions": outcome.cached_functions,
-                    "reduced": outcome.reduced, "fallback": outcome.fallback,
-                    "durationMs": round(duration_s * 1000, 1), "pendingFunctions": len(outcome.pending),
-                }
-                if not self.scheduler.is_current(uri, generation) or self.docs.get(uri) is not model \
-                        or model.version != snapshot.version:
-                    self.stats.stale_dropped += 1
+            screen = self._screen(uri)
+            order, batch = viewport.plan(snapshot.functions, screen, first=True)
+            # A file's first screen does not wait for its preamble to be precompiled.
+            found = await self._count(uri, model, snapshot, settings, service, program_sizes, cohort, stop,
+                                      prior, order, batch, preamble=previous is not None)
+            if found is None:
+                return  # superseded, or an engine failure (said)
+            outcome, reports, sizes = found
+            if not self._publish_pass(uri, generation, model, snapshot, outcome, reports, sizes):
+                return
+            if outcome.pending:
+                outcome = await self._count_rest(uri, generation, model, snapshot, settings, cohort, outcome, sizes,
+                                                 screen, progress)
+                if outcome is None:
                     return
-                self.results[uri] = _doc_result(outcome, reports)
-                self._sizes_used[uri] = size_values(sizes)
-                self.publish(uri)
-                self.refresh_clients()
-                if not outcome.pending:
-                    break
-                prior = outcome
-                total = len(snapshot.functions or ())
-                await progress.report(total - len(outcome.pending), total)
         finally:
             progress.end()
         if self.program_sizes.learn(model.path, all_counted(outcome)):
             self.recheck_sizes()
-        if compiles:
+        if outcome.compiles:
             self.pool.submit(toolchain.SPARES.replenish)  # compilers ready for the next edit
         if self.settings != settings:
             self.refresh_reports()  # profile/region changed while this was analysed
+
+    def _publish_pass(self, uri: str, generation: int, model: DocumentModel, snapshot: Any, outcome: Outcome,
+                      reports: UnitReports, sizes: DocumentSizes) -> bool:
+        """Publish what a pass has counted so far; False when the document moved on (dropped)."""
+        self.stats.analyses += 1
+        self.stats.last[uri] = {
+            "version": snapshot.version, "compiles": outcome.compiles,
+            "compiledFunctions": outcome.compiled_functions, "cachedFunctions": outcome.cached_functions,
+            "reduced": outcome.reduced, "fallback": outcome.fallback,
+            "durationMs": round(outcome.duration_s * 1000, 1), "pendingFunctions": len(outcome.pending),
+        }
+        if not self.scheduler.is_current(uri, generation) or self.docs.get(uri) is not model \
+                or model.version != snapshot.version:
+            self.stats.stale_dropped += 1
+            return False
+        self.results[uri] = _doc_result(outcome, reports)
+        self._sizes_used[uri] = size_values(sizes)
+        self.publish(uri)
+        self.refresh_clients()
+        return True
+
+    async def _count_rest(self, uri: str, generation: int, model: DocumentModel, snapshot: Any, settings: Settings,
+                          cohort: Cohort | None, outcome: Outcome, sizes: DocumentSizes, screen_used: tuple[int, int],
+                          progress: "_PassProgress") -> Outcome | None:
+        """The functions a pass left after the screen, on the worker processes: a batch per
+        free worker, each taken nearest the screen as it is when that worker frees (a scroll
+        is served next), each published as it comes. None when the document moved on."""
+        functions = snapshot.functions
+        pending = set(outcome.pending)
+        claimed: dict[asyncio.Future, list[int]] = {}
+        options = settings.analysis_options()
+        tables = self.tables
+        directory = self.service.cache.directory
+
+        def supersede() -> None:
+            for future in claimed:
+                future.cancel()  # a batch still waiting for a worker is dropped; a running one ignored
+
+        unregister = self.scheduler.on_cancel(uri, supersede)
+        try:
+            while pending:
+                left = pending.difference(*claimed.values())
+                while left and len(claimed) < self.background.workers:
+                    screen = self._screen(uri)
+                    order, batch = viewport.plan(functions, screen, first=screen != screen_used, pending=sorted(left))
+                    screen_used, chunk = screen, order[:batch]
+                    future = asyncio.wrap_future(self.background.submit(
+                        OPEN_FILE, tables, count_functions, snapshot, options, sizes, chunk, directory))
+                    claimed[future] = chunk
+                    left.difference_update(chunk)
+                done, _ = await asyncio.wait(claimed, return_when=asyncio.FIRST_COMPLETED)
+                batches = []
+                for future in done:
+                    pending.difference_update(claimed.pop(future))
+                    if future.cancelled():
+                        continue
+                    if future.exception() is not None:  # a worker died or failed: those functions stay without hints
+                        self.show(f"analysis of {os.path.basename(model.path)} failed in a worker process: "
+                                  f"{future.exception()}", types.MessageType.Error)
+                        continue
+                    batches.append(future.result())
+                if not self.scheduler.is_current(uri, generation):
+                    self.stats.superseded += 1
+                    return None
+                outcome = _merged(outcome, batches, pending)
+                reports = await asyncio.wrap_future(self.pool.submit(
+                    lambda counted=outcome: self._unit_reports(uri, counted, settings, cohort), FOREGROUND))
+                if not self._publish_pass(uri, generation, model, snapshot, outcome, reports, sizes):
+                    return None
+                total = len(functions)
+                await progress.report(total - len(pending), total)
+            return outcome
+        finally:
+            supersede()
+            unregister()
 
     async def _count(self, uri: str, model: DocumentModel, snapshot: Any, settings: Settings,
                      service: AnalysisService, program_sizes: Any, cohort: Cohort | None, stop: threading.Event,
@@ -737,6 +806,7 @@ class Session:
                          "scoring": self.settings.scoring},
             "documents": self.stats.last,
             "workspace": self.workspace.stats() if self.workspace is not None else None,
+            "background": self.background.stats(),
             "rssMB": _rss_mb(),
         }
 
@@ -775,9 +845,24 @@ class _PassProgress:
             self._token = None
 
 
-def _merged_errors(earlier: list[AnalysisError], new: list[AnalysisError]) -> list[AnalysisError]:
-    """A pass's errors so far: each batch's compile reports those of the bodies it kept."""
-    return earlier + [error for error in new if error not in earlier] if earlier else list(new)
+def _merged(outcome: Outcome, batches: list[BatchCounts], pending: set[int]) -> Outcome:
+    """A pass's outcome so far: `outcome` and what worker batches counted since, `pending` left."""
+    by_identity = {unit.identity: unit for unit in outcome.units}
+    errors = list(outcome.errors)
+    merged = dataclasses.replace(outcome, pending=sorted(pending), compiled_functions=list(outcome.compiled_functions))
+    for batch in batches:
+        by_identity.update((unit.identity, unit) for unit in batch.units)
+        # Each batch's compile reports the errors of the bodies it kept: once each.
+        errors += [error for error in batch.errors if error not in errors]
+        merged.compiles += batch.compiles
+        merged.compiled_functions += batch.compiled_functions
+        merged.cached_functions += batch.cached_functions
+        merged.reduced = merged.reduced and batch.reduced
+        merged.fallback = merged.fallback or batch.fallback
+        merged.duration_s += batch.duration_s
+    merged.units = sorted(by_identity.values(), key=lambda unit: unit.identity[-1])  # by first line
+    merged.errors = errors
+    return merged
 
 
 def _doc_result(outcome: Outcome, reports: UnitReports) -> DocResult:

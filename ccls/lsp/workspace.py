@@ -1,18 +1,18 @@
 """The workspace beyond open documents: a watchdog observer that invalidates what external
 changes (git checkout, a regenerated compile database, edited headers, the project file)
 affect, and a cancellable background pass that counts every source file for workspace-wide
-cohort scoring. Background jobs use the pool's low-priority lane, one file at a time, so they
-never delay open documents.
+cohort scoring. The pass runs on the worker processes (`ccls.service.background`), one file
+per worker at a time, files near the open ones (their directories, the headers they include)
+first; the open files' own work comes before any of them.
 """
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import logging
 import os
 import time
 import uuid
-from collections import deque
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -21,12 +21,12 @@ from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
 
 from ccls.frontends import handles, included_suffixes
-from ccls.lsp.documents import DocumentModel
 from ccls.lsp.scheduler import BACKGROUND, WorkerPool
 from ccls.lsp.settings import PROJECT_FILE, Settings
-from ccls.model import CountedFunction
+from ccls.lsp.workspace_worker import count_file
 from ccls.service.analysis import AnalysisService
-from ccls.service.counts import all_counted, language_for, size_values
+from ccls.service.background import NEAR_FILE, OTHER_FILE, BackgroundWork, release_freed_memory
+from ccls.service.counts import size_values
 from ccls.service.reports import Cohort, CohortMember
 
 log = logging.getLogger(__name__)
@@ -35,7 +35,6 @@ FLAG_FILES = ("compile_commands.json", "compile_flags.txt")
 HEADER_SUFFIXES = included_suffixes()
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox",
                        ".mypy_cache", ".pytest_cache", ".cache"})
-MAX_FILE_BYTES = 2 * 1024 * 1024
 _EVENT_SETTLE_S = 0.3
 STALE_SIZES_S = 30.0  # how old a size inference the background pass may use
 RECHECK_DELAY_S = 2.0  # open documents are re-checked against new call sites this long after a file is learned
@@ -53,14 +52,16 @@ class WorkspaceEvents:
 
 
 class WorkspaceIndex:
-    def __init__(self, service: AnalysisService, pool: WorkerPool, folders: list[str],
-                 settings: Callable[[], Settings], open_paths: Callable[[], set[str]], events: WorkspaceEvents,
-                 progress: Any = None):
+    def __init__(self, service: AnalysisService, pool: WorkerPool, background: BackgroundWork, folders: list[str],
+                 settings: Callable[[], Settings], open_paths: Callable[[], set[str]],
+                 near_open: Callable[[], tuple[set[str], set[str]]], events: WorkspaceEvents, progress: Any = None):
         self.service = service
         self.pool = pool
+        self.background = background
         self.folders = folders
         self._settings = settings
         self._open_paths = open_paths
+        self._near_open = near_open  # (directories, headers) of the open documents
         self.events = events
         self._progress = progress  # pygls work-done progress where the client supports it
         self.functions: dict[str, list[CohortMember]] = {}  # path -> what cohort scoring needs
@@ -73,8 +74,9 @@ class WorkspaceIndex:
         self._pending_events: set[str] = set()
         self._event_timer: asyncio.TimerHandle | None = None
         self._task: asyncio.Task | None = None
-        self._queue: deque[str] = deque()
+        self._queue: list[str] = []
         self._queued: set[str] = set()
+        self._submitted: dict[str, Future] = {}  # files handed to the workers, not yet back
         self._loop: asyncio.AbstractEventLoop | None = None
         self._resized: set[str] = set()  # files re-queued once to count at their own calls' sizes
 
@@ -224,23 +226,28 @@ class WorkspaceIndex:
         total_hint = len(self._queue)
         done = 0
         last_report = 0.0
+        in_flight: set[asyncio.Task] = set()
         try:
-            while self._queue:
+            while self._queue or in_flight:
                 if token is not None and progress.tokens.get(token) is not None and progress.tokens[token].cancelled():
                     self.cancelled = True
                     self._queue.clear()
                     self._queued.clear()
                     break
-                path = self._queue.popleft()
-                self._queued.discard(path)
-                await self._analyse_file(path)
-                done += 1
-                total_hint = max(total_hint, done + len(self._queue))
+                # One file per worker: what is left stays here, to be ordered when a worker frees.
+                while self._queue and len(in_flight) < self.background.workers:
+                    path, priority = self._next()
+                    in_flight.add(asyncio.get_running_loop().create_task(self._analyse_file(path, priority)))
+                finished, in_flight = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
+                done += len(finished)
+                total_hint = max(total_hint, done + len(self._queue) + len(in_flight))
                 if token is not None and time.monotonic() - last_report > 0.2:
                     last_report = time.monotonic()
                     progress.report(token, types.WorkDoneProgressReport(
                         message=f"{done}/{total_hint} files", percentage=int(100 * done / max(1, total_hint))))
         finally:
+            for task in in_flight:
+                task.cancel()
             self.running = False
             if token is not None:
                 progress.end(token, types.WorkDoneProgressEnd(
@@ -249,42 +256,37 @@ class WorkspaceIndex:
         if done:
             self.events.pass_done()
 
-    async def _analyse_file(self, path: str) -> None:
+    def _next(self) -> tuple[str, int]:
+        """The next file to count, and its priority: one near an open file, else the first queued."""
+        directories, headers = self._near_open()
+        at = next((i for i, path in enumerate(self._queue) if is_near(path, directories, headers)), None)
+        path = self._queue.pop(0 if at is None else at)
+        self._queued.discard(path)
+        return path, OTHER_FILE if at is None else NEAR_FILE
+
+    async def _analyse_file(self, path: str, priority: int) -> None:
         if path in self._open_paths():
             return  # open documents are analysed in the foreground
         service = self.service
-        settings = self._settings()
+        options = self._settings().analysis_options()
         program_sizes = service.program_sizes
         refresh = path in self._resized
-
-        def work() -> tuple[list[CohortMember], list[CountedFunction], tuple] | None:
-            language = language_for(path)
-            try:
-                if language is None or os.path.getsize(path) > MAX_FILE_BYTES:
-                    return None
-                with open(path, "rb") as handle:
-                    raw = handle.read()
-            except OSError:
-                return None  # deleted or unreadable meanwhile
-            # surrogateescape: undecodable bytes reach the compiler unchanged.
-            model = DocumentModel("file://" + path, path, language, raw.decode("utf-8", "surrogateescape"), 0)
-            options = settings.analysis_options()
-            # Sizes inferred up to half a minute ago will do (the keys hold the values used),
-            # but for a file re-queued because its own calls pass sizes.
-            sizes = program_sizes.for_document(path, max_age_s=0.0 if refresh else STALE_SIZES_S)
-            outcome = service.counts(model.snapshot(), options, remember=False, sizes=sizes)
-            counted = all_counted(outcome)
-            members = [CohortMember.of(cf, options) for cf in counted]
-            del outcome, model
-            release_freed_memory()  # a file's compile leaves megabytes glibc would otherwise keep
-            return members, counted, size_values(sizes)
         try:
-            done = await asyncio.wrap_future(self.pool.submit(work, BACKGROUND))
+            # Sizes inferred up to half a minute ago will do (the keys hold the values used), but
+            # for a file re-queued because its own calls pass sizes. Inference covers the whole
+            # workspace: on a thread, not on the loop.
+            sizes = await asyncio.wrap_future(self.pool.submit(
+                lambda: program_sizes.for_document(path, max_age_s=0.0 if refresh else STALE_SIZES_S), BACKGROUND))
+            future = self._submitted[path] = self.background.submit(
+                priority, service.tables.get(), count_file, path, options, sizes, service.cache.directory)
+            done = await asyncio.wrap_future(future)
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("background analysis of %s failed", path)
             return
+        finally:
+            self._submitted.pop(path, None)
         self._set_functions(path, done[0] if done is not None else None)
         self.files_done += 1
         if done is not None and program_sizes.learn(path, done[1]):
@@ -312,18 +314,18 @@ class WorkspaceIndex:
         self.generation += 1
 
     def stats(self) -> dict:
+        started = sum(1 for future in self._submitted.values() if future.running() or future.done())
         return {"files": len(self.functions), "functions": sum(len(f) for f in self.functions.values()),
                 "filesAnalysed": self.files_done, "passes": self.passes, "running": self.running,
                 "queued": len(self._queue), "cancelled": self.cancelled,
+                # Files not yet on a worker: queued here, or handed over behind other work.
+                "waiting": len(self._queue) + len(self._submitted) - started,
                 "watching": self._observer is not None}
 
 
-def release_freed_memory() -> None:
-    """Hand memory freed by a pass over many files back to the OS (glibc keeps it otherwise)."""
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass  # not glibc
+def is_near(path: str, directories: set[str], headers: set[str]) -> bool:
+    """Whether a workspace file is near the open ones: in one's directory, or a header one includes."""
+    return path in headers or os.path.dirname(path) in directories
 
 
 def _interesting(path: str) -> bool:

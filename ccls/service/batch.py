@@ -180,7 +180,8 @@ _WORKER_TABLES: Tables | None = None  # a pool's worker process (or this one): s
 _TASK = threading.local()  # a Dask worker's thread: set by each task, as one worker may serve several runs
 
 
-def _tables() -> Tables | None:
+def worker_tables() -> Tables | None:
+    """The tables this worker process (or Dask task) counts with."""
     return getattr(_TASK, "tables", None) or _WORKER_TABLES
 
 
@@ -193,11 +194,14 @@ def _with_tables(tables: Tables, fn: Callable, *args: Any) -> Any:
         _TASK.tables = None
 
 
-def _start_worker(tables: Tables, worker: bool = False) -> None:
+def _start_worker(tables: Tables, worker: bool = False, setup: Callable[..., None] | None = None,
+                  setup_args: tuple = ()) -> None:
     global _WORKER_TABLES
     _WORKER_TABLES = tables
     if worker:  # Ctrl-C stops the parent, which stops the pool: no traceback from every worker
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if setup is not None:
+        setup(*setup_args)
 
 
 def _read(source: SourceFile, options: AnalysisOptions) -> ReadFile:
@@ -211,7 +215,7 @@ def _read(source: SourceFile, options: AnalysisOptions) -> ReadFile:
 def _count(what: ReadFile | SourceFile, options: AnalysisOptions, sizes: FileSizes) -> CountedFile:
     read = what if isinstance(what, ReadFile) else _read(what, options)
     try:
-        return count_read(read, options, _tables(), lambda fn: sizes.get(fn.name, {}))
+        return count_read(read, options, worker_tables(), lambda fn: sizes.get(fn.name, {}))
     except Exception as exc:
         log.exception("counting %s failed", read.path)
         return CountedFile(read.path, read.language, errors=_failed(read.path, exc).errors)
@@ -243,9 +247,18 @@ def _executor(jobs: int, tables: Tables, where: str | None = None) -> Executor:
     if jobs <= 1:
         return _Inline()
     # fork: the workers start with the tables and modules already loaded (no threads run here).
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    return process_pool(jobs, tables, "fork")
+
+
+def process_pool(jobs: int, tables: Tables, start_method: str, max_tasks_per_child: int | None = None,
+                 setup: Callable[..., None] | None = None, setup_args: tuple = ()) -> ProcessPoolExecutor:
+    """`jobs` worker processes that count with `tables` (the batch's, and the language server's
+    background work): `start_method` where this platform has it, each worker replaced after
+    `max_tasks_per_child` tasks (not with "fork"), `setup(*setup_args)` run in each at its start."""
+    method = start_method if start_method in multiprocessing.get_all_start_methods() else None
     return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),
-                               initializer=_start_worker, initargs=(tables, True))
+                               initializer=_start_worker, initargs=(tables, True, setup, setup_args),
+                               max_tasks_per_child=max_tasks_per_child)
 
 
 def _run(pool: Executor, fn: Callable, args: Sequence[tuple], indices: Sequence[int]) -> Iterable[tuple[int, Any]]:

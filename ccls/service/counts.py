@@ -233,11 +233,13 @@ class Analyzer:
                 cancelled: Callable[[], bool] = lambda: False, remember: bool = True,
                 previous: Outcome | None = None, sizes: DocumentSizes | None = None,
                 order: Sequence[int] | None = None, batch: int | None = None, whole_up_to: int = 0,
-                preamble: bool = True) -> Outcome:
+                preamble: bool = True, only: Sequence[int] | None = None) -> Outcome:
         """Counts for every function of the snapshot, or with `batch`, for at most that many of
         those not cached, the first in `order` (function indices; the editor's screen first):
-        the others are left in `outcome.pending` for a later call. Up to `whole_up_to` uncached
-        functions are counted together all the same (one compile: an edit's few).
+        the others are left in `outcome.pending` for a later call. `only`: just these functions
+        (indices), cached or counted; the others are not looked at (a worker's share of a file).
+        Up to `whole_up_to` uncached functions are counted together all the same (one compile:
+        an edit's few).
         `remember=False` (the background pass) keeps its entries out of the cache's memory layer,
         and compiles each file whole: a precompiled preamble only pays off for a buffer compiled
         again and again (`preamble=False`: not this time either, e.g. the first screen of a file
@@ -257,7 +259,7 @@ class Analyzer:
             reusable = {unit.identity: unit for unit in previous.units} \
                 if previous is not None and previous.snapshot.path == snapshot.path else {}
             outcome = self._analyse_functions(snapshot, options, keys, snapshot.graph, cancelled, remember, reusable,
-                                              sizes, order, batch, whole_up_to)
+                                              sizes, order, batch, whole_up_to, only)
         outcome.duration_s = time.monotonic() - started
         return outcome
 
@@ -293,11 +295,13 @@ class Analyzer:
                            graph: dict[int, set[int]], cancelled: Callable[[], bool], remember: bool,
                            reusable: dict[tuple, Unit], sizes: DocumentSizes,
                            order: Sequence[int] | None = None, batch: int | None = None,
-                           whole_up_to: int = 0) -> Outcome:
+                           whole_up_to: int = 0, only: Sequence[int] | None = None) -> Outcome:
         functions = snapshot.functions
         found: dict[int, list[CountedFunction]] = {}
         reused: dict[int, Unit] = {}
-        for i, key in enumerate(keys):
+        indices = range(len(functions)) if only is None else sorted(set(only))
+        for i in indices:
+            key = keys[i]
             unit = reusable.get((key, functions[i].start_line))
             if unit is not None:
                 reused[i] = unit
@@ -305,9 +309,9 @@ class Analyzer:
             hit = self.cache.get(key, remember)
             if hit is not None:
                 found[i] = hit
-        missing = [i for i in range(len(functions)) if i not in found and i not in reused]
+        missing = [i for i in indices if i not in found and i not in reused]
         outcome = Outcome(snapshot, [], [], cached_functions=len(found) + len(reused))
-        if batch is not None and len(missing) > max(batch, whole_up_to):
+        if only is None and batch is not None and len(missing) > max(batch, whole_up_to):
             rank = {index: n for n, index in enumerate(order or ())}
             chosen = set(sorted(missing, key=lambda i: (rank.get(i, len(rank)), i))[:max(1, batch)])
             outcome.pending = [i for i in missing if i not in chosen]
