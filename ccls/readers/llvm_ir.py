@@ -309,9 +309,13 @@ def _instruction_dbg_ids(ir: str) -> dict[str, list[str | None]]:
         ids: list[str | None] = []
         for line in ir[body_start + 1:body_end].splitlines():
             stripped = line.strip()
-            if not stripped or stripped.startswith(";") or re.match(r"^[-\w.$\"]+:", stripped):
-                continue
+            if not stripped or stripped.startswith((";", "#dbg_")) or re.match(r"^[-\w.$\"]+:", stripped):
+                continue  # a blank, a comment, a debug record, a label: no instruction
             dbg = _DBG.search(stripped)
+            if ids and (line.startswith("   ") or stripped.startswith("]")):
+                # a switch's cases, a landingpad's clauses: the same instruction (its !dbg is last)
+                ids[-1] = ids[-1] or (dbg.group(1) if dbg else None)
+                continue
             ids.append(dbg.group(1) if dbg else None)
         result[m.group(1).strip('"')] = ids
     return result
