@@ -3,12 +3,13 @@ patterns, and build loops with trip counts from LLVM's own analyses.
 
 Inputs are texts: the module (with value names, e.g. after ``opt -passes=instnamer``), opt's
 ``print<loops>,print<scalar-evolution>`` output, and optionally verbose assembly for machine
-instruction counts. Parsing uses llvmlite; nothing here touches files or processes.
+instruction counts. llvmlite parses and validates the module once and prints it back; the
+functions are read from that text (`ccls.readers.llvm_text`). Nothing here touches files or
+processes.
 """
 from __future__ import annotations
 
 import bisect
-import functools
 import math
 import os
 import re
@@ -22,7 +23,8 @@ import llvmlite.binding as llvm
 from ccls.early_exit import early_exit_trip
 from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, MemoryAccess, TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
-from ccls.readers import alias_checks, data_walks
+from ccls.readers import alias_checks, data_walks, llvm_text
+from ccls.readers.llvm_text import IRFunction, IRInstruction, Operand
 from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
 from ccls.readers.scev import (GLOBAL_BASE, BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget,
                                ScevContext, ValueMemo, ValueTable, spoken, to_polynomial)
@@ -30,37 +32,6 @@ from ccls.taxonomy import with_vector
 
 if TYPE_CHECKING:
     from ccls.source_map import LoopBound  # tree-sitter only where the source is parsed
-
-
-class _Value:
-    """An llvmlite value whose properties are fetched once: each llvmlite access is a foreign
-    call that builds a fresh handle, and the reader asks for the same ones many times."""
-
-    def __init__(self, ref):
-        self.ref = ref
-
-    @functools.cached_property
-    def name(self) -> str:
-        return self.ref.name
-
-    @functools.cached_property
-    def opcode(self) -> str:
-        return self.ref.opcode
-
-    @functools.cached_property
-    def operands(self) -> list["_Value"]:
-        return [_Value(op) for op in self.ref.operands]
-
-    @functools.cached_property
-    def type_text(self) -> str:
-        return str(self.ref.type)
-
-    @functools.cached_property
-    def text(self) -> str:
-        return str(self.ref).strip()
-
-    def __str__(self) -> str:
-        return self.text
 
 
 _SIMPLE_OPCODES = {
@@ -103,7 +74,6 @@ _INTRINSIC_CLASS = {
 }
 _VECTOR = re.compile(r"<(\d+) x (i\d+|float|double|half|bfloat|ptr)>")
 _SCALAR_BITS = {"float": 32, "double": 64, "half": 16, "bfloat": 16, "ptr": 64, "x86_fp80": 80, "fp128": 128}
-_DBG = re.compile(r"!dbg !(\d+)")
 _DILOCATION = re.compile(r"^!(\d+) = (?:distinct )?!DILocation\(line: (\d+)(?:[^\n]*?inlinedAt: !(\d+))?", re.M)
 _DISUBPROGRAM = re.compile(r"^!(\d+) = (?:distinct )?!DISubprogram\((?P<body>.*)\)$", re.M)
 _DEFINE_DBG = re.compile(r"^define [^\n]*?@(\"[^\"]+\"|[-\w.$]+)\([^\n]*!dbg !(\d+)", re.M)
@@ -300,27 +270,6 @@ def _machine_per_ir_block(machine: dict[str, list[str]] | None, ir_blocks: set[s
     return out
 
 
-def _instruction_dbg_ids(ir: str) -> dict[str, list[str | None]]:
-    """Per function, the module-level ``!dbg`` id of each instruction in textual order."""
-    result: dict[str, list[str | None]] = {}
-    for m in _DEFINE.finditer(ir):
-        body_start = ir.index("{", m.end())
-        body_end = ir.index("\n}", body_start)
-        ids: list[str | None] = []
-        for line in ir[body_start + 1:body_end].splitlines():
-            stripped = line.strip()
-            if not stripped or stripped.startswith((";", "#dbg_")) or re.match(r"^[-\w.$\"]+:", stripped):
-                continue  # a blank, a comment, a debug record, a label: no instruction
-            dbg = _DBG.search(stripped)
-            if ids and (line.startswith("   ") or stripped.startswith("]")):
-                # a switch's cases, a landingpad's clauses: the same instruction (its !dbg is last)
-                ids[-1] = ids[-1] or (dbg.group(1) if dbg else None)
-                continue
-            ids.append(dbg.group(1) if dbg else None)
-        result[m.group(1).strip('"')] = ids
-    return result
-
-
 _DIFILE = re.compile(r'^!(\d+) = (?:distinct )?!DIFile\(filename: "([^"]*)"(?:, directory: "([^"]*)")?', re.M)
 
 
@@ -343,7 +292,7 @@ def _subprogram_info(ir: str) -> dict[str, tuple[str, int | None, str | None]]:
 class _Defined:
     """One function of the module to read, with what the module-wide passes found for it."""
 
-    fn: object  # llvmlite ValueRef
+    fn: IRFunction
     subprogram: tuple[str, int | None]
     machine: dict[str, list[str]] | None  # machine instructions per IR block
     notes: list[str]  # assumptions made while attributing machine code
@@ -360,7 +309,6 @@ class ParsedModule:
     module: ModuleText
     functions: list[_Defined]
     dilocation_lines: dict[str, int]
-    dbg_ids: dict[str, list[str | None]]
     global_bytes: dict[str, int] = field(default_factory=dict)  # each global array's size in bytes
     allocators: frozenset[str] = frozenset()  # functions LLVM knows allocate memory (malloc, calloc…)
 
@@ -443,20 +391,20 @@ def _llvm_version() -> str:
 
 
 # Linkages of functions a header defines inline: emitted wherever they are used, not the file's own.
-_EMITTED_WHERE_USED = {llvm.Linkage.linkonce_any, llvm.Linkage.linkonce_odr, llvm.Linkage.weak_odr,
-                       llvm.Linkage.available_externally}
+_EMITTED_WHERE_USED = {"linkonce", "linkonce_odr", "weak_odr", "available_externally"}
 
 
 def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModule:
     """Parse the module; with `main_file`, keep only functions whose debug info places them in
     that file (not inline functions from headers). Raises IRNotReadable."""
-    parsed = _parse_assembly(module.ir)
-    subprograms = _subprogram_info(module.ir)
-    fn_subprogram = {m.group(1).strip('"'): m.group(2) for m in _DEFINE_DBG.finditer(module.ir)}
+    # LLVM prints what it parsed in one layout, the one the text reader reads; its metadata ids
+    # (and so the !dbg of each instruction) are those of this text, not always of the input's.
+    text = str(_parse_assembly(module.ir))
+    subprograms = _subprogram_info(text)
+    fn_subprogram = {m.group(1).strip('"'): m.group(2) for m in _DEFINE_DBG.finditer(text)}
     machine = _machine_code(module.assembly) if module.assembly else {}
-    predecessors = _predecessors(module.ir) if machine else {}
     kept, from_headers = [], []
-    for fn in parsed.functions:
+    for fn in llvm_text.read_module(text).functions:
         if fn.is_declaration:
             continue
         name, line, defined_in = subprograms.get(fn_subprogram.get(fn.name, ""), ("", None, None))
@@ -464,38 +412,20 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
         own = not main_file or (defined_in is not None and os.path.basename(defined_in) == main_file)
         if not own and (defined_in is None or fn.linkage in _EMITTED_WHERE_USED):
             continue  # compiler-generated (no debug info of its own), or a header's inline function
-        grouped = _machine_per_ir_block(machine.get(fn.name), {bb.name for bb in fn.blocks}, notes)
-        contexts = _contexts(predecessors.get(fn.name, {}), module.analyses.get(fn.name)) if grouped else {}
+        grouped = _machine_per_ir_block(machine.get(fn.name), {name for name, _ in fn.blocks}, notes)
+        contexts = _contexts(fn.predecessors, module.analyses.get(fn.name)) if grouped else {}
         (kept if own else from_headers).append(_Defined(fn, (name, line), grouped, notes, contexts,
                                                         None if own else defined_in))
     # A file that defines nothing itself but a single-header library's implementation
     # (`#define STB_IMAGE_IMPLEMENTATION` then `#include "stb_image.h"`): its functions are the
     # header's, brought into existence by the file.
     kept = kept or from_headers
-    dilocation_lines = _source_lines(module.ir)
-    return ParsedModule(module, kept, dilocation_lines, _instruction_dbg_ids(module.ir), global_sizes(module.ir),
-                        _allocators(module.ir))
+    return ParsedModule(module, kept, _source_lines(text), global_sizes(text), _allocators(text))
 
 
 _ATTRIBUTE_GROUP = re.compile(r"^attributes #(\d+) = \{(.*)\}$", re.M)
 _FUNCTION_HEAD = re.compile(r"^(?:declare|define) [^\n]*?@(\"[^\"]+\"|[-\w.$]+)\(([^\n]*)$", re.M)
 _ALLOCKIND = re.compile(r'allockind\("([^"]*)"\)')
-
-
-_BLOCK_PREDS = re.compile(r'^("[^"]+"|[-\w.$]+):\s*; preds = (.*)$')
-
-
-def _predecessors(ir: str) -> dict[str, dict[str, list[str]]]:
-    """Each function's blocks → their predecessors, from the `; preds =` comments LLVM prints."""
-    out: dict[str, dict[str, list[str]]] = {}
-    current: dict[str, list[str]] = {}
-    for line in ir.splitlines():
-        if line.startswith("define "):
-            head = _FUNCTION_HEAD.match(line)
-            current = out.setdefault(head.group(1).strip('"'), {}) if head else {}
-        elif m := _BLOCK_PREDS.match(line):
-            current[m.group(1).strip('"')] = [p.strip().lstrip("%").strip('"') for p in m.group(2).split(",")]
-    return out
 
 
 def _contexts(predecessors: dict[str, list[str]], analyses: FunctionAnalyses | None) -> dict[str, str]:
@@ -550,21 +480,21 @@ def read_functions(parsed: ParsedModule, file: str, language: str, arch: str,
                            parsed.dilocation_lines, d.subprogram, d.machine,
                            list(d.notes) + ([f"defined by {os.path.basename(d.header)}, whose implementation "
                                              f"{os.path.basename(file)} includes"] if d.header else []),
-                           parsed.dbg_ids.get(d.fn.name, []), loop_bounds, budget(), parsed.global_bytes,
+                           loop_bounds, budget(), parsed.global_bytes,
                            parsed.allocators, context=d.context)
             for d in parsed.functions]
 
 
-def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, default_trip_count: int,
+def _read_function(fn: IRFunction, module: ModuleText, file: str, language: str, arch: str, default_trip_count: int,
                    early_exit: str, dilocation_lines: dict[str, int], subprogram: tuple[str, int | None],
                    machine: dict[str, list[str]] | None, assumptions: list[str],
-                   dbg_ids: list[str | None], loop_bounds: Sequence[LoopBound], budget: ReadingBudget,
+                   loop_bounds: Sequence[LoopBound], budget: ReadingBudget,
                    global_bytes: dict[str, int], allocators: frozenset[str] = frozenset(), *,
                    context: dict[str, str] | None = None) -> FunctionIR:
     context = context or {}
     analyses = module.analyses.get(fn.name, FunctionAnalyses())
     reading = _Reading(ValueMemo(), budget, global_bytes)
-    arguments = [(a.name, str(a.type)) for a in fn.arguments if a.name]
+    arguments = [(name, type_text) for name, type_text in fn.arguments if name]
     parameters = [name for name, _ in arguments]
     block_loop = {}
     for loop in sorted(analyses.loops.values(), key=lambda l: l.depth):
@@ -573,9 +503,8 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
     ancestors = {h: _ancestors(h, analyses) for h in analyses.loops}
     blocks: list[BasicBlock] = []
     lines_seen: list[int] = []
-    body = [(bb.name, [_Value(i) for i in bb.instructions]) for bb in fn.blocks]
-    fn_text = str(fn)
-    _seed_texts(body, fn_text)
+    body = fn.blocks
+    dbg_ids = [i.dbg for _, instrs in body for i in instrs]
     load_pointers = {i.name: i.operands[0].name for _, instrs in body for i in instrs
                      if i.opcode == "load" and i.name}
     loaded = set(load_pointers)
@@ -677,7 +606,7 @@ def _read_function(fn, module: ModuleText, file: str, language: str, arch: str, 
         name=fn.name, display_name=name or fn.name, file=file,
         line=line or (min(lines_seen) if lines_seen else None),
         end_line=max(lines_seen) if lines_seen else line, language=language, arch=arch,
-        parameters=parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=fn_text,
+        parameters=parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=fn.text,
         stopped_on_time=budget.over_time,
     )
 
@@ -751,26 +680,6 @@ def _stopped_note(budget: ReadingBudget, stopped_lines: list[int | None], defaul
             "read after that taken as unknown")
 
 
-def _seed_texts(body: list, fn_text: str) -> None:
-    """Give each instruction its line of the function's text, printed once: LLVM prints a lone
-    instruction by numbering its whole function first, so asking each for its text is quadratic
-    (zlib's inflate(): 3,800 instructions, 3 s). Left to llvmlite if the lines do not match."""
-    lines: list[str] = []
-    for line in fn_text.splitlines():
-        if not line.startswith("  ") or line.lstrip().startswith((";", "#dbg_")):
-            continue  # a label, a comment, a debug record
-        if lines and (line.startswith("   ") or line.lstrip().startswith("]")):
-            lines[-1] += "\n" + line  # a switch's cases, a landingpad's clauses
-        else:
-            lines.append(line)
-    lines = [line.strip() for line in lines]
-    instructions = [instr for _, instrs in body for instr in instrs]
-    if len(lines) != len(instructions):
-        return
-    for instr, line in zip(instructions, lines):
-        instr.__dict__["text"] = line  # functools.cached_property's slot
-
-
 def _branches_on_loaded_data(instr, loop_id: str | None, block_loop: dict[str, str], analyses: FunctionAnalyses,
                              definitions: dict, loop_defined: dict[str, str | None], loaded: set[str],
                              budget: ReadingBudget) -> bool:
@@ -811,8 +720,8 @@ def _inside(defined_loop: str | None, loop_id: str | None, analyses: FunctionAna
     return False
 
 
-def _divisor_kind(operand, loop_id: str | None, loop_defined: dict[str, str | None]) -> str:
-    text = str(operand).strip()
+def _divisor_kind(operand: Operand, loop_id: str | None, loop_defined: dict[str, str | None]) -> str:
+    text = operand.text
     lanes = re.findall(r"(?:i\d+|float|double|half) (-?[\d.e+]+|0x[0-9A-Fa-f]+)", text)
     if not operand.name and (lanes or re.fullmatch(r"(?:i\d+|float|double|half|<.*>) .*", text)):
         values = [v for v in lanes if re.fullmatch(r"-?\d+", v)]
@@ -857,7 +766,7 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
         start = [v for v, block in pairs if block not in inside]
         if len(step) != 1 or len(start) != 1:
             continue
-        step_text = str(definitions.get(step[0], "")).strip().split(", !")[0]  # without metadata
+        step_text = definitions[step[0]].text.split(", !")[0] if step[0] in definitions else ""  # without metadata
         shrinking, growing = _HALVING.match(step_text), _GROWING.match(step_text)
         m = shrinking or growing
         if not m or m["phi"] != instr.name or int(m["k"]) < 1:
@@ -1044,7 +953,7 @@ def _begin_end(scev: str, used: set[str], definitions: dict) -> tuple[str, str, 
     return m["begin"], m["end"], int(m["e"])
 
 
-def _element_count(instr: _Value, parameters: set[str], definitions: dict) -> bool:
+def _element_count(instr: IRInstruction, parameters: set[str], definitions: dict) -> bool:
     """`(end - begin) >> 3` of two pointers read from fixed addresses: a container's size in
     elements (std::vector's `size()`: `_M_finish - _M_start`), which ScalarEvolution keeps opaque."""
     if instr.opcode not in ("ashr", "lshr", "sdiv", "udiv") or " exact " not in instr.text:
@@ -1060,10 +969,10 @@ def _element_count(instr: _Value, parameters: set[str], definitions: dict) -> bo
     return True
 
 
-def _fixed_address(pointer: _Value, parameters: set[str], definitions: dict) -> bool:
+def _fixed_address(pointer: Operand, parameters: set[str], definitions: dict) -> bool:
     """A pointer argument, a global, or a constant offset from a pointer argument: memory a
     function reads its sizes from (a field of `this`, a global `N`)."""
-    if pointer.name in parameters or pointer.ref.value_kind == llvm.ValueKind.global_variable:
+    if pointer.name in parameters or pointer.is_global_variable:
         return True
     gep = definitions.get(pointer.name)
     return (gep is not None and gep.opcode == "getelementptr" and gep.operands[0].name in parameters
@@ -1268,7 +1177,7 @@ def _range_of_run_time_values(symbolic_max: str) -> bool:
 _BULK = ("memcpy", "memmove", "memset")  # the intrinsics' keys (classify names them so)
 
 
-def _bulk_bytes(instr: _Value, callee: str, analyses: FunctionAnalyses, symbols: set[str], enclosing: set[str],
+def _bulk_bytes(instr: IRInstruction, callee: str, analyses: FunctionAnalyses, symbols: set[str], enclosing: set[str],
                 substituted: dict[str, Polynomial], reading: _Reading) -> Polynomial | None:
     """The bytes a memcpy/memmove/memset intrinsic moves: its length operand, a constant or
     a value ScalarEvolution expresses in the function's sizes."""
@@ -1374,7 +1283,7 @@ def _fallback_for_overlap(header: str, record, terminators: dict) -> bool:
         for source, target in edges for term in [terminators.get(source)])
 
 
-def _successors(terminator: _Value) -> list[str]:
+def _successors(terminator: IRInstruction) -> list[str]:
     """The blocks a terminator can go to (its operands of type label)."""
     return [op.name for op in terminator.operands if op.type_text == "label"]
 
@@ -1401,7 +1310,7 @@ def _leaves_early_only_to_fail(record, terminators: dict, reading: _Reading) -> 
 _NULL_TEST = re.compile(r"= icmp (?P<predicate>eq|ne) ptr %(?P<pointer>\"[^\"]+\"|[-\w.$]+), null\b")
 
 
-def _on_allocation_failure(terminator: _Value, target: str, reading: _Reading) -> bool:
+def _on_allocation_failure(terminator: IRInstruction, target: str, reading: _Reading) -> bool:
     """Whether the edge to `target` is taken only when a pointer an allocator returned is null."""
     branch = data_walks.BRANCH.match(terminator.text) if terminator.opcode == "br" else None
     test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
