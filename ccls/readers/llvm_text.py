@@ -34,7 +34,7 @@ _PREFIX_WORDS = {"nuw", "nsw", "exact", "disjoint", "nneg", "samesign", "fast", 
                  "swifterror", "eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle", "oeq", "ogt", "oge",
                  "olt", "ole", "one", "ord", "ueq", "une", "uno", "true", "false", "xchg", "add", "sub", "and", "nand",
                  "or", "xor", "max", "min", "umax", "umin", "fadd", "fsub", "fmax", "fmin", "fmaximum", "fminimum",
-                 "uinc_wrap", "udec_wrap", "usub_cond", "usub_sat", "tail", "musttail", "notail"}
+                 "uinc_wrap", "udec_wrap", "usub_cond", "usub_sat"}
 # Attributes that may stand between a call argument's type and its value (with or without `(…)`).
 _PARAM_ATTRIBUTES = {"zeroext", "signext", "noext", "inreg", "byval", "byref", "preallocated", "inalloca", "sret",
                      "elementtype", "align", "noalias", "nocapture", "captures", "nofree", "nest", "returned",
@@ -53,7 +53,7 @@ class Operand:
 
     name: str  # the value's name ("" for a constant or a numbered value)
     type_text: str  # "i32", "ptr", "label", "metadata"…
-    text: str  # a constant's type and spelling ("i32 7"); a named value's definition if known
+    text: str  # a constant's type and spelling ("i32 7"); an instruction's result: that instruction's text
     is_global_variable: bool = False
 
 
@@ -97,21 +97,21 @@ class IRFunction:
     predecessors: dict[str, list[str]] = field(default_factory=dict)  # from LLVM's `; preds =` comments
     text: str = ""  # as LLVM prints it, with the `; Function Attrs:` line before it
     module: "IRModule | None" = None
+    _definitions: dict[str, str] | None = field(default=None, repr=False)  # `%x` → its instruction's text
 
     def definition_text(self, spelled: str) -> str | None:
-        """The text of the instruction that defines the local value spelled `%…` (numbered ones too)."""
-        table = self.__dict__.get("_spelled")
-        if table is None:
-            table = self.__dict__["_spelled"] = {}
-            for _, instrs in self.blocks:
-                for instr in instrs:
-                    if m := _RESULT.match(instr.text):
-                        table["%" + m.group(1)] = instr.text
-        return table.get(spelled)
+        """The text of the instruction that defines the local value spelled `%…` (numbered ones too):
+        llvmlite's text of an operand that an instruction computes."""
+        if self._definitions is None:
+            self._definitions = {"%" + m.group(1): instr.text for _, instrs in self.blocks for instr in instrs
+                                 if (m := _RESULT.match(instr.text))}
+        return self._definitions.get(spelled)
 
 
 @dataclass
 class IRModule:
+    """What the reader needs of a module: its functions, and what their operands refer to."""
+
     functions: list[IRFunction]
     global_variables: set[str]  # names of the module's global variables (not functions or aliases)
     numbered_globals: dict[str, str]  # `@0` → its definition's text (a nameless global's text, as LLVM's)
@@ -386,9 +386,8 @@ def _body(instr: IRInstruction) -> str:
         m = _RESULT.match(text)
         if m is not None:
             text = text[m.end():]
-    for word in ("tail ", "musttail ", "notail "):
-        if text.startswith(word):
-            text = text[len(word):]
+    if text.startswith(("tail ", "musttail ", "notail ")):
+        text = text.split(" ", 1)[1]
     text = text[len(text.split(" ", 1)[0]):].lstrip()
     return _without_attachments(text)
 
@@ -529,7 +528,7 @@ def _result_type(instr: IRInstruction) -> str:
     if op in _CASTS:
         to = _top_level_to(head)
         return head[to + 4:].strip() if to >= 0 else "void"
-    if op in ("alloca",):
+    if op == "alloca":
         space = re.search(r", addrspace\((\d+)\)", head)
         return f"ptr addrspace({space.group(1)})" if space else "ptr"
     if op in ("load", "phi", "landingpad"):
