@@ -20,7 +20,7 @@ from ccls.options import AnalysisOptions
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.report_types import FunctionReport, ReportSettings
 from ccls.scoring import NORMALIZATION_WORDS, NORMALIZATIONS, absolute_score, composite_scores, grade_for
-from ccls.sizes import InferredSize, infer_sizes
+from ccls.sizes import InferredSize, field_sizes, infer_sizes
 from ccls.table_types import CostTable, Tables, reference_family
 from ccls.targets import CPU_TARGETS
 
@@ -62,7 +62,8 @@ def count_read(read: ReadFile, options: AnalysisOptions, tables: Tables | None =
     calls = read.result.calls.sites if read.result.calls is not None else ()
     for fn in read.result.functions:
         cache = tables.cost[fn.arch].cache if tables is not None and fn.arch in tables.cost else None
-        inferred = _sizes_used(fn, sizes_for(fn), options)
+        passed = sizes_for(fn)
+        inferred = _sizes_used(fn, {**passed, **field_sizes(fn.field_symbols, passed)}, options)
         values = {name: float(size.value) for name, size in inferred.items()}
         function = count_function(fn, cache, options.for_function(values).parameter_value)
         function.inferred_sizes = values

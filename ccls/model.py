@@ -114,6 +114,9 @@ class FunctionIR:
     # Its reading ran out of wall-clock time (ReadingBudget): what it says depends on the
     # machine's load at that moment, so it is never kept in the persistent count cache.
     stopped_on_time: bool = False
+    # Sizes it reads through a pointer parameter: symbol → (parameter, byte offset, bits),
+    # `depth_multiplier` → ("params", 14, 16); a caller may pass a global whose contents are known.
+    field_symbols: dict[str, tuple[str, int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

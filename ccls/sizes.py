@@ -13,6 +13,7 @@ from typing import Iterable
 
 from ccls.model import CallSite, CountedFunction
 from ccls.readers.call_sites import Expr, ModuleCalls
+from ccls.readers.global_constants import value_at
 
 MAX_VALUES = 16  # distinct values kept per parameter (a recursion n → n − 1 would go on)
 MAX_ROUNDS = 16  # passes over the call sites: how deep a chain of calls values follow
@@ -24,7 +25,7 @@ class InferredSize:
     """A parameter's value from its call sites: the largest constant it receives, where from,
     and the others (the numbers are evaluated at the largest, a bound for the others)."""
 
-    value: int
+    value: int  # or, for a pointer parameter, the ("addr", global, offset, fields) it receives
     origin: str  # "the call at main.c:141"
     others: tuple[tuple[int, str], ...] = ()  # other values, each with its call
     unknown_at: tuple[str, ...] = ()  # calls that pass a value not known at compile time
@@ -77,7 +78,7 @@ def infer_sizes(modules: Iterable[ModuleCalls]) -> dict[FunctionKey, dict[str, I
                 _visit(site, module, callee_module, values, unknown)
     out: dict[FunctionKey, dict[str, InferredSize]] = {}
     for (function, name), found in values.items():
-        ranked = sorted(found.items(), key=lambda item: -item[0])
+        ranked = sorted(found.items(), key=lambda item: -item[0] if isinstance(item[0], int) else 0)
         (value, origin), others = ranked[0], tuple(ranked[1:])
         out.setdefault(function, {})[name] = InferredSize(value, origin, others,
                                                           tuple(dict.fromkeys(unknown.get((function, name), ()))))
@@ -109,6 +110,8 @@ def _visit(site: CallSite, module: ModuleCalls, callee_module: ModuleCalls,
             continue
         slot = values.setdefault((callee, name), {})
         for value, origin in known.items():
+            if slot and isinstance(value, int) != isinstance(next(iter(slot)), int):
+                continue  # an integer where addresses arrive (or the reverse): not one parameter's values
             if value not in slot and (len(slot) < MAX_VALUES or value > min(slot)):
                 slot[value] = origin
                 if len(slot) > MAX_VALUES:
@@ -122,6 +125,8 @@ def _evaluate(expr: Expr, parameter: callable, where: str) -> dict[int, str] | N
     kind = expr[0]
     if kind == "const":
         return {expr[1]: where}
+    if kind == "addr":  # a pointer into a read-only global: its contents travel with it
+        return {expr: where} if len(expr) == 4 and expr[3] else None
     if kind == "param":
         known = parameter(expr[1])
         if not known:
@@ -143,6 +148,8 @@ def _evaluate(expr: Expr, parameter: callable, where: str) -> dict[int, str] | N
         out = {}
         for a, origin in list(left.items())[:MAX_VALUES]:
             for b, other in list(right.items())[:MAX_VALUES]:
+                if not isinstance(a, int) or not isinstance(b, int):
+                    continue
                 value = _apply(expr[1], a, b)
                 if value is not None:
                     out.setdefault(value, origin if origin != where else other)
@@ -172,3 +179,29 @@ def _apply(opcode: str, a: int, b: int) -> int | None:
     else:
         value = None
     return value if value is not None and abs(value) < _LIMIT else None
+
+
+def field_sizes(fields: dict[str, tuple[str, int, int]], inferred: dict[str, InferredSize]) -> dict[str, InferredSize]:
+    """Sizes a function reads through its pointer parameters (`params->depth`: symbol →
+    (parameter, byte offset, bits)) where every known call passes a pointer into a read-only
+    global whose integer at that offset is known: evaluated at the largest, like a parameter."""
+    out: dict[str, InferredSize] = {}
+    for symbol, (parameter, offset, bits) in fields.items():
+        size = inferred.get(parameter)
+        if size is None or isinstance(size.value, int):
+            continue
+        found: dict[int, str] = {}
+        for address, origin in ((size.value, size.origin), *size.others):
+            value = value_at(address[3], address[2] + offset, bits)
+            if value is None:
+                found = {}
+                break
+            found.setdefault(value, f"read-only {_spelled(address)}, passed by {origin}")
+        if found:
+            ranked = sorted(found.items(), key=lambda item: -item[0])
+            out[symbol] = InferredSize(ranked[0][0], ranked[0][1], tuple(ranked[1:]), size.unknown_at)
+    return out
+
+
+def _spelled(address: tuple) -> str:
+    return f"&{address[1]}" + (f" + {address[2]} bytes" if address[2] else "")

@@ -18,7 +18,7 @@ PACKAGE = ROOT / "ccls"
 
 # Module names or packages (with everything below them).
 CORE = ("ccls.model", "ccls.polynomial", "ccls.taxonomy", "ccls.readers", "ccls.counting", "ccls.early_exit",
-        "ccls.machine_code", "ccls.sizes", "ccls.costing", "ccls.scoring", "ccls.table_types", "ccls.report_types",
+        "ccls.unknown_nests", "ccls.machine_code", "ccls.sizes", "ccls.costing", "ccls.scoring", "ccls.table_types", "ccls.report_types",
         "ccls.render", "ccls.serialize", "ccls.reports", "ccls.options", "ccls.targets", "ccls.source_map",
         "ccls.gate", "ccls.advice")
 # What the core may reach besides itself: the package, and the front-end registry (Language

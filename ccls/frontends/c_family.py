@@ -20,6 +20,7 @@ from ccls.frontends.compiler_errors import first_error
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import OPTIMIZATION_LEVELS, AnalysisOptions
 from ccls.readers.call_sites import ModuleCalls, read_call_sites
+from ccls.readers.global_constants import read_only_constants, with_contents
 from ccls.readers.llvm_ir import IRNotReadable, ModuleText, parse_module, read_functions, readable_ir
 from ccls.readers.scev import parse_opt_output
 from ccls.targets import CPU_TARGETS
@@ -106,9 +107,12 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
 class CallSiteReader:
     """What the module's call sites pass (`ccls.readers.call_sites`), read from the IR before
     optimisation once SROA and constant folding have run, on a thread beside the main
-    analysis. A failure only loses the sizes: the result is then None."""
+    analysis, with what pointers into read-only globals hold (`&PARAMS`). A failure only loses
+    the sizes: the result is then None."""
 
-    PASSES = "function(sroa,early-cse,instsimplify)"
+    # function-attrs marks the parameters a function only reads: a global passed to one and
+    # never written elsewhere holds its initializer (`ccls.readers.global_constants`).
+    PASSES = "function(sroa,early-cse,instsimplify),cgscc(function-attrs)"
 
     def __init__(self, ir_text: str, path: str, options: AnalysisOptions):
         self._result: ModuleCalls | None = None
@@ -124,7 +128,7 @@ class CallSiteReader:
             return
         if done.returncode == 0:
             try:
-                self._result = read_call_sites(done.stdout, path)
+                self._result = with_contents(read_call_sites(done.stdout, path), read_only_constants(done.stdout))
             except Exception as exc:  # a reader bug loses the sizes, never the file (nor prints a traceback)
                 log.warning("call sites of %s not read: %s", path, exc)
 

@@ -18,7 +18,8 @@ Const = tuple  # ("const", int)
 Param = tuple  # ("param", name)
 Op = tuple  # ("op", opcode, left, right)
 Choice = tuple  # ("choice", (expr, …)): a phi or select of several values
-Expr = Union[Const, Param, Op, Choice]
+Addr = tuple  # ("addr", global, byte offset[, its known integers]): a pointer into a global
+Expr = Union[Const, Param, Op, Choice, Addr]
 
 _DEFINE = re.compile(r'^define ([^@]*)@("(?:[^"\\]|\\.)*"|[-\w$.]+)\((.*)\)[^(]*\{\s*$')
 _DEF = re.compile(r"^\s*%([-\w$.]+|\"[^\"]*\") = (.*)$")
@@ -57,14 +58,14 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
         memo: dict[str, Expr | None] = {}  # one resolution per value: a decoder's phi web fans out
         for callee, arguments, line in pending:
             sites.append(CallSite(caller, callee, line, tuple(
-                _expression(arg, definitions, set(parameters[caller]), memo) for arg in _split_arguments(arguments))))
+                _expression(arg, definitions, set(parameters[caller]), memo) for arg in split_arguments(arguments))))
 
     for raw in ir_text.splitlines():
         if caller is None:
             m = _DEFINE.match(raw)
             if m:
                 caller = _unquote(m[2])
-                parameters[caller] = tuple(_argument_name(a) or "" for a in _split_arguments(m[3]))
+                parameters[caller] = tuple(_argument_name(a) or "" for a in split_arguments(m[3]))
                 if re.match(r"(?:internal|private)\b", m[1]):
                     internal.add(caller)
                 definitions, pending = {}, []
@@ -85,11 +86,29 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
 
 
 def _expression(text: str, definitions: dict[str, str], parameters: set[str], memo: dict) -> Expr | None:
-    """An integer argument or operand (`i32 noundef %n`, `i64 120`) as an expression."""
+    """An integer argument or operand (`i32 noundef %n`, `i64 120`) as an expression; a pointer
+    argument as the global it points into (`ptr @PARAMS`) or the caller's pointer parameter."""
     words = [w for w in text.split() if w not in _ATTRIBUTES]
+    if len(words) >= 2 and words[0] == "ptr":
+        return _pointer(text, parameters)
     if len(words) < 2 or not _INT_TYPE.match(words[0]):
         return None
     return _value(words[-1], definitions, parameters, memo, 0)
+
+
+_GLOBAL_ADDRESS = re.compile(r"(?:^|\s)@(?P<name>[-\w$.]+)$|getelementptr (?:inbounds )?\(i8, ptr @(?P<based>[-\w$.]+), "
+                             r"i64 (?P<offset>-?\d+)\)$")
+
+
+def _pointer(text: str, parameters: set[str]) -> Expr | None:
+    """`ptr @G` → ("addr", "G", 0), `ptr getelementptr inbounds (i8, ptr @G, i64 8)` → ("addr", "G", 8);
+    the caller's own pointer parameter → ("param", name). `ccls.readers.global_constants` says
+    later whether the global's contents are known."""
+    m = _GLOBAL_ADDRESS.search(text.strip())
+    if m:
+        return ("addr", m["name"], 0) if m["name"] else ("addr", m["based"], int(m["offset"]))
+    last = text.split()[-1]
+    return ("param", _unquote(last[1:])) if last.startswith("%") and _unquote(last[1:]) in parameters else None
 
 
 def _value(token: str, definitions: dict[str, str], parameters: set[str], memo: dict, depth: int) -> Expr | None:
@@ -159,7 +178,7 @@ def _choice(options: list[Expr | None]) -> Expr | None:
     return ("choice", tuple(options))
 
 
-def _split_arguments(text: str) -> list[str]:
+def split_arguments(text: str) -> list[str]:
     """Top-level comma-separated items of an argument list (types may hold commas)."""
     items, depth, start = [], 0, 0
     for index, char in enumerate(text):

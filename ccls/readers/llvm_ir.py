@@ -29,6 +29,7 @@ from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
 from ccls.readers.scev import (GLOBAL_BASE, BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget,
                                ScevContext, ValueMemo, ValueTable, spoken, to_polynomial)
 from ccls.taxonomy import with_vector
+from ccls.unknown_nests import share_unknown_nests
 
 if TYPE_CHECKING:
     from ccls.source_map import LoopBound  # tree-sitter only where the source is parsed
@@ -596,6 +597,7 @@ def _read_function(fn: IRFunction, module: ModuleText, file: str, language: str,
         except (BudgetExhausted, RecursionError):  # over budget, or a chain of values too long to follow
             independent = False  # the cautious answer: entries not overlapped
         loops[header] = Loop(header, record.parent, record.depth, trip, header_line, independent)
+    assumptions.extend(share_unknown_nests(loops, default_trip_count))
     if budget.exhausted:
         assumptions.append(_stopped_note(budget, stopped, default_trip_count))
     speech = _Speech({header: loop.line for header, loop in loops.items() if loop.line},
@@ -607,8 +609,31 @@ def _read_function(fn: IRFunction, module: ModuleText, file: str, language: str,
         line=line or (min(lines_seen) if lines_seen else None),
         end_line=max(lines_seen) if lines_seen else line, language=language, arch=arch,
         parameters=parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=fn.text,
-        stopped_on_time=budget.over_time,
+        stopped_on_time=budget.over_time, field_symbols=_field_symbols(substituted, definitions, set(parameters)),
     )
+
+
+_FIELD_ADDRESS = re.compile(r"= getelementptr (?:inbounds )?i8, ptr %(?P<base>\"[^\"]+\"|[-\w.$]+), i64 (?P<offset>\d+)(?:,|$)")
+
+
+def _field_symbols(substituted: dict[str, Polynomial], definitions: dict, parameters: set[str]) -> dict[str, tuple[str, int, int]]:
+    """The sizes named after a load through a pointer parameter at a constant offset
+    (`params->depth`), with where they are read: symbol → (parameter, byte offset, bits)."""
+    out: dict[str, tuple[str, int, int]] = {}
+    for value, size in substituted.items():
+        load = definitions.get(value)
+        if load is None or load.opcode != "load" or len(size.symbols) != 1 or size != Polynomial.symbol(next(iter(size.symbols))):
+            continue
+        bits = re.fullmatch(r"i(\d+)", load.type_text)
+        pointer = load.operands[0].name
+        if bits is None:
+            continue
+        if pointer in parameters:
+            out[next(iter(size.symbols))] = (pointer, 0, int(bits[1]))
+        elif (gep := definitions.get(pointer)) is not None and (m := _FIELD_ADDRESS.search(gep.text)) \
+                and m["base"].strip('"') in parameters:
+            out[next(iter(size.symbols))] = (m["base"].strip('"'), int(m["offset"]), int(bits[1]))
+    return out
 
 
 @dataclass
