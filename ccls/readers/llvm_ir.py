@@ -477,24 +477,31 @@ def read_functions(parsed: ParsedModule, file: str, language: str, arch: str,
             chosen.max_seconds = budget_seconds
         return chosen
 
-    return [_read_function(d.fn, parsed.module, d.header or file, language, arch, default_trip_count, early_exit,
-                           parsed.dilocation_lines, d.subprogram, d.machine,
-                           list(d.notes) + ([f"defined by {os.path.basename(d.header)}, whose implementation "
-                                             f"{os.path.basename(file)} includes"] if d.header else []),
-                           loop_bounds, budget(), parsed.global_bytes,
-                           parsed.allocators, context=d.context)
-            for d in parsed.functions]
+    request = _Request(file, language, arch, default_trip_count, early_exit, loop_bounds)
+    return [_read_function(d, parsed, request, budget()) for d in parsed.functions]
 
 
-def _read_function(fn: IRFunction, module: ModuleText, file: str, language: str, arch: str, default_trip_count: int,
-                   early_exit: str, dilocation_lines: dict[str, int], subprogram: tuple[str, int | None],
-                   machine: dict[str, list[str]] | None, assumptions: list[str],
-                   loop_bounds: Sequence[LoopBound], budget: ReadingBudget,
-                   global_bytes: dict[str, int], allocators: frozenset[str] = frozenset(), *,
-                   context: dict[str, str] | None = None) -> FunctionIR:
-    context = context or {}
-    analyses = module.analyses.get(fn.name, FunctionAnalyses())
-    reading = _Reading(ValueMemo(), budget, global_bytes)
+@dataclass(frozen=True)
+class _Request:
+    """What every function of a module is read with (`read_functions`' arguments)."""
+
+    file: str
+    language: str
+    arch: str
+    default_trip_count: int
+    early_exit: str  # the policy for data-dependent exits
+    loop_bounds: Sequence[LoopBound]  # from the source, if any
+
+
+def _read_function(defined: _Defined, parsed: ParsedModule, request: _Request, budget: ReadingBudget) -> FunctionIR:
+    fn, machine, context, subprogram = defined.fn, defined.machine, defined.context, defined.subprogram
+    file = defined.header or request.file
+    assumptions = list(defined.notes) + ([f"defined by {os.path.basename(defined.header)}, whose implementation "
+                                          f"{os.path.basename(request.file)} includes"] if defined.header else [])
+    language, arch, default_trip_count = request.language, request.arch, request.default_trip_count
+    early_exit, loop_bounds, dilocation_lines = request.early_exit, request.loop_bounds, parsed.dilocation_lines
+    analyses = parsed.module.analyses.get(fn.name, FunctionAnalyses())
+    reading = _Reading(ValueMemo(), budget, parsed.global_bytes)
     arguments = [(name, type_text) for name, type_text in fn.arguments if name]
     parameters = [name for name, _ in arguments]
     block_loop = {}
@@ -513,7 +520,7 @@ def _read_function(fn: IRFunction, module: ModuleText, file: str, language: str,
     loop_defined = {i.name: block_loop.get(bb) for bb, instrs in body for i in instrs if i.name}
     symbols_by_loop: dict[str | None, set[str]] = {}  # parameters + loads invariant in that loop
     definitions = {i.name: i for _, instrs in body for i in instrs if i.name}
-    reading.definitions, reading.allocators = definitions, allocators
+    reading.definitions, reading.allocators = definitions, parsed.allocators
     substituted = _named_loads(analyses, set(parameters), body, definitions, dbg_ids, dilocation_lines,
                                loop_bounds, assumptions)
     reading.block_of = {i.name: bb for bb, instrs in body for i in instrs if i.name}
