@@ -43,6 +43,9 @@ _PARAM_ATTRIBUTES = {"zeroext", "signext", "noext", "inreg", "byval", "byref", "
                      "writeonly", "writable", "dead_on_unwind", "dead_on_return", "range", "initializes"}
 _CASTS = {"trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp", "ptrtoint", "inttoptr",
           "bitcast", "addrspacecast", "ptrtoaddr"}
+# Results whose type is not the first type of the text: read from its operands.
+_TYPE_FROM_PARTS = {"va_arg", "select", "getelementptr", "extractelement", "shufflevector", "atomicrmw", "cmpxchg",
+                    "extractvalue"}
 _SAME_TYPE = {"add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or", "xor", "fadd",
               "fsub", "fmul", "fdiv", "frem", "fneg", "freeze", "icmp", "fcmp"}  # one type before all operands
 
@@ -457,6 +460,8 @@ def _operands(instr: IRInstruction) -> list[Operand]:
 def _top_level_to(text: str) -> int:
     """Index of the ` to ` of a cast, outside any constant expression's brackets."""
     at = text.rfind(" to ")
+    if "(" not in text:  # no constant expression: the only ` to `
+        return at
     while at >= 0 and _depth_at(text, at):
         at = text.rfind(" to ", 0, at)
     return at
@@ -531,18 +536,18 @@ def _result_type(instr: IRInstruction) -> str:
     if op == "alloca":
         space = re.search(r", addrspace\((\d+)\)", head)
         return f"ptr addrspace({space.group(1)})" if space else "ptr"
-    if op in ("load", "phi", "landingpad"):
-        return head[:_type_end(head)]
-    parts = _split_top(head)
-    if not parts:
-        return "void"
-    if op == "va_arg":
-        return parts[-1]
     if op in ("icmp", "fcmp"):
         m = _VECTOR_TYPE.match(head[:_type_end(head)])
         if m:
             return f"<{'vscale x ' if 'vscale' in m.group(0) else ''}{m.group(1)} x i1>"
         return "i1"
+    if op not in _TYPE_FROM_PARTS:  # the type the text starts with: binary operations, load, phi, freeze…
+        return head[:_type_end(head)] if head else "void"
+    parts = _split_top(head)
+    if not parts:
+        return "void"
+    if op == "va_arg":
+        return parts[-1]
     if op == "select":
         return _split_type(parts[1])[0] if len(parts) > 1 else "void"
     if op == "getelementptr":
@@ -568,7 +573,7 @@ def _result_type(instr: IRInstruction) -> str:
         return "{ " + _split_type(parts[1])[0] + ", i1 }" if len(parts) > 1 else "void"
     if op == "extractvalue":
         return _element_type(_split_type(parts[0])[0], parts[1:], instr._function.module)
-    return _split_type(parts[0])[0]  # binary operations, insertelement, insertvalue, freeze, fneg…
+    return _split_type(parts[0])[0]  # extractelement
 
 
 def _call_result_type(body: str) -> str:
