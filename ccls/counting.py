@@ -35,12 +35,13 @@ CacheGeometry = CacheModel
 
 
 def block_executions(block: BasicBlock, loops: dict[str, Loop]) -> Polynomial:
-    """Executions of one block per call of its function."""
-    count = Polynomial.constant(1)
+    """Executions of one block per call of its function: its share of its loop's iterations,
+    times each enclosing loop's iterations and entries."""
+    count = Polynomial.constant(block.frequency)
     loop_id = block.loop
     while loop_id is not None:
         loop = loops[loop_id]
-        count = count.sum_over("@" + loop.id, loop.trip_count.iterations)
+        count = count.sum_over("@" + loop.id, loop.trip_count.iterations) * loop.entry_frequency
         loop_id = loop.parent
     return count
 

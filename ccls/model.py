@@ -9,6 +9,7 @@ Instruction classes are strings ``base[.qualifier][@vWIDTH]`` (see `ccls.taxonom
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Literal
 
 from ccls.polynomial import Polynomial
@@ -82,6 +83,9 @@ class BasicBlock:
     machine_cycles: float | None = None  # llvm-mca: core cycles per execution of this block
     machine_throughput: float | None = None  # llvm-mca: the same, resources only (no dependencies)
     machine_divides: tuple[int, int] = (0, 0)  # integer divide instructions (32-bit, 64-bit) in that code
+    # Its runs per iteration of its loop (per call outside loops): the share of them whose path
+    # passes it, from the compiler's static branch probabilities (`readers.block_frequency`).
+    frequency: Fraction = Fraction(1)
 
 
 @dataclass
@@ -94,6 +98,9 @@ class Loop:
     # Each entry starts its loop-carried values afresh (none flows from one entry to the next
     # through the enclosing loop), so an out-of-order core can overlap consecutive entries.
     independent_entries: bool = False
+    # Its entries per iteration of its parent loop (per call, outermost), where a branch on data
+    # decides whether it runs (`readers.block_frequency`); else 1.
+    entry_frequency: Fraction = Fraction(1)
 
 
 @dataclass

@@ -267,3 +267,29 @@ def test_a_loop_to_a_loaded_byte_runs_at_most_what_the_byte_allows_when_that_is_
     [unrolled] = [loop for loop in codes.loops.values() if loop.depth == 2 and loop.trip_count.kind != "constant"]
     assert (unrolled.trip_count.kind, unrolled.trip_count.iterations) == ("bounded", Polynomial.constant(63))
     assert any("at most 63 (what the types of the values it depends on allow)" in a for a in codes.assumptions)
+
+
+RUN_TIME_STEP = """
+struct step { int first; int inc; };
+float a[32000];
+void strided(const struct step *s) {
+    for (int i = s->first - 1; i < 32000; i += s->inc)
+        a[i] += 1.0f;
+}
+void strided_to(int n, const int *inc) {
+    for (int i = 0; i < n; i += *inc)
+        a[i] += 1.0f;
+}
+"""
+
+
+def test_a_counter_stepped_by_a_run_time_value_runs_at_most_its_count_at_a_step_of_one():
+    # TSVC s122/s172/s175: ScalarEvolution cannot count `i += inc` (the step's sign is unknown)
+    # (-O2 also makes a vectorised copy for a step of 1, entered after a run-time check: not this rule's)
+    functions, _ = analyse(RUN_TIME_STEP)
+    [to_constant] = [loop for loop in functions["strided"].loops.values() if loop.trip_count.kind == "bounded"]
+    assert to_constant.trip_count.iterations == Polynomial.constant(32001)  # its start, read at run time, as 0
+    assert any("steps by a value the loop does not change, known only at run time: at most 32001 iterations "
+               "(a step of 1)" in a for a in functions["strided"].assumptions)
+    [to_n] = [loop for loop in functions["strided_to"].loops.values() if loop.trip_count.kind == "bounded"]
+    assert to_n.trip_count.iterations == n

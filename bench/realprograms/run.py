@@ -3,6 +3,7 @@
 
     python3 bench/realprograms/run.py --suite tsvc --path /work/shared/suites/tsvc_2
     python3 bench/realprograms/run.py --suite embench --path /work/shared/suites/embench-iot
+    python3 bench/realprograms/run.py --suite polybench --path DIR   # PolyBench/C 4.2.1 checkout
     python3 bench/realprograms/run.py --suite all --suites-dir /work/shared/suites
     python3 bench/realprograms/run.py --markdown            # results/*.json as a Markdown table
 
@@ -35,7 +36,13 @@ import harness as H  # noqa: E402
 REGISTRY: dict[str, tuple[str, str]] = {
     "tsvc": ("tsvc_2", "tsvc"),
     "embench": ("embench-iot", "embench"),
+    "polybench": ("polybench", "polybench"),
     "pyperformance": ("pyperformance", "pyperformance_suite"),
+}
+# Where to get a suite that is not in /work/shared/suites (printed when its folder is absent).
+WHERE_TO_GET = {
+    "polybench": "get it with `git clone https://github.com/MatthiasJReisinger/PolyBenchC-4.2.1 DIR` "
+                 "(PolyBench/C 4.2.1) and pass --path DIR, or put it at SUITES_DIR/polybench",
 }
 RESULTS = HERE / "results"
 DEFAULT_WORK = Path(os.environ.get("CCLS_REALPROGRAMS_WORK", "/tmp/ccls-realprograms"))
@@ -121,14 +128,16 @@ def render(result: dict) -> str:
                f"({result.get('clock_source')})")
     out.append("")
     if "instructions" in s:
-        what = "per kernel (self Ir of the kernel inside its timed region)" if result["suite"] == "tsvc" else \
-            "per function (self Ir per call, while benchmark() runs)"
+        what = result.get("describe", {}).get("instructions") or (
+            "per kernel (self Ir of the kernel inside its timed region)" if result["suite"] == "tsvc" else
+            "per function (self Ir per call, while benchmark() runs)")
         out.append(H.render_summary(f"Executed instructions vs callgrind Ir, {what}", s["instructions"],
                                     "instructions", "best scale"))
         out.append("")
     if "time" in s:
-        what = "per kernel (inclusive CU: tsvc.c and dummy.c analysed together)" if result["suite"] == "tsvc" else \
-            "per program (inclusive CU of benchmark(): the program's .c files and beebsc.c analysed together)"
+        what = result.get("describe", {}).get("time") or (
+            "per kernel (inclusive CU: tsvc.c and dummy.c analysed together)" if result["suite"] == "tsvc" else
+            "per program (inclusive CU of benchmark(): the program's .c files and beebsc.c analysed together)")
         out.append(H.render_summary(f"CU vs measured time, {what}", s["time"], "time", "best scale (→cycles)"))
         notes = {m: a["note"] for m, a in s["time"].items() if a.get("note")}
         if notes:
@@ -227,7 +236,7 @@ def markdown() -> str:
 
 def small(result: dict) -> dict:
     """The JSON written to results/: per function the measured and predicted figures and the summary."""
-    keep = ("name", "ir", "ir_region", "callees_ir", "ir_total", "calls", "ir_inclusive", "time_ms", "wall_ms", "cycles", "timed",
+    keep = ("name", "function", "holder", "ir", "ir_region", "callees_ir", "ir_total", "calls", "ir_inclusive", "time_ms", "wall_ms", "cycles", "timed",
             "ccls_error")
 
     def row(r):
@@ -254,7 +263,8 @@ def run_suite(name: str, path: Path, args) -> int:
     standalone = " (its standalone harness: python3 bench/realprograms/pyperf.py)" \
         if name == "pyperformance" and (HERE / "pyperf.py").exists() else ""
     if not path.is_dir():
-        print(f"{name}: suite not found at {path}; skipped{standalone}")
+        where = f" ({WHERE_TO_GET[name]})" if name in WHERE_TO_GET else ""
+        print(f"{name}: suite not found at {path}; skipped{standalone}{where}")
         return 0
     try:
         module = importlib.import_module(module_name)
@@ -320,8 +330,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tsvc-iterations", type=int, default=256, help="value patched into TSVC's "
                         "`#define iterations` (suite: 100000)")
     parser.add_argument("--embench-runs", type=int, default=25, help="timed runs (processes) per Embench program")
+    parser.add_argument("--polybench-runs", type=int, default=9, help="timed runs (processes) per PolyBench kernel")
+    parser.add_argument("--polybench-dataset", default="MEDIUM_DATASET",
+                        choices=["MINI_DATASET", "SMALL_DATASET", "MEDIUM_DATASET", "LARGE_DATASET", "EXTRALARGE_DATASET"],
+                        help="PolyBench's dataset macro (-D)")
     parser.add_argument("--json-dir", default="", help="write <suite>.json here instead of results/")
-    parser.add_argument("--only", default="", help="Embench: comma-separated programs (quicker ccls re-runs); "
+    parser.add_argument("--only", default="", help="Embench programs or PolyBench kernels, comma-separated (quicker ccls re-runs); "
                         "results/ is then not written")
     parser.add_argument("--all-rows", action="store_true", help="also print every function's (and program's) row")
     parser.add_argument("--markdown", action="store_true", help="print results/*.json as a Markdown table and exit")

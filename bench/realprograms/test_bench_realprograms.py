@@ -1,6 +1,6 @@
 """Checks of the real-programs benchmark's own machinery (not of ccls, and without the suites):
 callgrind output parsing, the TSVC driver's generation and output, Embench's timing line and nm
-parsing, statistics, worst-ratio ranking, caching keys and the --markdown table.
+parsing, PolyBench's kernel list, timed call, timer patch and compile database, statistics, worst-ratio ranking, caching keys and the --markdown table.
 Run: python3 -m pytest bench/realprograms/test_bench_realprograms.py -q
 """
 from __future__ import annotations
@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import embench  # noqa: E402
 import harness as H  # noqa: E402
+import polybench  # noqa: E402
 import run  # noqa: E402
 import tsvc  # noqa: E402
 
@@ -192,3 +193,134 @@ def test_markdown_and_suite_skip(tmp_path, capsys, monkeypatch):
     assert run.main(["--suite", "tsvc", "--path", str(tmp_path / "absent"), "--work", str(tmp_path / "w")]) == 0
     assert "suite not found" in capsys.readouterr().out
     assert math.isnan(H.summarize_pairs({"m": [1]}, [1])["m"]["spearman_rho"])
+
+
+# PolyBench/C 4.2.1's utilities/benchmark_list (abridged) and a kernel's main, as shipped.
+POLYBENCH_LIST = """./datamining/correlation/correlation.c
+./linear-algebra/blas/gemm/gemm.c
+
+./stencils/jacobi-1d/jacobi-1d.c
+"""
+
+POLYBENCH_MAIN = """
+static
+void kernel_jacobi_1d(int tsteps, int n, DATA_TYPE POLYBENCH_1D(A,N,n), DATA_TYPE POLYBENCH_1D(B,N,n))
+{ /* ... */ }
+
+int main(int argc, char** argv)
+{
+  int n = N;
+  init_array (n, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(B));
+
+  /* Start timer. */
+  polybench_start_instruments;
+
+  /* Run kernel. */
+  kernel_jacobi_1d(tsteps, n, POLYBENCH_ARRAY(A), POLYBENCH_ARRAY(B));
+
+  /* Stop and print timer. */
+  polybench_stop_instruments;
+  polybench_print_instruments;
+  return 0;
+}
+"""
+
+# The timer functions of utilities/polybench.c as shipped, with stand-ins for what they call.
+POLYBENCH_C = """#include <stdio.h>
+#include <time.h>
+#include <sys/time.h>
+double polybench_t_start, polybench_t_end;
+static double rtclock() { struct timeval Tp; gettimeofday (&Tp, NULL); return (Tp.tv_sec + Tp.tv_usec * 1.0e-6); }
+void polybench_prepare_instruments() {}
+
+void polybench_timer_start()
+{
+  polybench_prepare_instruments ();
+#ifndef POLYBENCH_CYCLE_ACCURATE_TIMER
+  polybench_t_start = rtclock ();
+#else
+  polybench_c_start = rdtsc ();
+#endif
+}
+
+
+void polybench_timer_stop()
+{
+#ifndef POLYBENCH_CYCLE_ACCURATE_TIMER
+  polybench_t_end = rtclock ();
+#else
+  polybench_c_end = rdtsc ();
+#endif
+}
+
+
+void polybench_timer_print()
+{
+  printf ("%0.6lf\\n", polybench_t_end - polybench_t_start);
+}
+"""
+
+
+def test_polybench_kernel_list_and_timed_call():
+    assert polybench.parse_benchmark_list(POLYBENCH_LIST) == [
+        "datamining/correlation/correlation.c", "linear-algebra/blas/gemm/gemm.c", "stencils/jacobi-1d/jacobi-1d.c"]
+    # The comment between the markers (`/* Run kernel. */`) names no function.
+    assert polybench.timed_function(POLYBENCH_MAIN) == "kernel_jacobi_1d"
+    with pytest.raises(H.BenchError):
+        polybench.timed_function("int main() { kernel_x(); }")
+
+
+def test_polybench_timer_patch_opens_after_the_flush_and_closes_before_the_clock():
+    patched = polybench.patch_polybench_c(POLYBENCH_C)
+    start = patched[patched.index("void polybench_timer_start()"):]
+    start = start[:start.index("\n}\n")]
+    assert start.rstrip().endswith("#endif\n  ccls_region_start ();")  # after prepare (cache flush) and rtclock
+    stop = patched[patched.index("void polybench_timer_stop()"):]
+    assert stop.startswith("void polybench_timer_stop()\n{\n  ccls_region_stop ();\n#ifndef")
+    assert patched.index("static void ccls_region_stop") < patched.index("void polybench_timer_start()")
+    assert polybench.REGION in patched and patched.count("CALLGRIND_TOGGLE_COLLECT;") == 2
+    with pytest.raises(H.BenchError):
+        polybench.patch_polybench_c("void polybench_timer_print() {}")
+
+
+def test_polybench_timing_output():
+    out = "polybench-region 2210045 1893020\n0.002215\n"
+    assert polybench.parse_timing(out) == (2210045, 1893020, 0.002215)
+    assert polybench.parse_timing("0.002215\n") is None
+    assert polybench.parse_timing("polybench-region 5 4\n") == (5, 4, None)
+
+
+@pytest.mark.skipif(not shutil.which(H.CLANG), reason="needs clang-19")
+def test_polybench_patched_timer_compiles_and_times_the_region(tmp_path):
+    (tmp_path / "polybench_timed.c").write_text(polybench.patch_polybench_c(POLYBENCH_C))
+    (tmp_path / "k.c").write_text(
+        "void polybench_timer_start(); void polybench_timer_stop(); void polybench_timer_print();\n"
+        "volatile double sink;\nint main() { polybench_timer_start();\n"
+        "for (int i = 0; i < 100000; i++) sink += i;\npolybench_timer_stop(); polybench_timer_print(); return 0; }\n")
+    exe = tmp_path / "k"
+    subprocess.run([H.CLANG, "-O2", str(tmp_path / "k.c"), str(tmp_path / "polybench_timed.c"), "-o", str(exe)],
+                   check=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    wall_ns, cpu_ns, seconds = polybench.parse_timing(out)
+    assert wall_ns > 0 and cpu_ns > 0 and seconds is not None
+
+
+def test_polybench_compile_db_entries(tmp_path):
+    kernels = polybench.parse_benchmark_list(POLYBENCH_LIST)
+    entries = polybench.compile_entries(tmp_path, kernels, "MEDIUM_DATASET")
+    gemm_source, gemm_flags = entries[1]
+    assert gemm_source == tmp_path / "linear-algebra/blas/gemm/gemm.c"
+    assert gemm_flags == ["-O2", "-DPOLYBENCH_USE_C99_PROTO", "-DPOLYBENCH_TIME", "-DMEDIUM_DATASET",
+                          f"-I{tmp_path / 'utilities'}", f"-I{tmp_path / 'linear-algebra/blas/gemm'}"]
+    assert entries[-1][0] == tmp_path / "utilities" / "polybench.c"
+    assert not any("gemm" in flag for flag in entries[-1][1])
+    db = json.loads(H.write_compile_db(tmp_path / "build", entries).read_text())
+    assert len(db) == 4 and db[1]["arguments"][:7] == [H.CLANG, *gemm_flags]
+    assert db[1]["arguments"][-3:-1] == [str(gemm_source), "-o"]
+
+
+def test_polybench_absent_is_skipped(tmp_path, capsys):
+    assert run.main(["--suite", "polybench", "--path", str(tmp_path / "absent"), "--work", str(tmp_path / "w")]) == 0
+    assert "polybench: suite not found" in capsys.readouterr().out
+    # --suite all looks for a `polybench` folder under --suites-dir.
+    assert run.REGISTRY["polybench"][0] == "polybench"

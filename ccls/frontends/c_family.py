@@ -26,7 +26,7 @@ from ccls.readers.scev import parse_opt_output
 from ccls.targets import CPU_TARGETS
 
 log = logging.getLogger(__name__)
-ANALYSIS_PASSES = "instnamer,print<loops>,print<scalar-evolution>"
+ANALYSIS_PASSES = "instnamer,print<loops>,print<scalar-evolution>,print<branch-prob>"
 # Inline and template functions nobody calls yet, and static functions that get inlined, are
 # what a person is editing too: emit them all before optimisation and make them external, so
 # the optimiser neither drops nor merges them (clang -O2 would).

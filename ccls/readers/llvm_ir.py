@@ -24,6 +24,7 @@ from ccls.early_exit import early_exit_trip
 from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, MemoryAccess, TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers import alias_checks, data_walks, llvm_text
+from ccls.readers.block_frequency import block_frequencies
 from ccls.readers.llvm_text import IRFunction, IRInstruction, Operand
 from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
 from ccls.readers.scev import (GLOBAL_BASE, BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget,
@@ -577,6 +578,8 @@ def _read_function(defined: _Defined, parsed: ParsedModule, request: _Request, b
             block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor,
                                                   data_dependent, bulk))
         blocks.append(block)
+    entries = _weigh_data_branches(blocks, body, terminators, block_loop, analyses, definitions, loop_defined, loaded,
+                                   budget)
     loops = {}
     defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}  # value -> its block
     stopped: list[int | None] = []  # lines of the loops left unread once the budget ran out
@@ -603,7 +606,8 @@ def _read_function(defined: _Defined, parsed: ParsedModule, request: _Request, b
             independent = _independent_entries(record, analyses, body, definitions, defined_in, budget)
         except (BudgetExhausted, RecursionError):  # over budget, or a chain of values too long to follow
             independent = False  # the cautious answer: entries not overlapped
-        loops[header] = Loop(header, record.parent, record.depth, trip, header_line, independent)
+        loops[header] = Loop(header, record.parent, record.depth, trip, header_line, independent,
+                             entries.get(header, Fraction(1)))
     assumptions.extend(share_unknown_nests(loops, default_trip_count))
     if budget.exhausted:
         assumptions.append(_stopped_note(budget, stopped, default_trip_count))
@@ -641,6 +645,25 @@ def _field_symbols(substituted: dict[str, Polynomial], definitions: dict, parame
                 and m["base"].strip('"') in parameters:
             out[next(iter(size.symbols))] = (m["base"].strip('"'), int(m["offset"]), int(bits[1]))
     return out
+
+
+def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict, block_loop: dict[str, str],
+                         analyses: FunctionAnalyses, definitions: dict, loop_defined: dict[str, str | None],
+                         loaded: set[str], budget: ReadingBudget) -> dict[str, Fraction]:
+    """Sets each block's share of its loop's iterations where a branch on loaded data decides
+    whether it runs (`readers.block_frequency`, with LLVM's static branch probabilities); each
+    loop's entries per iteration of its parent, the same way."""
+    data = {name for name, terminator in terminators.items()
+            if _decides_on_loaded_data(terminator, block_loop.get(name), analyses, definitions, loop_defined, loaded,
+                                       budget)}
+    if not data:
+        return {}
+    shares, entries = block_frequencies([name for name, _ in body], {b: _successors(t) for b, t in terminators.items()},
+                                        {h: (r.blocks, r.parent) for h, r in analyses.loops.items()},
+                                        {edge: p for edge, p in analyses.edge_probabilities.items() if edge[0] in data})
+    for block in blocks:
+        block.frequency = shares.get(block.name, block.frequency)
+    return entries
 
 
 @dataclass
@@ -725,7 +748,23 @@ def _branches_on_loaded_data(instr, loop_id: str | None, block_loop: dict[str, s
     targets = [op.name for op in operands[1:]]
     if not all(_inside(block_loop.get(t), loop_id, analyses) for t in targets):
         return False
-    pending, seen = [operands[0].name], set()
+    return _loaded_in_loop(operands[0].name, loop_id, analyses, definitions, loop_defined, loaded, budget)
+
+
+def _decides_on_loaded_data(terminator, loop_id: str | None, analyses: FunctionAnalyses, definitions: dict,
+                            loop_defined: dict[str, str | None], loaded: set[str], budget: ReadingBudget) -> bool:
+    """A conditional branch or switch in a loop whose condition is computed from a value loaded
+    in that loop: the share of iterations on each side follows the data."""
+    if loop_id is None or terminator.opcode not in ("br", "switch") or len(terminator.operands) < 3:
+        return False  # outside loops, what is loaded is sizes and state more than data
+    return _loaded_in_loop(terminator.operands[0].name, loop_id, analyses, definitions, loop_defined, loaded, budget)
+
+
+def _loaded_in_loop(condition: str, loop_id: str, analyses: FunctionAnalyses, definitions: dict,
+                    loop_defined: dict[str, str | None], loaded: set[str], budget: ReadingBudget) -> bool:
+    """Whether `condition` is computed, within the loop, from a value loaded there. Past the
+    budget: False (not known to follow the data)."""
+    pending, seen = [condition], set()
     while pending:  # the condition and what it is computed from, within the loop
         try:
             budget.spend()
@@ -1089,6 +1128,10 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its counter is stepped on each path through the body (the "
                            f"copies merge before the exit test): {spoken(merged)} iterations")
         return TripCount("constant", merged, text)
+    if (most := _run_time_step_trip(record, analyses, terminators, reading, ctx)) is not None:
+        assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
+                           f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
+        return TripCount("bounded", most, text)
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
 
@@ -1178,6 +1221,58 @@ def _merged_counter_trip(record, analyses: FunctionAnalyses, terminators: dict, 
     if compare["predicate"] in ("slt", "ult") and not leaves_when_true:
         return Polynomial.constant(max(0, -(-(bound - start) // stride)) + 1)
     return None
+
+
+_COMPARE_BOUND = re.compile(r"= icmp (?P<predicate>slt|ult|ne) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), "
+                            r"(?P<bound>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+))\s*(?:,|$)")
+_ADD_RECURRENCE = re.compile(r"^\{(?P<body>.+)\}(?:<[a-z]+>)*<%(?P<loop>[^>]+)>$")
+
+
+def _start_and_step(scev: str) -> tuple[str, str, str] | None:
+    """(start, step, loop) of an add recurrence `{start,+,step}<flags><%loop>`, whose parts may
+    hold commas and braces of their own."""
+    m = _ADD_RECURRENCE.match(scev)
+    if m is None:
+        return None
+    body, depth = m["body"], 0
+    for index, char in enumerate(body):
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(char, 0)
+        if depth == 0 and body.startswith(",+,", index):
+            return body[:index], body[index + 3:], m["loop"].strip('"')
+    return None
+
+
+def _run_time_step_trip(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading,
+                        ctx) -> Polynomial | None:
+    """A counter that steps by a value the loop does not change but only the run knows
+    (`for (i = lo; i < 32000; i += inc)`): ScalarEvolution cannot count it (the step's sign is
+    unknown). Bounded by its count at a step of 1, the smallest that ends the loop, from a start
+    taken as 0 where it is not known; None for any other loop."""
+    inside = set(record.blocks)
+    exits = [name for name in record.blocks if name in terminators
+             and any(target not in inside for target in _successors(terminators[name]))]
+    branch = data_walks.BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
+    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+    compare = _COMPARE_BOUND.search(test.text) if test is not None and test.opcode == "icmp" else None
+    if compare is None or branch["true"].strip('"') not in inside:  # goes on while below the bound
+        return None
+    counter = _start_and_step(analyses.value_scevs.get(compare["value"].strip('"'), ""))
+    if counter is None or counter[2] != record.header or re.fullmatch(r"-?\d+", counter[1]):
+        return None  # not this loop's counter, or a constant step ScalarEvolution would have counted
+    try:
+        bound = Polynomial.constant(int(compare["bound"])) if compare["bound"][0] != "%" else \
+            to_polynomial(analyses.value_scevs.get(compare["bound"][1:].strip('"'), "") or compare["bound"], ctx)
+    except NotPolynomial:
+        return None
+    try:
+        start = to_polynomial(counter[0], ctx)
+    except NotPolynomial:  # where it starts is read at run time too: from 0, at most
+        start = Polynomial()
+    for name in start.symbols:
+        start = start.substitute(name, Polynomial())
+    most = bound - start
+    value = most.constant_value()
+    return most if value is None or value > 0 else None
 
 
 def _at_most_at_zero_sizes(count: Polynomial, header: str, assumptions: list[str]) -> Polynomial | None:

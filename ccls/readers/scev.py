@@ -28,6 +28,9 @@ _VALUE_SCEV = re.compile(r"^  -->  (?P<expr>.+?)(?:\s+U: .*)?$")
 _UNSIGNED_RANGE = re.compile(r"\sU: \[(?P<lo>-?\d+),(?P<hi>-?\d+)\)")
 SMALL_RANGE = 64  # an opaque value known to lie in fewer values than this is taken as its midpoint
 _BLOCK = re.compile(r"%(\"[^\"]+\"|[-\w.$]+)(<[^,]*>)*")
+_BPI_FOR = re.compile(r"^Printing analysis 'Branch Probability Analysis' for function '(?P<fn>.+)':$")
+_EDGE = re.compile(r"^  edge %(?P<src>\"[^\"]+\"|[-\w.$]+) -> %(?P<dst>\"[^\"]+\"|[-\w.$]+) probability is "
+                   r"0x(?P<num>[0-9a-f]+) / 0x(?P<den>[0-9a-f]+)")
 
 UNKNOWN = "***COULDNOTCOMPUTE***"
 GLOBAL_BASE = "&"  # symbol prefix of a global's address in address polynomials (`&a`)
@@ -56,6 +59,9 @@ class FunctionAnalyses:
     # "%x" → [lo, hi) for values ScalarEvolution cannot express but bounds to a few values (a
     # vector loop's remainder chosen by a select: `select %c, 4, %n.mod.vf` lies in [0, 8)).
     small_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # (from block, to block) → LLVM's static branch probability (BranchProbabilityInfo: the
+    # loop, pointer, call, comparison and __builtin_expect heuristics), where it printed one.
+    edge_probabilities: dict[tuple[str, str], Fraction] = field(default_factory=dict)
 
 
 def _strip_quotes(name: str) -> str:
@@ -82,9 +88,18 @@ def parse_opt_output(text: str) -> dict[str, FunctionAnalyses]:
             current = result.setdefault(m["fn"], FunctionAnalyses())
             mode = "counts"
             continue
+        if m := _BPI_FOR.match(raw):
+            current = result.setdefault(m["fn"], FunctionAnalyses())
+            mode = "branches"
+            continue
         if current is None:
             continue
-        if mode == "loops" and (m := _LOOP_LINE.match(raw)):
+        if mode == "branches":
+            if m := _EDGE.match(raw):
+                key = (_strip_quotes(m["src"]), _strip_quotes(m["dst"]))  # a switch's cases may share a target
+                current.edge_probabilities[key] = current.edge_probabilities.get(key, Fraction(0)) + \
+                    Fraction(int(m["num"], 16), int(m["den"], 16))
+        elif mode == "loops" and (m := _LOOP_LINE.match(raw)):
             depth = int(m["depth"])
             blocks, header = [], None
             for bm in _BLOCK.finditer(m["blocks"]):

@@ -1,0 +1,96 @@
+"""How often each block runs per iteration of its loop (per call, outside loops), and each loop
+is entered, from LLVM's static branch probabilities (BranchProbabilityInfo, printed by `opt`).
+
+A loop's trip count says how often its header runs; the blocks (and inner loops) behind a branch
+on the data it reads (`if (a[i] > t)`, `switch (state)`) run on the share of iterations (or
+calls) that take that branch. LLVM estimates
+those shares without running anything (Ball and Larus's heuristics: pointer, integer and float
+comparisons, calls, `__builtin_expect`, cold paths to `unreachable`). Within an iteration the
+loop is taken to continue: its exit edges are left out and the rest renormalised, so every
+block up to the latch runs on every iteration but the last (the trip count already counts the
+exit). An inner loop is one node of its parent's body, left by its own exit edges. Branches on
+anything else (`n > 0`, a vector loop's minimum, a run-time alias check, the counter) decide on
+sizes the trip counts already settle, where the heuristics could only guess: every successor
+runs whenever the branch does, as every block did before; no block runs more than once per
+iteration. A region whose edges form a cycle no loop explains keeps 1 for all its blocks.
+Pure: block graph and probabilities in, fractions out.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Mapping, Sequence
+
+
+def block_frequencies(blocks: Sequence[str], successors: Mapping[str, Sequence[str]],
+                      loops: Mapping[str, tuple[Sequence[str], str | None]],
+                      probabilities: Mapping[tuple[str, str], Fraction]) -> tuple[dict[str, Fraction], dict[str, Fraction]]:
+    """(each block's share of its innermost loop's iterations, or of the calls outside loops;
+    each loop's entries per iteration of its parent, or per call). `blocks` in function order,
+    the entry first; `loops`: header → (its blocks, inner loops' included; its parent's
+    header); `probabilities`: those of the branches that decide on data."""
+    innermost: dict[str, str | None] = {b: None for b in blocks}
+    for header, (members, _) in sorted(loops.items(), key=lambda item: -len(item[1][0])):
+        for block in members:
+            innermost[block] = header  # inner loops have fewer blocks: they come later and win
+
+    def node(block: str, region: str | None) -> str | None:
+        """What `block` is in `region`'s graph: itself, or the header of the child loop holding
+        it; None outside the region."""
+        loop, child = innermost.get(block), None
+        while loop != region:
+            if loop is None:
+                return None
+            child, loop = loop, loops[loop][1]
+        return child if child is not None else block
+
+    block_share: dict[str, Fraction] = {}
+    entry_share: dict[str, Fraction] = {}
+    for region in (None, *loops):
+        members = [b for b in blocks if node(b, region) is not None]
+        start = region if region is not None else blocks[0] if blocks else None
+        children = {h for h in loops if h != region and loops[h][1] == region}
+        shares = _region_shares(start, members, children, successors, probabilities,
+                                lambda block, region=region: node(block, region)) if start else None
+        for n, share in (shares or {}).items():  # a cycle no loop explains: its blocks keep 1
+            exact = Fraction(share).limit_denominator(4096)  # the heuristics' own precision is coarser
+            (entry_share if n in children else block_share)[n] = exact
+    return block_share, entry_share
+
+
+def _region_shares(start: str, members: list[str], children: set[str], successors: Mapping[str, Sequence[str]],
+                   probabilities: Mapping[tuple[str, str], Fraction], node) -> dict[str, float] | None:
+    """Each node's runs per run of `start` in one region (a loop's body or the function's, its
+    child loops one node each, named by their headers); None where its edges form a cycle."""
+    nodes = list(dict.fromkeys(node(m) for m in members))
+    flow: dict[str, dict[str, float]] = {n: {} for n in nodes}
+    for block in members:
+        here = node(block)
+        edges = [(node(target), probabilities.get((block, target))) for target in successors.get(block, ())]
+        # Exits of the region are left out (the iteration goes on); inside a child loop, so are its own edges.
+        edges = [(there, p) for there, p in edges if there is not None and not (here in children and there == here)]
+        total = sum(p for _, p in edges if p is not None)
+        for there, p in edges:
+            if there != start:  # an edge back to the header ends the iteration
+                # Without probabilities (a branch on sizes), every successor runs whenever this block does.
+                share = float(p / total) if p is not None and total else 1.0
+                flow[here][there] = flow[here].get(there, 0.0) + share
+    for n in nodes:  # what enters a child loop leaves it, split between its exits
+        weight = sum(flow[n].values())
+        if n in children and weight:
+            flow[n] = {m: w / weight for m, w in flow[n].items()}
+    waiting = {n: 0 for n in nodes}
+    for n in nodes:
+        for m in flow[n]:
+            waiting[m] += 1
+    shares = {n: 0.0 for n in nodes}
+    shares[start] = 1.0
+    ready, done = [n for n in nodes if waiting[n] == 0], 0
+    while ready:
+        n = ready.pop()
+        done += 1
+        for m, w in flow[n].items():
+            shares[m] = min(1.0, shares[m] + shares[n] * w)  # a block runs at most once per iteration
+            waiting[m] -= 1
+            if waiting[m] == 0:
+                ready.append(m)
+    return shares if done == len(nodes) else None
