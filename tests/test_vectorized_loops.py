@@ -73,3 +73,35 @@ def test_an_overlap_is_decided_over_the_loop_ranges_and_every_size():
     assert _always_positive(4 * k - 4 * n, True, last) is None  # negative somewhere: not always
     assert _always_positive(k - 5, True, last) is None  # depends on k (at the start it is negative)
     assert _always_positive(Polynomial.symbol("a") - Polynomial.symbol("b"), True, last) is None  # two arrays
+    assert _always_positive(4 * n * k + 4 * n, True, last) is True  # a row of n elements per k: 4·n > 0 for every n
+    assert _always_positive(4 * n * k - n * n, True, last) is None  # its rate is one sign, its value is not
+
+
+STRIDED = """void shortest_vla(int n, int d[n][n]) {
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        d[i][j] = d[i][j] < d[i][k] + d[k][j] ? d[i][j] : d[i][k] + d[k][j];
+}
+void rank_update(int n, int m, double c[n][n], double a[n][m]) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < m; k++)
+      for (int j = 0; j <= i; j++)
+        c[i][j] += a[i][k] * a[j][k];
+}
+"""
+
+
+@needs_clang
+def test_rows_of_a_run_time_length_and_a_stride_versioned_vector_copy(tmp_path):
+    # PolyBench's C99 arrays: rows n long (the overlap is decided for every n), and a(j, k)
+    # walked down a column of stride m, which the vectorizer copies for m = 1 only (syrk).
+    path = tmp_path / "v.c"
+    path.write_text(STRIDED)
+    [counted] = count_sources([SourceFile(str(path), STRIDED)], AnalysisOptions())
+    fns = {fn.name: fn for fn in counted.functions}
+    assert any("always overlap" in a for a in fns["shortest_vla"].assumptions)
+    assert any("made for a symbolic stride of 1 (a matrix row of one element), taken as not run" in a
+               for a in fns["rank_update"].assumptions)
+    inner = [l for l in fns["rank_update"].loops if l.depth == 3]
+    assert sorted(str(l.trip_count.iterations) for l in inner)[0] == "0"  # the vector copy

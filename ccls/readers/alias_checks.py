@@ -5,7 +5,9 @@ A vectorised loop is guarded by a check that the arrays it reads and writes do n
 When the ranges overlap for every value the enclosing loops' indices take — a shortest-path or
 LU update reads `d[i][k]`, inside the row `d[i][…]` it writes — the vector loop never runs and
 the scalar copy runs from the start. ScalarEvolution prints each bound's address; the check is
-decided from those polynomials: over the enclosing loops' index ranges, for every size. Pure.
+decided from those polynomials: over the enclosing loops' index ranges, for every size. The same
+holds for a vector copy versioned on a symbolic stride being 1 (`ident.check`): a matrix row of
+one element, taken as never the case. Pure.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import Any, Callable, Mapping
 from ccls.polynomial import Polynomial
 
 CONFLICT = re.compile(r"^(?:found\.conflict|conflict\.rdx)")
+IDENT_CHECK = re.compile(r"^ident\.check")  # LoopVersioning's test of a symbolic stride against 1
 _PREDICATE = re.compile(r"= icmp (\w+) ptr ")
 _INCOMING = re.compile(r"\[\s*([^,\]]+),\s*%(\"[^\"]+\"|[-\w.$]+)\s*\]")
 
@@ -25,6 +28,7 @@ class Overlapping:
     """What an always-failing check means for the loops it guards."""
 
     vector_entries: set[str] = field(default_factory=set)  # blocks the check sends nothing to
+    unit_stride: set[str] = field(default_factory=set)  # those of them behind a unit-stride check
     scalar_starts: dict[str, str] = field(default_factory=dict)  # start phi -> its value off the vector path
 
 
@@ -39,9 +43,17 @@ def always_overlapping(definitions: Mapping[str, Any], terminators: Mapping[str,
         if term.opcode != "br" or len(term.operands) != 3:
             continue
         conflict = _conflict_in(term.operands[0].name, definitions)
-        if conflict is None or _decide(conflict, definitions, address, last_index) is not True:
+        if conflict is not None and _decide(conflict, definitions, address, last_index) is True:
+            scalar, vector = term.operands[2].name, term.operands[1].name  # br i1 %c, %true, %false
+        elif (taken := _without_unit_stride(term.operands[0].name, definitions)) is not None:
+            # the path the condition always takes is the scalar copy's (operands: cond, false, true)
+            scalar, vector = (term.operands[2].name, term.operands[1].name) if taken else \
+                (term.operands[1].name, term.operands[2].name)
+            if not vector.startswith("vector.") or scalar.startswith("vector."):
+                continue
+            out.unit_stride.add(vector)
+        else:
             continue
-        scalar, vector = term.operands[2].name, term.operands[1].name  # br i1 %c, %true, %false
         out.vector_entries.add(vector)
         for phi in phis.get(scalar, []):
             incoming = _INCOMING.findall(phi.text)
@@ -64,6 +76,32 @@ def _conflict_in(condition: str, definitions: Mapping[str, Any]) -> str | None:
         if CONFLICT.match(op.name or ""):
             return op.name
     return None
+
+
+def _without_unit_stride(condition: str, definitions: Mapping[str, Any], depth: int = 0) -> bool | None:
+    """The value of a branch condition that holds the vectorizer's unit-stride versioning
+    (`%ident.check.not = icmp eq i32 %m, 1`: the vector copy assumes a symbolic stride of 1, a
+    matrix row of one element), taking the stride as not 1; None where it stays undecided."""
+    instr = definitions.get(condition)
+    if instr is None or depth > 8:
+        return None
+    if IDENT_CHECK.match(condition):
+        return instr.opcode == "icmp" and " ne " in instr.text  # `eq %m, 1` is false, `ne %m, 1` true
+    if instr.opcode not in ("and", "or", "xor", "select"):
+        return None
+    values = [_without_unit_stride(op.name, definitions, depth + 1) if op.name else
+              {"true": True, "false": False}.get(str(op).split()[-1] if str(op).split() else "")
+              for op in instr.operands]
+    if instr.opcode == "select":  # select c, a, b
+        c, a, b = values
+        return a if c is True else b if c is False else a if a is not None and a == b else None
+    if instr.opcode == "xor":
+        return None if None in values else values[0] != values[1]
+    wanted = instr.opcode == "or"  # one operand of that value decides an `or` (true) or an `and` (false)
+    if wanted in values:
+        return wanted
+    return None if None in values else not wanted
+
 
 
 def _decide(name: str, definitions: Mapping[str, Any], address: Callable, last_index: Callable,
@@ -93,16 +131,17 @@ def _decide(name: str, definitions: Mapping[str, Any], address: Callable, last_i
 
 def _always_positive(poly: Polynomial, strict: bool, last_index: Callable) -> bool | None:
     """True when `poly` > 0 (≥ 0 unless strict) for every loop index in its range and every
-    size ≥ 1 (each index, linear in it, taken at the end that makes `poly` smallest, then the
-    sizes); None when that is not shown."""
+    size ≥ 1 (each index, linear in it at a rate of one sign for all sizes, taken at the end
+    that makes `poly` smallest, then the sizes); None when that is not shown."""
     for symbol in sorted(s for s in poly.symbols if s.startswith("@")):
         if poly.degree(symbol) > 1:
             return None
         rate = poly.substitute(symbol, Polynomial.constant(1)) - poly.substitute(symbol, Polynomial.constant(0))
         last = last_index(symbol[1:])
-        if rate.constant_value() is None or last is None:
-            return None
-        poly = poly.substitute(symbol, Polynomial.constant(0) if rate.constant_value() >= 0 else last)
+        signs = {coefficient > 0 for _, coefficient in rate.terms if coefficient}
+        if len(signs) > 1 or last is None or any(s.startswith("@") for s in rate.symbols):
+            return None  # a rate whose sign is not the same for every size (a row of n elements: 4·n > 0)
+        poly = poly.substitute(symbol, Polynomial.constant(0) if signs != {False} else last)
     if any(s.startswith("@") for s in poly.symbols):
         return None
     sized = [coefficient for monomial, coefficient in poly.terms if monomial]

@@ -593,7 +593,12 @@ def _read_function(defined: _Defined, parsed: ParsedModule, request: _Request, b
         except BudgetExhausted:
             trip = TripCount("unknown", Polynomial.constant(default_trip_count), record.backedge_taken or "")
             stopped.append(header_line)
-        if header in never_vectorised:
+        if never_vectorised.get(header) == "stride":
+            trip = TripCount("expected", Polynomial.constant(0), trip.source_text)
+            assumptions.append(f"loop at line {header_line or '?'}: the vectorised copy, made for a symbolic "
+                               f"stride of 1 (a matrix row of one element), taken as not run; the scalar copy "
+                               f"runs the whole range")
+        elif header in never_vectorised:
             trip = TripCount("expected", Polynomial.constant(0), trip.source_text)
             assumptions.append(f"loop at line {header_line or '?'}: the vectorised copy, which a run-time alias "
                                f"check skips for every iteration of the loops around it (its arrays always "
@@ -1189,17 +1194,24 @@ _COMPARE_CONSTANT = re.compile(r"= icmp (?P<predicate>eq|ne|slt|ult) i\d+ %(?P<v
 _STEP_FROM = re.compile(r"^\((?P<step>\d+) \+ %(?P<counter>\"[^\"]+\"|[-\w.$]+)\)(?:<[a-z]+>)*$")
 
 
+def _exit_test(record, terminators: dict, reading: _Reading) -> tuple[re.Match | None, object | None]:
+    """The branch of a loop's only exiting block and the `icmp` it tests, where there is one."""
+    inside = set(record.blocks)
+    exits = [name for name in record.blocks if name in terminators
+             and any(target not in inside for target in _successors(terminators[name]))]
+    branch = data_walks.BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
+    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+    return branch, test if test is not None and test.opcode == "icmp" else None
+
+
 def _merged_counter_trip(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading) -> Polynomial | None:
     """A loop whose counter is stepped on each path through its body (`if (…) goto L; …; L: ;` with
     `i++` copied into both sides) and tested after the copies merge: ScalarEvolution does not see
     the merged value as the counter, and gives up. Its count, where the loop's only exit tests
     that merge against a constant; else None."""
     inside = set(record.blocks)
-    exits = [name for name in record.blocks if name in terminators
-             and any(target not in inside for target in _successors(terminators[name]))]
-    branch = data_walks.BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
-    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
-    compare = _COMPARE_CONSTANT.search(test.text) if test is not None and test.opcode == "icmp" else None
+    branch, test = _exit_test(record, terminators, reading)
+    compare = _COMPARE_CONSTANT.search(test.text) if test is not None else None
     if compare is None:
         return None
     merged = compare["value"].strip('"')
@@ -1249,11 +1261,8 @@ def _run_time_step_trip(record, analyses: FunctionAnalyses, terminators: dict, r
     unknown). Bounded by its count at a step of 1, the smallest that ends the loop, from a start
     taken as 0 where it is not known; None for any other loop."""
     inside = set(record.blocks)
-    exits = [name for name in record.blocks if name in terminators
-             and any(target not in inside for target in _successors(terminators[name]))]
-    branch = data_walks.BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
-    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
-    compare = _COMPARE_BOUND.search(test.text) if test is not None and test.opcode == "icmp" else None
+    branch, test = _exit_test(record, terminators, reading)
+    compare = _COMPARE_BOUND.search(test.text) if test is not None else None
     if compare is None or branch["true"].strip('"') not in inside:  # goes on while below the bound
         return None
     counter = _start_and_step(analyses.value_scevs.get(compare["value"].strip('"'), ""))
@@ -1338,12 +1347,13 @@ def _named_sizes(size: Polynomial, reading: _Reading) -> Polynomial:
 
 def _checked_overlaps(analyses: FunctionAnalyses, parameters: list[str], body: list, definitions: dict,
                       terminators: dict, substituted: dict[str, Polynomial], reading: _Reading,
-                      assumptions: list[str]) -> set[str]:
-    """Loops (headers) that a run-time alias check never lets run, because the arrays overlap
-    for every index (`ccls.readers.alias_checks`); the scalar copies' start values are set in
-    `substituted` to where they start then (the beginning, not the vector loop's end)."""
-    if not any(alias_checks.CONFLICT.match(name) for name in definitions):
-        return set()
+                      assumptions: list[str]) -> dict[str, str]:
+    """Loops (headers) that a run-time check never lets run, with why: "overlap" (the arrays
+    overlap for every index) or "stride" (a symbolic stride is taken as not 1), see
+    `ccls.readers.alias_checks`; the scalar copies' start values are set in `substituted` to
+    where they start then (the beginning, not the vector loop's end)."""
+    if not any(alias_checks.CONFLICT.match(name) or alias_checks.IDENT_CHECK.match(name) for name in definitions):
+        return {}
     loops = set(analyses.loops)
 
     def address(name: str) -> Polynomial | None:
@@ -1374,9 +1384,10 @@ def _checked_overlaps(analyses: FunctionAnalyses, parameters: list[str], body: l
         start = Polynomial.constant(int(value)) if re.fullmatch(r"-?\d+", value) else address(value.lstrip("%"))
         if start is not None:
             substituted[phi] = start
-    entered = {target for block, term in terminators.items() if block in found.vector_entries
+    entered = {target: block for block, term in terminators.items() if block in found.vector_entries
                for target in _successors(term)}
-    return {header for header in analyses.loops if header in found.vector_entries or header in entered}
+    return {header: "stride" if (header if header in found.vector_entries else entered[header]) in found.unit_stride
+            else "overlap" for header in analyses.loops if header in found.vector_entries or header in entered}
 
 
 # A branch on the loop vectorizer's run-time alias check (LoopVectorize names the condition):
