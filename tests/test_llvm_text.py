@@ -168,7 +168,7 @@ def test_every_instruction_reads_as_llvmlite_reads_it():
             assert [(op.name, op.type_text) for op in mine.operands] == [(o.name, str(o.type)) for o in operands]
             assert [op.is_global_variable for op in mine.operands] == \
                 [o.value_kind == llvm.ValueKind.global_variable for o in operands]
-            assert [op.text for op in mine.operands if not op.name and op.type_text not in ("label",)] == \
+            assert [str(op) for op in mine.operands if not op.name and op.type_text not in ("label",)] == \
                 [str(o).strip() for o in operands if not o.name and str(o.type) != "label"]
             compared += 1
     assert compared == 28

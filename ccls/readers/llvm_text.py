@@ -59,6 +59,9 @@ class Operand:
     text: str  # a constant's type and spelling ("i32 7"); an instruction's result: that instruction's text
     is_global_variable: bool = False
 
+    def __str__(self) -> str:  # as llvmlite prints a value (code written against it says str(op))
+        return self.text
+
 
 class IRInstruction:
     """One instruction: name ("" if none), opcode, result type, text (without indentation), its
@@ -83,6 +86,9 @@ class IRInstruction:
         if self._operands is None:
             self._operands = _operands(self)
         return self._operands
+
+    def __str__(self) -> str:
+        return self.text
 
     def __repr__(self) -> str:
         return f"IRInstruction({self.text!r})"
