@@ -1,4 +1,4 @@
-"""The text reader of LLVM modules (`ccls.readers.llvm_text`) on IR written here: names LLVM
+"""The text reader of LLVM modules (`ccls.readers.llvm.text`) on IR written here: names LLVM
 quotes and escapes, phis, calls whose arguments nest brackets, metadata attachments and debug
 records, multi-line switches; and, instruction by instruction, the same names, opcodes, types
 and operands as llvmlite's own accessors give for the same module."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 import llvmlite.binding as llvm
 import pytest
 
-from ccls.readers.llvm_text import read_module
+from ccls.readers.llvm.text import read_module
 
 FUNCTION = r"""
 @g = global [10 x i32] zeroinitializer, align 16

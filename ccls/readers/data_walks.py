@@ -7,7 +7,7 @@ is kept symbolic in that size, named as the source names what is walked: from th
 names (clang keeps a parameter's name, a struct member's name on the address it computes, a
 local's name on the phis mem2reg makes of it). What cannot be named stays unknown.
 
-Pure: IR values (`llvm_text.IRInstruction`, `Operand`) and ScalarEvolution's text in, names and counts out.
+Pure: IR values (`ccls.readers.llvm.text.IRInstruction`, `Operand`) and ScalarEvolution's text in, names and counts out.
 """
 from __future__ import annotations
 
