@@ -94,6 +94,12 @@ class Polynomial:
 
     def __mul__(self, other: "Polynomial | int | float | Fraction") -> "Polynomial":
         other = _lift(other)
+        # A constant factor only scales the coefficients (most products: a count times a trip
+        # count, a step times 1/k): no monomial to multiply, no dict to fill.
+        if len(other.terms) == 1 and not other.terms[0][0]:
+            return self._scaled(other.terms[0][1])
+        if len(self.terms) == 1 and not self.terms[0][0]:
+            return other._scaled(self.terms[0][1])
         out: dict[Monomial, Fraction] = {}
         for ma, ca in self.terms:
             for mb, cb in other.terms:
@@ -102,6 +108,11 @@ class Polynomial:
         return Polynomial._from_dict(out)
 
     __rmul__ = __mul__
+
+    def _scaled(self, factor: Fraction) -> "Polynomial":
+        """self × a constant: the same terms as the general product gives, in the same order."""
+        scaled = ((m, _add(None, _mul(c, factor))) for m, c in self.terms)
+        return Polynomial(tuple(sorted(((m, c) for m, c in scaled if c), key=_FIRST)))
 
     def __pow__(self, exponent: int) -> "Polynomial":
         result = Polynomial.constant(1)

@@ -40,7 +40,7 @@ def share_unknown_nests(loops: dict[str, Loop], default: int) -> list[str]:
     levels = {key: above(key) + below(key) - 1 for key in unknown}
     notes: list[str] = []
     nests: dict[str, list[str]] = {}
-    for key in sorted(unknown, key=lambda k: loops[k].depth):
+    for key in sorted((k for k in loops if k in unknown), key=lambda k: loops[k].depth):  # stable: the loops' order
         if levels[key] < 2:
             continue
         share = Fraction(round(default ** (1 / levels[key]), 2)).limit_denominator(100)

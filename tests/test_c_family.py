@@ -537,7 +537,7 @@ def test_a_pointer_picked_from_a_table_each_iteration_is_a_gather_not_a_chase():
 
 
 def test_block_contexts_are_the_one_block_before_in_the_same_iteration():
-    from ccls.readers.llvm_ir import _contexts
+    from ccls.readers.llvm.machine import _contexts
     from ccls.readers.scev import FunctionAnalyses, LoopRecord
 
     loops = FunctionAnalyses(loops={"body": LoopRecord("body", 1, ["body", "then", "latch"], None)})

@@ -246,3 +246,55 @@ def test_ir_that_does_not_parse_is_an_error_with_the_line_and_llvms_words():
     assert result.functions == []
     (error,) = result.errors
     assert error.file == "/tmp/ccls-test/bad.ll" and error.line == 2 and "expected type" in error.message
+
+
+SWITCH_THEN_LOOP = r"""
+declare void @log_kind(i32)
+
+define void @f(i32 %k, ptr %a, i64 %n) !dbg !4 {
+entry:
+  switch i32 %k, label %loop [
+    i32 0, label %zero
+    i32 7, label %seven
+  ], !dbg !10
+zero:
+  call void @log_kind(i32 3), !dbg !11
+  br label %loop, !dbg !11
+seven:
+  call void @log_kind(i32 9), !dbg !12
+  br label %loop, !dbg !12
+loop:
+  %i = phi i64 [ 0, %entry ], [ 0, %zero ], [ 0, %seven ], [ %i.next, %loop ]
+  %p = getelementptr inbounds double, ptr %a, i64 %i, !dbg !13
+  store double 1.0, ptr %p, !dbg !13
+  %i.next = add nuw nsw i64 %i, 1, !dbg !14
+  %done = icmp eq i64 %i.next, %n, !dbg !14
+  br i1 %done, label %exit, label %loop, !dbg !14
+exit:
+  ret void, !dbg !15
+}
+
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!3}
+!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, emissionKind: LineTablesOnly)
+!1 = !DIFile(filename: "sw.c", directory: "/tmp")
+!3 = !{i32 2, !"Debug Info Version", i32 3}
+!4 = distinct !DISubprogram(name: "f", scope: !1, file: !1, line: 2, type: !5, unit: !0)
+!5 = !DISubroutineType(types: !{})
+!10 = !DILocation(line: 3, scope: !4)
+!11 = !DILocation(line: 4, scope: !4)
+!12 = !DILocation(line: 5, scope: !4)
+!13 = !DILocation(line: 8, scope: !4)
+!14 = !DILocation(line: 7, scope: !4)
+!15 = !DILocation(line: 9, scope: !4)
+"""
+
+
+def test_lines_after_a_switch_are_the_instructions_own():
+    """A switch's case lines are one instruction with it: the loop after it is at its own line
+    (8, its first instruction with one), not shifted by the switch's cases."""
+    result = analyze_llvm_ir(SourceFile("/tmp/ccls-test/sw.ll", SWITCH_THEN_LOOP), AnalysisOptions(machine_code=False))
+    (fn,) = result.functions
+    (loop,) = fn.loops.values()
+    assert loop.line == 8
+    assert [i.line for block in fn.blocks if block.name == "exit" for i in block.instructions] == [9]

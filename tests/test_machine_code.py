@@ -5,7 +5,7 @@ import pytest
 
 from ccls.frontends.machine_cycles import block_cycles
 from ccls.machine_code import BlockTiming, divides, parse_mca_cycles, without_move_elimination
-from ccls.readers.llvm_ir import DIVIDE_BYPASS_SLOW, _machine_code
+from ccls.readers.llvm.machine import DIVIDE_BYPASS_SLOW, _machine_code
 
 # Shaped like LLVM 19's x86 output for `s += a[i] / d[i]` unrolled twice: the bypass's blocks
 # have no IR names, and one of them is laid out before the loop header.

@@ -38,3 +38,15 @@ def test_big_o_ranks_log_factors_below_powers():
     assert (n * log_n + n * n).big_o() == "O(n²)"
     assert (n + 3 * log_n).big_o() == "O(n)"
     assert (n * log_n + n).big_o() == "O(log2(n)·n)"
+
+
+def test_a_constant_factor_gives_the_general_products_terms():
+    """The short path for constant factors (`Polynomial._scaled`) against the product term by term."""
+    n, m = Polynomial.symbol("n"), Polynomial.symbol("m")
+    for p in (n * n * Fraction(3, 7) + m * n - 5, Polynomial.constant(Fraction(9, 4)), Polynomial(), n - n + 2):
+        for factor in (Fraction(1, 3), Fraction(-2), Fraction(0), 4, 0.5):
+            c = Fraction(factor)
+            expected = tuple((mono, coefficient * c) for mono, coefficient in p.terms if coefficient * c)
+            for product in (p * factor, Polynomial.constant(factor) * p, factor * p):
+                assert product.terms == expected
+                assert all(type(coefficient) is Fraction for _, coefficient in product.terms)

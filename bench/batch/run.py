@@ -19,6 +19,7 @@ import io
 import json
 import os
 import pstats
+import resource
 import shutil
 import statistics
 import subprocess
@@ -40,60 +41,72 @@ CCLS = [sys.executable, "-m", "ccls"]
 ENV = dict(os.environ, PYTHONPATH=ROOT)  # the ccls of this tree, whatever is installed
 
 
-def bare_clang(files: list[str], jobs: int, clang: str, flags: list[str]) -> float:
-    """Seconds to compile every file with `clang -O2 -c`, `jobs` at a time."""
+def _children_cpu_s() -> float:
+    """CPU seconds (user + system) of this process's finished child processes and theirs."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def bare_clang(files: list[str], jobs: int, clang: str, flags: list[str]) -> tuple[float, float]:
+    """Seconds (wall, CPU) to compile every file with `clang -O2 -c`, `jobs` at a time."""
     with tempfile.TemporaryDirectory() as out:
         def one(index_path: tuple[int, str]) -> int:
             index, path = index_path
             return subprocess.run([clang, "-O2", *flags, "-c", path, "-o", os.path.join(out, f"{index}.o")],
                                   capture_output=True).returncode
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), _children_cpu_s()
         with ThreadPoolExecutor(jobs) as pool:
             failed = sum(1 for rc in pool.map(one, enumerate(files)) if rc)
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, _children_cpu_s() - cpu
     if failed:
         print(f"  note: bare clang failed on {failed} of {len(files)} files", file=sys.stderr)
-    return elapsed
+    return elapsed, cpu
 
 
-def ccls_analyze(files: list[str], cache_dir: str, jobs: int, flags: list[str]) -> tuple[float, str]:
-    started = time.perf_counter()
+def ccls_analyze(files: list[str], cache_dir: str, jobs: int, flags: list[str]) -> tuple[float, float, str]:
+    """Seconds (wall, CPU of ccls and the tools it ran) and the report."""
+    started, cpu = time.perf_counter(), _children_cpu_s()
     extra = [f"--flags={' '.join(flags)}"] if flags else []
     done = subprocess.run([*CCLS, "analyze", *files, "--format", "table", "--jobs", str(jobs), "--cache-dir", cache_dir,
                            *extra],
                           capture_output=True, text=True, env=ENV)
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, _children_cpu_s() - cpu
     if done.returncode not in (0, 1):
         sys.exit(f"ccls analyze failed ({done.returncode}): {done.stderr[-2000:]}")
-    return elapsed, done.stdout
+    return elapsed, cpu, done.stdout
 
 
 def measure(name: str, files: list[str], jobs: int, repeat: int, clang: str, flags: list[str]) -> dict:
-    clang_s = statistics.median(bare_clang(files, jobs, clang, flags) for _ in range(max(3, repeat)))
-    clang_1_s = statistics.median(bare_clang(files, 1, clang, flags) for _ in range(repeat))
+    clang_runs = [bare_clang(files, jobs, clang, flags) for _ in range(max(3, repeat))]
+    clang_1_runs = [bare_clang(files, 1, clang, flags) for _ in range(repeat)]
     cold, warm, single = [], [], []
     outputs = set()
     for _ in range(repeat):
         with tempfile.TemporaryDirectory() as cache:
-            seconds, out = ccls_analyze(files, cache, jobs, flags)
+            *seconds, out = ccls_analyze(files, cache, jobs, flags)
             cold.append(seconds)
             outputs.add(out)
-            seconds, out = ccls_analyze(files, cache, jobs, flags)
+            *seconds, out = ccls_analyze(files, cache, jobs, flags)
             warm.append(seconds)
             outputs.add(out)
         with tempfile.TemporaryDirectory() as cache:
-            seconds, out = ccls_analyze(files, cache, 1, flags)
+            *seconds, out = ccls_analyze(files, cache, 1, flags)
             single.append(seconds)
             outputs.add(out)
+    wall = lambda runs: statistics.median(r[0] for r in runs)  # noqa: E731
+    cpu = lambda runs: statistics.median(r[1] for r in runs)  # noqa: E731
     with tempfile.TemporaryDirectory() as cache:  # what was analysed (not timed)
         extra = [f"--flags={' '.join(flags)}"] if flags else []
         analysis = json.loads(subprocess.run([*CCLS, "analyze", *files, "--format", "json", "--cache-dir", cache, *extra],
                                              capture_output=True, text=True, env=ENV).stdout)
     row = {"input": name, "files": len(files), "functions": len(analysis["functions"]),
            "errors": len(analysis["errors"]), "jobs": jobs,
-           "clang_s": clang_s, "clang_jobs1_s": clang_1_s, "cold_s": statistics.median(cold),
-           "warm_s": statistics.median(warm), "jobs1_s": statistics.median(single), "identical": len(outputs) == 1}
+           "clang_s": wall(clang_runs), "clang_jobs1_s": wall(clang_1_runs), "cold_s": wall(cold),
+           "warm_s": wall(warm), "jobs1_s": wall(single), "identical": len(outputs) == 1,
+           # CPU seconds (user + system, the tools included) are what a loaded machine inflates least
+           "clang_cpu_s": cpu(clang_runs), "cold_cpu_s": cpu(cold), "warm_cpu_s": cpu(warm), "jobs1_cpu_s": cpu(single)}
     row["cold_ratio"] = row["cold_s"] / row["clang_s"]
+    row["cold_cpu_ratio"] = row["cold_cpu_s"] / row["clang_cpu_s"]
     row["warm_ratio"] = row["warm_s"] / row["cold_s"]
     row["jobs1_ratio"] = row["jobs1_s"] / row["clang_jobs1_s"]
     return row
@@ -112,6 +125,8 @@ def show(row: dict) -> None:
     print(f"  {'bare clang-19 -O2 -c, one at a time':<44}{row['clang_jobs1_s']:>9.2f}")
     print(f"  {'ccls analyze --jobs 1, cold':<44}{row['jobs1_s']:>9.2f}  {row['jobs1_ratio']:>7.2f}x  "
           f"(vs one-at-a-time clang)")
+    print(f"  CPU seconds (user + system): bare clang {row['clang_cpu_s']:.2f}, cold {row['cold_cpu_s']:.2f} "
+          f"({row['cold_cpu_ratio']:.2f}x), warm {row['warm_cpu_s']:.2f}, --jobs 1 {row['jobs1_cpu_s']:.2f}")
     print(f"  same report from cold, warm and --jobs 1: {'yes' if row['identical'] else 'NO'}")
 
 

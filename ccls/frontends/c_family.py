@@ -310,7 +310,7 @@ def _attach_block_cycles(functions: list[FunctionIR], timings: dict[tuple[str, .
 def _in_context(alone: Any, before: Any, both: Any) -> float:
     """A block's cycles as it runs after the block before it in the same iteration: what the
     two take together less what the one before takes alone, no less than the block's own
-    throughput (see llvm_ir._contexts). Its cycles alone where there is no block before it."""
+    throughput (see readers.llvm.machine._contexts). Its cycles alone where there is no block before it."""
     if before is None or both is None:
         return alone.cycles
     return max(alone.throughput, both.cycles - before.cycles)

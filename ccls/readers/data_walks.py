@@ -7,7 +7,7 @@ is kept symbolic in that size, named as the source names what is walked: from th
 names (clang keeps a parameter's name, a struct member's name on the address it computes, a
 local's name on the phis mem2reg makes of it). What cannot be named stays unknown.
 
-Pure: IR values (`llvm_ir._Value`) and ScalarEvolution's text in, names and counts out.
+Pure: IR values (`ccls.readers.llvm.text.IRInstruction`, `Operand`) and ScalarEvolution's text in, names and counts out.
 """
 from __future__ import annotations
 
@@ -115,10 +115,7 @@ def _simple(name: str) -> bool:
 
 
 def _is_global(value) -> bool:
-    try:
-        return value.ref.value_kind.name == "global_variable"
-    except (AttributeError, ValueError):
-        return False
+    return value.is_global_variable
 
 
 def named_loads(record, definitions: dict, block_of: dict[str, str], parameters: set[str],

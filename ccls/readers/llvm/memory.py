@@ -1,0 +1,242 @@
+"""How a function's code touches memory: each access's pattern (unit, strided, indirect,
+pointer chase) with its strides and region, the bytes a bulk move moves, the globals' sizes, and
+the branches that decide on loaded data (with the share of iterations each side then runs).
+"""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from ccls.model import BasicBlock, MemoryAccess
+from ccls.polynomial import Polynomial
+from ccls.readers.block_frequency import block_frequencies
+from ccls.readers.llvm.reading import (_Reading, _ancestors_innermost_first, _inside, _named_sizes, _scev_context,
+                                       _successors)
+from ccls.readers.llvm.text import IRInstruction
+from ccls.readers.scev import (BudgetExhausted, FunctionAnalyses, GLOBAL_BASE, NotPolynomial, ReadingBudget,
+                               to_polynomial)
+
+
+def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict, block_loop: dict[str, str],
+                         analyses: FunctionAnalyses, definitions: dict, loop_defined: dict[str, str | None],
+                         loaded: set[str], budget: ReadingBudget, assumptions: list[str]) -> dict[str, Fraction]:
+    """Sets each block's share of its loop's iterations where a branch on loaded data decides
+    whether it runs (`readers.block_frequency`, with LLVM's static branch probabilities); each
+    loop's entries per iteration of its parent, the same way. A function without loops runs
+    one path through its blocks per call: every branch takes its share (a state machine's
+    `if`s and `switch`es exclude each other; summing every block would run them all)."""
+    if not analyses.loops:
+        data = set(terminators)
+    else:
+        data = {name for name, terminator in terminators.items()
+                if _decides_on_loaded_data(terminator, block_loop.get(name), analyses, definitions, loop_defined,
+                                           loaded, budget)}
+    if not data:
+        return {}
+    shares, entries = block_frequencies([name for name, _ in body], {b: _successors(t) for b, t in terminators.items()},
+                                        {h: (r.blocks, r.parent) for h, r in analyses.loops.items()},
+                                        {edge: p for edge, p in analyses.edge_probabilities.items() if edge[0] in data})
+    for block in blocks:
+        block.frequency = shares.get(block.name, block.frequency)
+    if any(share < 1 for share in (*shares.values(), *entries.values())):
+        assumptions.append("one path per call: each branch's sides counted at LLVM's static estimate of how often "
+                           "each is taken (BranchProbabilityInfo)" if not analyses.loops else
+                           "branches on data loaded in their loop: the blocks and loops behind them counted at LLVM's "
+                           "static estimate of how often each side is taken (BranchProbabilityInfo), not on every "
+                           "iteration")
+    return entries
+
+
+def _branches_on_loaded_data(instr, loop_id: str | None, block_loop: dict[str, str], analyses: FunctionAnalyses,
+                             definitions: dict, loop_defined: dict[str, str | None], loaded: set[str],
+                             budget: ReadingBudget) -> bool:
+    """A conditional branch inside a loop, both of whose targets stay in that loop, deciding on a
+    value loaded in the loop (``if (a[i] > t)``): its direction follows the data, so the
+    predictor may miss. Loop exits are excluded: they go one way until the last iteration.
+    Past the budget: False (not known to follow the data)."""
+    operands = instr.operands
+    if loop_id is None or len(operands) != 3 or budget.exhausted:
+        return False
+    targets = [op.name for op in operands[1:]]
+    if not all(_inside(block_loop.get(t), loop_id, analyses) for t in targets):
+        return False
+    return _loaded_in_loop(operands[0].name, loop_id, analyses, definitions, loop_defined, loaded, budget)
+
+
+def _decides_on_loaded_data(terminator, loop_id: str | None, analyses: FunctionAnalyses, definitions: dict,
+                            loop_defined: dict[str, str | None], loaded: set[str], budget: ReadingBudget) -> bool:
+    """A conditional branch or switch in a loop whose condition is computed from a value loaded
+    in that loop: the share of iterations on each side follows the data."""
+    if loop_id is None or terminator.opcode not in ("br", "switch") or len(terminator.operands) < 3:
+        return False  # outside loops, what is loaded is sizes and state more than data
+    return _loaded_in_loop(terminator.operands[0].name, loop_id, analyses, definitions, loop_defined, loaded, budget)
+
+
+def _loaded_in_loop(condition: str, loop_id: str, analyses: FunctionAnalyses, definitions: dict,
+                    loop_defined: dict[str, str | None], loaded: set[str], budget: ReadingBudget) -> bool:
+    """Whether `condition` is computed, within the loop, from a value loaded there. Past the
+    budget: False (not known to follow the data)."""
+    pending, seen = [condition], set()
+    while pending:  # the condition and what it is computed from, within the loop
+        try:
+            budget.spend()
+        except BudgetExhausted:
+            return False
+        name = pending.pop()
+        if not name or name in seen or not _inside(loop_defined.get(name), loop_id, analyses):
+            continue
+        seen.add(name)
+        if name in loaded:
+            return True
+        definition = definitions.get(name)
+        if definition is not None and definition.opcode != "phi":
+            pending.extend(op.name for op in definition.operands)
+    return False
+
+
+def _bulk_bytes(instr: IRInstruction, callee: str, analyses: FunctionAnalyses, symbols: set[str], enclosing: set[str],
+                substituted: dict[str, Polynomial], reading: _Reading) -> Polynomial | None:
+    """The bytes a memcpy/memmove/memset intrinsic moves: its length operand, a constant or
+    a value ScalarEvolution expresses in the function's sizes."""
+    if len(instr.operands) < 3:
+        return None
+    length = instr.operands[2]
+    if not length.name:
+        words = length.text.split()
+        return Polynomial.constant(int(words[-1])) if words and re.fullmatch(r"\d+", words[-1]) else None
+    text = analyses.value_scevs.get(length.name)
+    if text is None:
+        return _named_sizes(Polynomial.symbol(length.name), reading) if length.name in symbols else None
+    try:
+        return _named_sizes(to_polynomial(text, _scev_context(analyses, symbols, enclosing, substituted, reading)),
+                            reading)
+    except (NotPolynomial, BudgetExhausted):
+        return None
+
+
+def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancestors: dict[str, set[str]],
+                   analyses: FunctionAnalyses, parameters: set[str], loaded: set[str],
+                   load_pointers: dict[str, str], bases: set[str], substituted: dict[str, Polynomial],
+                   reading: _Reading) -> MemoryAccess:
+    """How an access's address moves with its loops; "unknown" once the budget is spent."""
+    if loop_id is None:
+        return MemoryAccess("invariant", element_bytes)
+    scev = analyses.value_scevs.get(pointer)
+    if scev is None:
+        # Pointer arguments and globals have no SCEV line of their own: loop-invariant.
+        return MemoryAccess("invariant" if pointer in parameters or not pointer else "unknown", element_bytes)
+    if reading.budget.exhausted:
+        return MemoryAccess("unknown", element_bytes)
+    # Global arrays as bases only where the address names one: the other addresses share the
+    # trip counts' memo (a decoder's phi web is resolved once, not once per mode).
+    ctx = _scev_context(analyses, set(parameters), ancestors[loop_id] | {loop_id}, substituted, reading,
+                        addresses="@" in scev)
+    try:
+        address = to_polynomial(scev, ctx)
+    except BudgetExhausted:
+        return MemoryAccess("unknown", element_bytes)
+    except NotPolynomial:
+        unknowns = set(re.findall(r"%([-\w.$]+)", scev)) | {pointer}
+        # p = p->next, unrolled or not: the address comes, through loads, from a phi that carries
+        # a loaded value around the loop. (A pointer picked per iteration from a table,
+        # `tbl[idx[i]][i]`, is loaded too, but no iteration waits for the one before: a gather.)
+        inside = set(analyses.loops[loop_id].blocks) if loop_id in analyses.loops else set()
+        seen: set[str] = set()
+        if any(_chased(name, inside, analyses, loaded - parameters, load_pointers, seen) for name in unknowns):
+            return MemoryAccess("pointer-chase", element_bytes)
+        sources = unknowns & (loaded - parameters)
+        # a[idx[i]]: the address depends on a loaded value; within a global array, within its size.
+        if sources:
+            spans = [s for s in (_narrow_index_span(scev), _global_array_bytes(scev, reading.global_bytes)) if s]
+            return MemoryAccess("indirect", element_bytes, span_bytes=min(spans) if spans else None)
+        return MemoryAccess("unknown", element_bytes)
+    stride = _stride(address, loop_id)
+    if stride.is_zero:
+        return MemoryAccess("invariant", element_bytes, stride)
+    value = stride.constant_value()
+    # Within a cache line the stream is dense (unrolled copies fill the gaps); beyond, strided.
+    pattern = "unit" if value is not None and abs(value) <= 64 else "strided"
+    strides = tuple((loop, _stride(address, loop)) for loop in [loop_id, *_ancestors_innermost_first(loop_id, analyses)])
+    stream, offset = _stream_and_offset(address, bases)
+    # Inside one global array, the address can reach no more than the array, whatever the
+    # strides evaluate to (a stride in an unknown size is evaluated at a default).
+    return MemoryAccess(pattern, element_bytes, stride, loop_strides=strides, region=stream.format(), offset=offset,
+                        span_bytes=_global_array_bytes(scev, reading.global_bytes) if "@" in scev else None)
+
+
+def _stream_and_offset(address: Polynomial, bases: set[str]) -> tuple[Polynomial, Polynomial]:
+    """Split an address into what moves with the loops plus the array it starts at (``in``), and
+    a loop-invariant byte offset: ``in[(i+1)*n + j]`` and ``in[(i-1)*n + j]`` are one stream,
+    two rows apart."""
+    moving = Polynomial(tuple((m, c) for m, c in address.terms
+                              if any(symbol.startswith("@") for symbol, _ in m)
+                              or (c == 1 and len(m) == 1 and m[0][1] == 1
+                                  and (m[0][0] in bases or m[0][0].startswith(GLOBAL_BASE)))))
+    return moving, address - moving
+
+
+_SCALED_NARROW_INDEX = re.compile(r"\((\d+) \* \(zext i(8|16) %[-\w.$\"]+ to i\d+\)\)")
+
+
+_GLOBAL = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?(?:global|constant) ((?:\[[^=]*?\])|[^\s,]+) ', re.M)
+_ARRAY = re.compile(r"^\[(\d+) x (.+)\]$")
+_SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "i128": 16, "half": 2, "bfloat": 2, "float": 4,
+                 "double": 8, "x86_fp80": 16, "fp128": 16, "ptr": 8}
+
+
+def global_sizes(ir: str) -> dict[str, int]:
+    """Bytes of each global whose type is a scalar or a (nested) array of scalars."""
+    out = {}
+    for m in _GLOBAL.finditer(ir):
+        size = _type_bytes(m.group(2).strip())
+        if size:
+            out[m.group(1).strip('"')] = size
+    return out
+
+
+def _type_bytes(type_text: str) -> int | None:
+    m = _ARRAY.match(type_text)
+    if m:
+        inner = _type_bytes(m.group(2).strip())
+        return int(m.group(1)) * inner if inner else None
+    return _SCALAR_BYTES.get(type_text)
+
+
+def _global_array_bytes(scev: str, global_bytes: dict[str, int]) -> int | None:
+    """The size of the one global array an address points into, if it names one."""
+    names = {n.strip('"') for n in re.findall(r'@("[^"]+"|[-\w.$]+)', scev)}
+    return global_bytes.get(names.pop()) if len(names) == 1 else None
+
+
+def _narrow_index_span(scev: str) -> int | None:
+    """``hist[byte]``: an index zero-extended from 8 or 16 bits reaches at most 2^bits slots."""
+    m = _SCALED_NARROW_INDEX.search(scev)
+    if m is None:
+        return None
+    return int(m.group(1)) << int(m.group(2))
+
+
+def _chased(name: str, inside: set[str], analyses: FunctionAnalyses, loaded: set[str],
+            load_pointers: dict[str, str], seen: set[str]) -> bool:
+    """Whether `name` comes, through loads and address arithmetic, from a phi carried around the
+    loop (one of its edges enters from outside `inside`, the loop's blocks) whose value from
+    inside is loaded: each iteration's address waits for the previous iteration's load."""
+    if name in seen or len(seen) > 64:
+        return False
+    seen.add(name)
+    incoming = analyses.phi_incoming.get(name)
+    if incoming is not None:
+        values = [v.lstrip("%").strip('"') for v in incoming]
+        if set(analyses.phi_blocks.get(name, ())) - inside:  # a header phi: carried around the loop
+            return any(v in loaded for v in values)
+        return any(_chased(v, inside, analyses, loaded, load_pointers, seen) for v in values)  # a merge
+    if name in loaded:
+        return _chased(load_pointers.get(name, ""), inside, analyses, loaded, load_pointers, seen)
+    return any(_chased(other, inside, analyses, loaded, load_pointers, seen)
+               for other in re.findall(r"%([-\w.$]+)", analyses.value_scevs.get(name, "")) if other != name)
+
+
+def _stride(address: Polynomial, loop_id: str) -> Polynomial:
+    """How far the address moves per iteration of `loop_id`."""
+    index = "@" + loop_id
+    return address.substitute(index, Polynomial.symbol(index) + 1) - address

@@ -1,0 +1,540 @@
+"""Loop trip counts: ScalarEvolution's counts as polynomials, and what it leaves unknown
+(logarithmic loops, data walks, early exits, error paths, merged counters, alias-check copies).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+from fractions import Fraction
+
+from ccls.early_exit import early_exit_trip
+from ccls.model import TripCount
+from ccls.polynomial import LOG2_PREFIX, Polynomial
+from ccls.readers import alias_checks, data_walks
+from ccls.readers.llvm.opcodes import _callee_name
+from ccls.readers.llvm.reading import _Reading, _scev_context, _successors
+from ccls.readers.llvm.text import IRInstruction
+from ccls.readers.scev import (BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget, spoken, to_polynomial,
+                               ValueTable)
+from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
+
+
+_HALVING = re.compile(r"^%(?P<name>[-\w.$]+) = (?:lshr|ashr|udiv|sdiv)(?: exact)? i\d+ %(?P<phi>[-\w.$]+), (?P<k>\d+)$")
+_GROWING = re.compile(r"^%(?P<name>[-\w.$]+) = (?:shl|mul)(?: nuw)?(?: nsw)? i\d+ %(?P<phi>[-\w.$]+), (?P<k>\d+)$")
+_COMPARE = re.compile(r"= icmp \w+ i\d+ %?(?P<a>[-\w.$]+), %?(?P<b>[-\w.$]+)$")
+
+
+def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnalyses, parameters: set[str],
+                  assumptions: list[str]) -> TripCount | None:
+    """Logarithmic loops ScalarEvolution has no closed form for: ``while (x > 1) x >>= k`` or
+    ``x /= c`` runs about log_c(x₀) times (its start linear in one parameter), and
+    ``for (i = 1; i < n; i *= c)`` about log_c(n) (its bound linear in one parameter). The
+    result is symbolic in ``log2(param)``, scaled by 1 / log2(c)."""
+    if record.backedge_taken and UNKNOWN_SCEV not in record.backedge_taken:
+        return None
+    header = next((instrs for name, instrs in body if name == record.header), None)
+    if header is None:
+        return None
+    inside = set(record.blocks)
+    for instr in header:
+        if instr.opcode != "phi":
+            continue
+        pairs = _PHI_INCOMING.findall(instr.text)
+        step = [v for v, block in pairs if block in inside]
+        start = [v for v, block in pairs if block not in inside]
+        if len(step) != 1 or len(start) != 1:
+            continue
+        step_text = definitions[step[0]].text.split(", !")[0] if step[0] in definitions else ""  # without metadata
+        shrinking, growing = _HALVING.match(step_text), _GROWING.match(step_text)
+        m = shrinking or growing
+        if not m or m["phi"] != instr.name or int(m["k"]) < 1:
+            continue
+        k = int(m["k"])
+        bits = k if ("shr" in step_text or "shl" in step_text) else math.log2(k) if k >= 2 else 0.0
+        if bits <= 0:
+            continue
+        if shrinking:
+            symbol = _log2_symbol(start[0], analyses, parameters)
+            how = f"divided by {2 ** k if 'shr' in step_text else k} each iteration"
+        else:
+            symbol = _growth_bound(instr.name, step[0], record, body, analyses, parameters)
+            how = f"multiplied by {2 ** k if 'shl' in step_text else k} each iteration until it reaches the bound"
+        if symbol is None:
+            continue
+        iterations = Polynomial.symbol(symbol) * Fraction(1 / bits).limit_denominator(1000)
+        assumptions.append(f"loop %{record.header}: %{instr.name} is {how}; trip count taken as {iterations}")
+        return TripCount("bounded", iterations, record.backedge_taken or "")
+    return None
+
+
+def _growth_bound(phi: str, step: str, record, body: list, analyses: FunctionAnalyses,
+                  parameters: set[str]) -> str | None:
+    """``log2(n)`` for the bound a growing index is compared with in its loop (`i < n`)."""
+    inside = set(record.blocks)
+    for name, instrs in body:
+        if name not in inside:
+            continue
+        for instr in instrs:
+            m = _COMPARE.search(instr.text.split(", !")[0]) if instr.opcode == "icmp" else None
+            if m and {m["a"], m["b"]} & {phi, step}:
+                other = m["b"] if m["a"] in (phi, step) else m["a"]
+                symbol = _log2_symbol(other, analyses, parameters)
+                if symbol is not None:
+                    return symbol
+    return None
+
+
+_PHI_INCOMING = re.compile(r"\[\s*%?([-\w.$]+),\s*%([-\w.$]+)\s*\]")
+
+
+def _independent_entries(record, analyses: FunctionAnalyses, body: list, definitions: dict,
+                         defined_in: dict[str, str], budget: ReadingBudget) -> bool:
+    """Whether no value this loop carries starts from what an enclosing loop carried out of the
+    loop's previous entry (``p = c[0]`` per point: independent; ``h`` hashed on across rows:
+    not). Top-level loops say no: their entries are calls, which this function cannot see."""
+    if record.parent is None:
+        return False
+    inside = set(record.blocks)
+    outer = set(analyses.loops[record.parent].blocks)
+    headers = {r.header: r for r in analyses.loops.values() if r.header != record.header}
+
+    def reaches_inside(name: str, seen: set[str]) -> bool:
+        """Whether `name` is computed (within the enclosing loop) from a value of this loop."""
+        if not name or name in seen or defined_in.get(name) not in outer:
+            return False
+        budget.spend()
+        seen.add(name)
+        if defined_in[name] in inside:
+            return True
+        definition = definitions.get(name)
+        return definition is not None and any(reaches_inside(op.name, seen) for op in definition.operands)
+
+    def carried_from_before(name: str, seen: set[str]) -> bool:
+        """Whether a start value depends on an enclosing loop's phi fed by this loop."""
+        if not name or name in seen or defined_in.get(name) not in outer:
+            return False
+        budget.spend()
+        seen.add(name)
+        definition = definitions.get(name)
+        if definition is None:
+            return False
+        block = defined_in[name]
+        if definition.opcode == "phi" and block in headers:
+            loop_blocks = set(headers[block].blocks)
+            back = [v for v, b in _PHI_INCOMING.findall(definition.text) if b in loop_blocks]
+            if any(reaches_inside(v, set()) for v in back):
+                return True
+        return any(carried_from_before(op.name, seen) for op in definition.operands)
+
+    header = next((instrs for name, instrs in body if name == record.header), [])
+    for phi in (i for i in header if i.opcode == "phi"):
+        starts = [v for v, b in _PHI_INCOMING.findall(phi.text) if b not in inside]
+        if any(carried_from_before(v, set()) for v in starts):
+            return False
+    return True
+
+
+def _log2_symbol(start: str, analyses: FunctionAnalyses, parameters: set[str]) -> str | None:
+    """``log2(n)`` when the start value is n (+ constants or outer-loop indices, which are
+    dropped: they shift log₂ little when n dominates)."""
+    if start in parameters:
+        return f"{LOG2_PREFIX}{start})"
+    scev = analyses.value_scevs.get(start)
+    if scev is None:
+        return None
+    named = set(re.findall(r"%([-\w.$]+)", scev))
+    params = named & parameters
+    if len(params) != 1:
+        return None
+    return f"{LOG2_PREFIX}{params.pop()})"
+
+
+def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclosing: set[str],
+                default_trip_count: int, early_exit: str, assumptions: list[str],
+                substituted: dict[str, Polynomial], terminators: dict, reading: _Reading) -> TripCount:
+    """`terminators`: each block's last instruction, to tell early exits from error paths.
+    Raises BudgetExhausted when the function's budget runs out."""
+    text = record.backedge_taken or ""
+    ctx = _scev_context(analyses, parameters, enclosing, substituted, reading)
+    if text:
+        try:
+            iterations = to_polynomial(text, ctx) + 1
+            if (few := iterations.constant_value()) is not None and few <= 1 and "max" in text and "%" in text:
+                # max(c, s) − s read as s − s: the constant was the bound (`for (i = n1 - 1; i < 32000;
+                # …)`). Not for a remainder loop, whose start is where the main loop ended.
+                again = replace(ctx, max_takes_constant=True, assumptions=[], memo=ValueTable())
+                counted = to_polynomial(text, again) + 1
+                if not again.read_phi_merge:
+                    ctx, iterations = again, counted
+            for note in dict.fromkeys(ctx.assumptions):
+                assumptions.append(f"loop %{record.header}: {note}")
+            if (most := _at_most_at_zero_sizes(iterations, record.header, assumptions)) is not None:
+                return TripCount("bounded", most, text)
+            kind = "constant" if iterations.constant_value() is not None else \
+                "data" if iterations.symbols & reading.data_symbols else "symbolic"
+            return TripCount(kind, iterations, text)
+        except NotPolynomial as why:
+            reason = str(why)
+    else:
+        reason = "ScalarEvolution cannot predict it"
+    # An exit that depends on data (a search, a break): ScalarEvolution still knows how often
+    # the loop can run at most; the policy takes that bound or the mean exit, and says so.
+    bound_text = record.symbolic_max_backedge_taken or ""
+    if bound_text and UNKNOWN_SCEV not in bound_text:
+        ctx.assumptions.clear()
+        try:
+            bound = to_polynomial(bound_text, ctx) + 1
+        except NotPolynomial:
+            bound = None
+        if bound is not None and (most := _at_most_at_zero_sizes(bound, record.header, assumptions)) is not None:
+            bound = most
+        limit = bound.constant_value() if bound is not None else None
+        if bound is not None and (limit is None or 0 < limit < 1 << 20):
+            if failing := _leaves_early_only_to_fail(record, terminators, reading):
+                assumptions.append(f"loop %{record.header}: its other exits {failing}: taken as not taken, so it "
+                                   f"runs to its bound {spoken(bound)}")
+                return TripCount("bounded", bound, bound_text)
+            trip, how = early_exit_trip(bound, early_exit, bound_text, spoken)
+            assumptions.append(f"loop %{record.header}: trip count depends on data ({reason}); {how}")
+            return trip
+    most = record.constant_max_backedge_taken
+    if most is not None and most < 1 << 20:
+        bound = most + 1
+        if not _range_of_run_time_values(bound_text):
+            assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); using its maximum {bound}")
+            return TripCount("bounded", Polynomial.constant(bound), text)
+        if bound <= default_trip_count:  # a worst case below what a loop without one is assumed to run
+            assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); at most {bound} (what the "
+                               f"types of the values it depends on allow), taken as {bound}")
+            return TripCount("bounded", Polynomial.constant(bound), text)
+        # e.g. 16383 for `len / 4` of a loaded unsigned short that is really at most 15: a type's
+        # maximum, larger than any default, says nothing of how often the loop runs
+        reason += f"; its maximum {bound} is only the range of a run-time value's type, not a count"
+    if (walked := _walk_trip(record, parameters, analyses, early_exit, assumptions, terminators, reading)) is not None:
+        return walked
+    if (merged := _merged_counter_trip(record, analyses, terminators, reading, ctx)) is not None:
+        assumptions.append(f"loop %{record.header}: its counter is stepped on each path through the body (the "
+                           f"copies merge before the exit test): {spoken(merged)} iterations")
+        return TripCount("constant" if merged.constant_value() is not None else "symbolic", merged, text)
+    if (most := _run_time_step_trip(record, analyses, terminators, reading, ctx)) is not None:
+        assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
+                           f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
+        return TripCount("bounded", most, text)
+    assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
+    return TripCount("unknown", Polynomial.constant(default_trip_count), text)
+
+
+def _walk_trip(record, parameters: set[str], analyses: FunctionAnalyses, early_exit: str, assumptions: list[str],
+               terminators: dict, reading: _Reading) -> TripCount | None:
+    """A loop that ends on data it walks (`ccls.readers.data_walks`): its count in the named size
+    (`strlen(s) + 1`, kind `data`), or, where it may also leave on other data (a mismatch of two
+    strings), the early-exit policy's count with that as its bound."""
+    reading.budget.spend()
+    walk = data_walks.data_walk(record, reading.definitions, reading.block_of, reading.instructions, parameters,
+                                analyses.value_scevs, terminators)
+    if walk is None:
+        return None
+    if (most := _at_most_at_zero_sizes(walk.iterations, record.header, assumptions)) is not None:
+        assumptions.append(f"loop %{record.header}: {walk.what}")  # `19 - s->have`: at most 19
+        return TripCount("bounded", most, record.backedge_taken or "")
+    reading.data_symbols.add(walk.symbol)
+    if walk.at_most:
+        assumptions.append(f"loop %{record.header}: {walk.what}: {spoken(walk.iterations)} iterations")
+        return TripCount("bounded", walk.iterations, record.backedge_taken or "")
+    inside = set(record.blocks)
+    others = [(block, target) for block in record.blocks if block in terminators
+              for target in _successors(terminators[block])
+              if target not in inside and (block, target) != (walk.exit_block, walk.exit_target)]
+    ordinary = [(b, t) for b, t in others
+                if not _never_returns(t, terminators) and not _on_allocation_failure(terminators[b], t, reading)]
+    named = f"kept symbolic as `{walk.symbol}` (set it with --param '{walk.symbol}=N')"
+    if not ordinary:
+        assumptions.append(f"loop %{record.header}: {walk.what}: {spoken(walk.iterations)} iterations, {named}")
+        return TripCount("data", walk.iterations, record.backedge_taken or "")
+    trip, how = early_exit_trip(walk.iterations, early_exit, record.backedge_taken or "", spoken)
+    assumptions.append(f"loop %{record.header}: {walk.what}, or leaves earlier on other data; at most "
+                       f"{spoken(walk.iterations)} iterations, {named}; {how}")
+    return trip
+
+
+_COMPARE_CONSTANT = re.compile(r"= icmp (?P<predicate>eq|ne|slt|ult) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), "
+                               r"(?P<bound>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+))\s*(?:,|$)")
+_STEP_FROM = re.compile(r"^\((?P<step>\d+) \+ %(?P<counter>\"[^\"]+\"|[-\w.$]+)\)(?:<[a-z]+>)*$")
+
+
+def _exit_test(record, terminators: dict, reading: _Reading) -> tuple[re.Match | None, object | None]:
+    """The branch of a loop's only exiting block and the `icmp` it tests, where there is one."""
+    inside = set(record.blocks)
+    exits = [name for name in record.blocks if name in terminators
+             and any(target not in inside for target in _successors(terminators[name]))]
+    branch = data_walks.BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
+    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+    return branch, test if test is not None and test.opcode == "icmp" else None
+
+
+def _merged_counter(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading):
+    """(exit branch, its compare, the counter's phi, its start, its step) of a loop whose counter
+    is stepped on each path and merged before the exit test (`_merged_counter_trip`), or None."""
+    branch, test = _exit_test(record, terminators, reading)
+    compare = _COMPARE_CONSTANT.search(test.text) if test is not None else None
+    if compare is None:
+        return None
+    merged = compare["value"].strip('"')
+    # Each copy is `counter + k`, the counter the header's phi of a constant start and the merge.
+    steps = {analyses.value_scevs.get(value.lstrip("%").strip('"')) for value in analyses.phi_incoming.get(merged, [])}
+    step = _STEP_FROM.match(steps.pop()) if len(steps) == 1 and None not in steps else None
+    counter = step["counter"].strip('"') if step else ""
+    starts = [v for v in analyses.phi_incoming.get(counter, []) if v.lstrip("%").strip('"') != merged]
+    if step is None or int(step["step"]) <= 0 or reading.block_of.get(counter) != record.header \
+            or len(starts) != 1 or not re.fullmatch(r"-?\d+", starts[0]):
+        return None
+    return branch, compare, counter, int(starts[0]), int(step["step"])
+
+
+def _merged_counters(analyses: FunctionAnalyses, terminators: dict, reading: _Reading) -> dict[str, Polynomial]:
+    """Each merged counter (`_merged_counter`) as its loop's index: start + step · @loop, so the
+    addresses it computes move with that loop as ScalarEvolution's own counters do."""
+    out: dict[str, Polynomial] = {}
+    for header, record in analyses.loops.items():
+        if record.backedge_taken and UNKNOWN_SCEV not in record.backedge_taken:
+            continue
+        found = _merged_counter(record, analyses, terminators, reading)
+        if found is not None:
+            _, _, counter, start, stride = found
+            out[counter] = Polynomial.constant(start) + Polynomial.symbol("@" + header) * stride
+    return out
+
+
+def _merged_counter_trip(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading,
+                         ctx) -> Polynomial | None:
+    """A loop whose counter is stepped on each path through its body (`if (…) goto L; …; L: ;` with
+    `i++` copied into both sides, or `i + 1` computed apart on each path by GVN) and tested after
+    the copies merge: ScalarEvolution does not see the merged value as the counter, and gives
+    up. Its count, where the loop's only exit tests that merge against a constant or a value
+    ScalarEvolution knows (`nx - 1`); else None."""
+    inside = set(record.blocks)
+    found = _merged_counter(record, analyses, terminators, reading)
+    if found is None:
+        return None
+    branch, compare, _, start, stride = found
+    start += stride  # the merged value after the first iteration
+    leaves_when_true = branch["true"].strip('"') not in inside
+    if compare["bound"].startswith("%"):  # a size: counted on, its remainder by the stride taken as exact
+        try:
+            size = to_polynomial(analyses.value_scevs.get(compare["bound"][1:].strip('"'), "") or "?", ctx)
+        except NotPolynomial:
+            return None
+        goes_on = (compare["predicate"] in ("eq", "ne") and leaves_when_true == (compare["predicate"] == "eq")
+                   or compare["predicate"] in ("slt", "ult") and not leaves_when_true)
+        return (size - start) * Fraction(1, stride) + 1 if goes_on and size.symbols else None
+    bound = int(compare["bound"])
+    # After iteration j the counter is start + stride·j; the loop goes on while it has not reached the bound.
+    if compare["predicate"] in ("eq", "ne") and leaves_when_true == (compare["predicate"] == "eq") \
+            and bound >= start and (bound - start) % stride == 0:
+        return Polynomial.constant((bound - start) // stride + 1)
+    if compare["predicate"] in ("slt", "ult") and not leaves_when_true:
+        return Polynomial.constant(max(0, -(-(bound - start) // stride)) + 1)
+    return None
+
+
+_COMPARE_BOUND = re.compile(r"= icmp (?P<predicate>slt|ult|ne) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), "
+                            r"(?P<bound>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+))\s*(?:,|$)")
+_ADD_RECURRENCE = re.compile(r"^\{(?P<body>.+)\}(?:<[a-z]+>)*<%(?P<loop>[^>]+)>$")
+
+
+def _start_and_step(scev: str) -> tuple[str, str, str] | None:
+    """(start, step, loop) of an add recurrence `{start,+,step}<flags><%loop>`, whose parts may
+    hold commas and braces of their own."""
+    m = _ADD_RECURRENCE.match(scev)
+    if m is None:
+        return None
+    body, depth = m["body"], 0
+    for index, char in enumerate(body):
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(char, 0)
+        if depth == 0 and body.startswith(",+,", index):
+            return body[:index], body[index + 3:], m["loop"].strip('"')
+    return None
+
+
+def _run_time_step_trip(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading,
+                        ctx) -> Polynomial | None:
+    """A counter that steps by a value the loop does not change but only the run knows
+    (`for (i = lo; i < 32000; i += inc)`): ScalarEvolution cannot count it (the step's sign is
+    unknown). Bounded by its count at a step of 1, the smallest that ends the loop, from a start
+    taken as 0 where it is not known; None for any other loop."""
+    inside = set(record.blocks)
+    branch, test = _exit_test(record, terminators, reading)
+    compare = _COMPARE_BOUND.search(test.text) if test is not None else None
+    if compare is None or branch["true"].strip('"') not in inside:  # goes on while below the bound
+        return None
+    counter = _start_and_step(analyses.value_scevs.get(compare["value"].strip('"'), ""))
+    if counter is None or counter[2] != record.header or re.fullmatch(r"-?\d+", counter[1]):
+        return None  # not this loop's counter, or a constant step ScalarEvolution would have counted
+    try:
+        bound = Polynomial.constant(int(compare["bound"])) if compare["bound"][0] != "%" else \
+            to_polynomial(analyses.value_scevs.get(compare["bound"][1:].strip('"'), "") or compare["bound"], ctx)
+    except NotPolynomial:
+        return None
+    try:
+        start = to_polynomial(counter[0], ctx)
+    except NotPolynomial:  # where it starts is read at run time too: from 0, at most
+        start = Polynomial()
+    for name in start.symbols:
+        start = start.substitute(name, Polynomial())
+    most = bound - start
+    value = most.constant_value()
+    return most if value is None or value > 0 else None
+
+
+def _at_most_at_zero_sizes(count: Polynomial, header: str, assumptions: list[str]) -> Polynomial | None:
+    """A count that only falls as sizes grow, `17 - n` for a loop from n up to 16 (a recursion
+    depth limit turned into a loop): it runs at most its value at sizes 0, and not at all once
+    they pass it, so it is no function of the sizes' growth. That most, with a note; None for
+    any other count (one that grows with a size, or moves with an enclosing loop)."""
+    start = dict(count.terms).get((), 0)
+    sized = [(monomial, coefficient) for monomial, coefficient in count.terms if monomial]
+    if not sized or start <= 0 or any(coefficient > 0 for _, coefficient in sized) \
+            or any(symbol.startswith("@") for monomial, _ in sized for symbol, _ in monomial):
+        return None
+    symbols = sorted({symbol for monomial, _ in sized for symbol, _ in monomial})
+    most = Polynomial.constant(start)
+    assumptions.append(f"loop %{header}: its count {count} falls as {', '.join(symbols)} grow"
+                       f"{'s' if len(symbols) == 1 else ''} (a count up to a constant; none once past it): "
+                       f"taken as at most {most}, its value at {' = '.join(symbols)} = 0")
+    return most
+
+
+def _range_of_run_time_values(symbolic_max: str) -> bool:
+    """Whether ScalarEvolution's constant maximum of a loop's count is the range of an
+    expression in run-time values (its symbolic maximum names one): what their types allow (a
+    loaded `unsigned short`: 65535), a worst case, not a count. A constant maximum without such
+    an expression comes from the loop's own code."""
+    return bool(symbolic_max) and UNKNOWN_SCEV not in symbolic_max and "%" in symbolic_max
+
+
+def _checked_overlaps(analyses: FunctionAnalyses, parameters: list[str], body: list, definitions: dict,
+                      terminators: dict, substituted: dict[str, Polynomial], reading: _Reading,
+                      assumptions: list[str]) -> dict[str, str]:
+    """Loops (headers) that a run-time check never lets run, with why: "overlap" (the arrays
+    overlap for every index) or "stride" (a symbolic stride is taken as not 1), see
+    `ccls.readers.alias_checks`; the scalar copies' start values are set in `substituted` to
+    where they start then (the beginning, not the vector loop's end)."""
+    if not any(alias_checks.CONFLICT.match(name) or alias_checks.IDENT_CHECK.match(name) for name in definitions):
+        return {}
+    loops = set(analyses.loops)
+
+    def address(name: str) -> Polynomial | None:
+        if name in parameters:
+            return Polynomial.symbol(name)
+        text = analyses.value_scevs.get(name)
+        if text is None:
+            return None
+        try:
+            return to_polynomial(text, _scev_context(analyses, set(parameters), loops, substituted, reading,
+                                                     addresses=True))
+        except (NotPolynomial, BudgetExhausted):
+            return None
+
+    def last_index(loop: str) -> Polynomial | None:
+        record = analyses.loops.get(loop)
+        if record is None or not record.backedge_taken or UNKNOWN_SCEV in record.backedge_taken:
+            return None
+        try:
+            return to_polynomial(record.backedge_taken, _scev_context(analyses, set(parameters), loops, substituted,
+                                                                      reading))
+        except (NotPolynomial, BudgetExhausted):
+            return None
+
+    phis = {block: [i for i in instrs if i.opcode == "phi"] for block, instrs in body}
+    found = alias_checks.always_overlapping(definitions, terminators, phis, address, last_index)
+    for phi, value in found.scalar_starts.items():
+        start = Polynomial.constant(int(value)) if re.fullmatch(r"-?\d+", value) else address(value.lstrip("%"))
+        if start is not None:
+            substituted[phi] = start
+    entered = {target: block for block, term in terminators.items() if block in found.vector_entries
+               for target in _successors(term)}
+    return {header: "stride" if (header if header in found.vector_entries else entered[header]) in found.unit_stride
+            else "overlap" for header in analyses.loops if header in found.vector_entries or header in entered}
+
+
+# A branch on the loop vectorizer's run-time alias check (LoopVectorize names the condition):
+# true when the arrays overlap, and then only the scalar copy of the loop runs.
+_ALIAS_CHECK = re.compile(r"^(?:found\.conflict|conflict\.rdx)")
+
+
+def _fallback_for_overlap(header: str, record, terminators: dict) -> bool:
+    """Whether the loop is entered only on the overlap edge of a run-time alias check (through
+    blocks with one way in and one way out): the scalar fallback of a vectorised loop that has
+    no remainder to run."""
+    inside = set(record.blocks)
+    predecessors: dict[str, list[str]] = {}
+    for name, term in terminators.items():
+        for target in _successors(term):
+            predecessors.setdefault(target, []).append(name)
+    edges = [(p, header) for p in predecessors.get(header, []) if p not in inside]
+    for _ in range(4):  # through a preheader with one way in and out
+        forwarded = []
+        for source, target in edges:
+            term = terminators.get(source)
+            if term is not None and term.opcode == "br" and len(_successors(term)) == 1 \
+                    and len(predecessors.get(source, [])) == 1:
+                forwarded.append((predecessors[source][0], source))
+            else:
+                forwarded.append((source, target))
+        edges = forwarded
+    return bool(edges) and all(
+        term is not None and term.opcode == "br" and len(term.operands) == 3
+        and _ALIAS_CHECK.match(term.operands[0].name or "") and term.operands[2].name == target
+        for source, target in edges for term in [terminators.get(source)])
+
+
+def _leaves_early_only_to_fail(record, terminators: dict, reading: _Reading) -> str | None:
+    """All but one of the loop's exit edges are error paths, not early exits: they lead only to
+    code that never returns (a block ending in `unreachable` after abort(), exit(), a throw), as
+    LLVM's branch-probability heuristics take them, or are taken only when an allocator returned
+    null (`if (!(p = malloc(…))) return NULL;`: out of memory). What they are, or None."""
+    inside = set(record.blocks)
+    exits = [(name, target) for name in record.blocks if name in terminators
+             for target in _successors(terminators[name]) if target not in inside]
+    kinds, ordinary = set(), 0
+    for name, target in exits:
+        if _never_returns(target, terminators):
+            kinds.add("reach only code that does not return (abort, exit, a throw)")
+        elif _on_allocation_failure(terminators[name], target, reading):
+            kinds.add("are taken only when an allocation returned null (out of memory)")
+        else:
+            ordinary += 1
+    return " or ".join(sorted(kinds, reverse=True)) if len(exits) > 1 and ordinary == 1 else None
+
+
+_NULL_TEST = re.compile(r"= icmp (?P<predicate>eq|ne) ptr %(?P<pointer>\"[^\"]+\"|[-\w.$]+), null\b")
+
+
+def _on_allocation_failure(terminator: IRInstruction, target: str, reading: _Reading) -> bool:
+    """Whether the edge to `target` is taken only when a pointer an allocator returned is null."""
+    branch = data_walks.BRANCH.match(terminator.text) if terminator.opcode == "br" else None
+    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+    null = _NULL_TEST.search(test.text) if test is not None and test.opcode == "icmp" else None
+    if null is None:
+        return False
+    source = reading.definitions.get(null["pointer"].strip('"'))
+    if source is None or source.opcode not in ("call", "invoke") or _callee_name(source.text) not in reading.allocators:
+        return False
+    taken_on_null = branch["true"] if null["predicate"] == "eq" else branch["false"]
+    return target == taken_on_null.strip('"')
+
+
+def _never_returns(block: str, terminators: dict, steps: int = 4) -> bool:
+    """`block` ends in `unreachable`, or falls through unconditionally (a few blocks) to one that does."""
+    for _ in range(steps):
+        term = terminators.get(block)
+        if term is None:
+            return False
+        if term.opcode == "unreachable":
+            return True
+        targets = _successors(term)
+        if term.opcode != "br" or len(targets) != 1:
+            return False
+        block = targets[0]
+    return False
