@@ -164,16 +164,9 @@ def measure(p: dict, runs: int, jobs: int, log) -> dict:
                 log(f"embench: {program} FAILED: {error.splitlines()[0]}")
     callgrind_s = time.monotonic() - started
     log(f"embench: build + callgrind took {callgrind_s:.0f} s; timing {runs} runs per program …")
-    samples: dict[str, list[tuple[int, int]]] = {program: [] for program in built}
     started = time.monotonic()
     load_before = H.load_average()
-    for _ in range(runs):  # interleaved: one run of every program per pass
-        for program, (exe, _, _) in built.items():
-            result = H.run_cmd(H.pinned([str(exe)]), 300)
-            sample = parse_timing(result.stdout)
-            if result.returncode != 0 or sample is None:
-                raise H.BenchError(f"{program}: timing run failed (exit {result.returncode}): {result.stderr[-500:]}")
-            samples[program].append(sample)
+    samples = H.interleaved_timing(built, runs, 300, parse_timing)
     timing_s = time.monotonic() - started
     programs = {}
     for program, (exe, names, prof) in built.items():

@@ -241,6 +241,28 @@ def ccls_record(function: dict) -> dict:
             }
 
 
+def ccls_kernel_record(function: dict) -> dict:
+    """`ccls_record` of a kernel timed on its own: what its time is compared with is its
+    inclusive CU where it calls others, else its own."""
+    record = ccls_record(function)
+    record["CU_for_time"] = record["CU_inclusive"] if record["CU_inclusive"] is not None else record["CU"]
+    return record
+
+
+def interleaved_timing(built: dict, runs: int, timeout_s: float, parse: Callable[[str], tuple | None]) -> dict:
+    """`runs` timed runs of every executable in `built` (name → (executable, …)), interleaved one
+    run of each per pass so that the machine's drift spreads over all; each run's parsed sample."""
+    samples: dict[str, list] = {name: [] for name in built}
+    for _ in range(runs):
+        for name, (exe, *_) in built.items():
+            result = run_cmd(pinned([str(exe)]), timeout_s)
+            sample = parse(result.stdout)
+            if result.returncode != 0 or sample is None:
+                raise BenchError(f"{name}: timing run failed (exit {result.returncode}): {result.stderr[-500:]}")
+            samples[name].append(sample)
+    return samples
+
+
 # ---------------------------------------------------------------- host and environment
 
 HOST_MEASUREMENTS = REPO / "cost_tables" / "derive" / "host-measurements"

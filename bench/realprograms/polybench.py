@@ -218,16 +218,9 @@ def measure(p: dict, names: list[str], runs: int, jobs: int, log) -> dict:
                 log(f"polybench: {name} FAILED: {error.splitlines()[0]}")
     callgrind_s = time.monotonic() - started
     log(f"polybench: build + callgrind took {callgrind_s:.0f} s; timing {runs} runs per kernel …")
-    samples: dict[str, list[tuple[int, int, float | None]]] = {name: [] for name in built}
     load_before = H.load_average()
     started = time.monotonic()
-    for _ in range(runs):  # interleaved: one run of every kernel per pass
-        for name, (exe, _, _) in built.items():
-            result = H.run_cmd(H.pinned([str(exe)]), 600)
-            sample = parse_timing(result.stdout)
-            if result.returncode != 0 or sample is None:
-                raise H.BenchError(f"{name}: timing run failed (exit {result.returncode}): {result.stderr[-500:]}")
-            samples[name].append(sample)
+    samples = H.interleaved_timing(built, runs, 600, parse_timing)
     timing_s = time.monotonic() - started
     kernels = {}
     for name, (exe, own_function, region) in built.items():
@@ -322,9 +315,7 @@ def run(suite: Path, work: Path, args, log) -> dict:
             if f is None:
                 row["ccls_error"] = f"{m['function']} not in ccls's output"
             else:
-                c = H.ccls_record(f)
-                c["CU_for_time"] = c["CU_inclusive"] if c["CU_inclusive"] is not None else c["CU"]
-                row["ccls"] = c
+                row["ccls"] = H.ccls_kernel_record(f)
         rows.append(row)
     result["functions"] = rows
     return result

@@ -288,9 +288,7 @@ def run(suite: Path, work: Path, args, log) -> dict:
             if f is None:
                 row["ccls_error"] = "function not in ccls's output"
             else:
-                c = H.ccls_record(f)
-                c["CU_for_time"] = c["CU_inclusive"] if c["CU_inclusive"] is not None else c["CU"]
-                row["ccls"] = c
+                row["ccls"] = H.ccls_kernel_record(f)
         rows.append(row)
     result["functions"] = rows
     return result
