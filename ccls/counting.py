@@ -250,9 +250,8 @@ def _working_sets(fn: FunctionIR, runs: dict[str, float], values: dict[str, floa
                   cache: CacheGeometry, trips: dict[str, float]) -> dict[str | None, float]:
     """Bytes touched by each outermost loop nest per entry. Each access counts the lesser of
     what its executions bring in and the span its address can cover (reuse inside the nest).
-    Accesses to one array (unrolled copies a[i], a[i+2]; a stencil's sweeps over the same
-    grid in successive loops of the nest) share its span: together they touch the sum of what
-    each brings in, at most the widest span."""
+    Accesses to one array region (unrolled copies a[i], a[i+2]) share its span: together they
+    touch the sum of what each brings in, at most the widest span."""
     sizes: dict[str | None, float] = defaultdict(float)
     regions: dict[tuple[str | None, str], tuple[float, float]] = {}  # (bytes brought in, span)
     for block in fn.blocks:
@@ -268,7 +267,7 @@ def _working_sets(fn: FunctionIR, runs: dict[str, float], values: dict[str, floa
             if not instr.access.region:
                 sizes[outer] += min(brought, span)
                 continue
-            key = (outer, instr.access.array or instr.access.region)
+            key = (outer, instr.access.region)
             total, widest = regions.get(key, (0.0, 0.0))
             regions[key] = (total + brought, max(widest, span))
     for (outer, _), (brought, span) in regions.items():

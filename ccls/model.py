@@ -56,7 +56,6 @@ class MemoryAccess:
     # loop-invariant, possibly in parameters) tells them apart.
     region: str = ""
     offset: Polynomial | None = None
-    array: str = ""  # the array the stream starts at (a pointer parameter, a load, `&global`), "" unknown
 
 
 @dataclass(frozen=True)

@@ -117,26 +117,3 @@ def test_an_assumed_trip_count_is_counted_and_the_readers_note_kept():
     counted = count_function(fn, None, {}.__getitem__)
     assert counted.counts["load.L1"] == Polynomial.constant(100)
     assert counted.loops[0].trip_count.is_assumed and "assumed 100" in counted.assumptions[0]
-
-
-def test_sweeps_over_one_array_in_successive_loops_of_a_nest_share_its_span():
-    # A stencil's time loop: two sweeps of the same 1.6 MB grid per step. Counted apart, the
-    # nest's working set was twice the grid (3.2 MB: past L2); as one array it is the grid.
-    def sweep(loop: str) -> MemoryAccess:
-        step = Polynomial.constant(8)
-        return MemoryAccess("unit", 8, step, loop_strides=((loop, step),), region=f"8·@{loop} + g",
-                            offset=Polynomial(), array="g")
-    first, second = (Instruction("load", line=4 + k, access=sweep(loop)) for k, loop in enumerate(("i", "j")))
-    fn = FunctionIR(
-        name="f", display_name="f", file="/w/f.c", line=1, end_line=9, language="c", arch="x86_64", parameters=["n"],
-        blocks=[BasicBlock("entry", None, [Instruction("branch")]),
-                BasicBlock("t", "t", [Instruction("branch")]),
-                BasicBlock("i", "i", [first, Instruction("branch")]),
-                BasicBlock("j", "j", [second, Instruction("branch")]),
-                BasicBlock("exit", None, [Instruction("return")])],
-        loops={"t": Loop("t", None, 1, TripCount("constant", Polynomial.constant(10)), line=2),
-               "i": Loop("i", "t", 2, TripCount("symbolic", N), line=3),
-               "j": Loop("j", "t", 2, TripCount("symbolic", N), line=5)})
-    counted = count_function(fn, CacheModel(l2_bytes=2 * 1024 * 1024), {"n": 200_000.0}.__getitem__)
-    assert "load.L3" not in counted.counts and "load.L2" in counted.counts  # 1.6 MB: the grid fits L2
-    assert any("working set of 2 MiB" in a for a in counted.assumptions)

@@ -160,10 +160,8 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
     stream, offset = _stream_and_offset(address, bases)
     # Inside one global array, the address can reach no more than the array, whatever the
     # strides evaluate to (a stride in an unknown size is evaluated at a default).
-    array = next((m[0][0] for m, c in stream.terms if len(m) == 1 and not m[0][0].startswith("@")), "")
     return MemoryAccess(pattern, element_bytes, stride, loop_strides=strides, region=stream.format(), offset=offset,
-                        span_bytes=_global_array_bytes(scev, reading.global_bytes) if "@" in scev else None,
-                        array=array)
+                        span_bytes=_global_array_bytes(scev, reading.global_bytes) if "@" in scev else None)
 
 
 def _stream_and_offset(address: Polynomial, bases: set[str]) -> tuple[Polynomial, Polynomial]:
