@@ -296,10 +296,15 @@ def test_a_counter_stepped_by_a_run_time_value_runs_at_most_its_count_at_a_step_
 
 
 STATE_MACHINE = """
-int step(int state, int *out) {
+int state;
+int step(int *out) {
     if (state == 3) { out[0] = 1; out[1] = 2; out[2] = 3; out[3] = 4; out[4] = 5; out[5] = 6; return 1; }
     if (state == 7) { out[6] = out[0] * 3 + out[1]; out[7] = out[2] ^ out[3]; return 2; }
     return 0;
+}
+int guarded(int n, int *out) {
+    if (n > 0) { out[0] = 1; out[1] = 2; out[2] = 3; out[3] = 4; out[4] = 5; out[5] = 6; }
+    return n;
 }
 """
 
@@ -310,6 +315,8 @@ def test_a_function_without_loops_runs_one_path_on_the_branch_probabilities():
     shares = {block.name: block.frequency for block in step.blocks}
     assert shares[step.blocks[0].name] == 1 and 0 < min(shares.values()) < 1  # the entry always; each case on its share
     assert any("one path per call" in a and "BranchProbabilityInfo" in a for a in step.assumptions)
+    # A branch on a parameter is a size check: both sides run, as before
+    assert all(block.frequency == 1 for block in functions["guarded"].blocks)
 
 
 FILTER = """

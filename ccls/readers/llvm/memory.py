@@ -23,10 +23,13 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
     """Sets each block's share of its loop's iterations where a branch on loaded data decides
     whether it runs (`readers.block_frequency`, with LLVM's static branch probabilities); each
     loop's entries per iteration of its parent, the same way. A function without loops runs
-    one path through its blocks per call: every branch takes its share (a state machine's
-    `if`s and `switch`es exclude each other; summing every block would run them all)."""
+    one path through its blocks per call: its branches on what it reads or is told by a call
+    take their shares (a state machine's `if`s and `switch`es on its state exclude each other;
+    summing every block would run them all); those on its parameters stay sizes (`n > 0`)."""
     if not analyses.loops:
-        data = set(terminators)
+        data = {name for name, terminator in terminators.items()
+                if terminator.opcode in ("br", "switch") and len(terminator.operands) >= 3
+                and _read_or_returned(terminator.operands[0].name, definitions, loaded)}
     else:
         data = {name for name, terminator in terminators.items()
                 if _decides_on_loaded_data(terminator, block_loop.get(name), analyses, definitions, loop_defined,
@@ -90,6 +93,23 @@ def _loaded_in_loop(condition: str, loop_id: str, analyses: FunctionAnalyses, de
             return True
         definition = definitions.get(name)
         if definition is not None and definition.opcode != "phi":
+            pending.extend(op.name for op in definition.operands)
+    return False
+
+
+def _read_or_returned(condition: str, definitions: dict, loaded: set[str]) -> bool:
+    """Whether `condition` is computed from a value loaded or returned by a call (in a function
+    without loops, so its definitions form no cycle)."""
+    pending, seen = [condition], set()
+    while pending:
+        name = pending.pop()
+        if not name or name in seen:
+            continue
+        seen.add(name)
+        definition = definitions.get(name)
+        if name in loaded or definition is not None and definition.opcode in ("call", "invoke"):
+            return True
+        if definition is not None:
             pending.extend(op.name for op in definition.operands)
     return False
 
