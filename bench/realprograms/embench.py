@@ -140,28 +140,18 @@ def callgrind_program(exe: Path, program: str) -> dict:
 
 
 def measure(p: dict, runs: int, jobs: int, log) -> dict:
-    built, failed = {}, {}
     log(f"embench: building {len(p['programs'])} programs (clang {' '.join(CFLAGS)}, "
         f"GLOBAL_SCALE_FACTOR={GLOBAL_SCALE_FACTOR}) …")
 
-    def one(program):
-        try:
-            exe, names = build_program(p, program)
-            check = H.run_cmd([str(exe)], 300)
-            if check.returncode != 0:
-                raise H.BenchError(f"{program}: the program's own verify_benchmark failed (exit {check.returncode})")
-            return program, (exe, names, callgrind_program(exe, program)), None
-        except H.BenchError as e:
-            return program, None, str(e)
+    def one(program: str) -> tuple:
+        exe, names = build_program(p, program)
+        check = H.run_cmd([str(exe)], 300)
+        if check.returncode != 0:
+            raise H.BenchError(f"{program}: the program's own verify_benchmark failed (exit {check.returncode})")
+        return exe, names, callgrind_program(exe, program)
 
     started = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for program, ok, error in pool.map(one, p["programs"]):
-            if ok:
-                built[program] = ok
-            else:
-                failed[program] = error
-                log(f"embench: {program} FAILED: {error.splitlines()[0]}")
+    built, failed = H.build_each(p["programs"], one, jobs, log, "embench")
     callgrind_s = time.monotonic() - started
     log(f"embench: build + callgrind took {callgrind_s:.0f} s; timing {runs} runs per program …")
     started = time.monotonic()

@@ -4,6 +4,7 @@ measure; this module compares.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import datetime
 import hashlib
 import json
@@ -247,6 +248,27 @@ def ccls_kernel_record(function: dict) -> dict:
     record = ccls_record(function)
     record["CU_for_time"] = record["CU_inclusive"] if record["CU_inclusive"] is not None else record["CU"]
     return record
+
+
+def build_each(items: Sequence[str], build: Callable[[str], tuple], jobs: int, log: Callable[[str], None],
+               suite: str) -> tuple[dict, dict]:
+    """`build(item)` for every item, `jobs` at a time: (item → what it built, item → why it
+    failed) — a BenchError loses that item only, said in the log."""
+    def one(item: str):
+        try:
+            return item, build(item), None
+        except BenchError as e:
+            return item, None, str(e)
+
+    built, failed = {}, {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for item, ok, error in pool.map(one, items):
+            if ok:
+                built[item] = ok
+            else:
+                failed[item] = error
+                log(f"{suite}: {item} FAILED: {error.splitlines()[0]}")
+    return built, failed
 
 
 def interleaved_timing(built: dict, runs: int, timeout_s: float, parse: Callable[[str], tuple | None]) -> dict:

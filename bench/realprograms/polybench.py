@@ -198,24 +198,12 @@ def callgrind_kernel(p: dict, name: str, exe: Path) -> dict:
 def measure(p: dict, names: list[str], runs: int, jobs: int, log) -> dict:
     log(f"polybench: building and running {len(names)} kernels under callgrind ({H.CLANG} {' '.join(CFLAGS)} "
         f"-D{p['dataset']}), {jobs} at a time …")
-    built: dict[str, tuple[Path, bool, dict]] = {}
-    failed: dict[str, str] = {}
-
-    def one(name):
-        try:
-            exe, own_function = build_kernel(p, name)
-            return name, (exe, own_function, callgrind_kernel(p, name, exe)), None
-        except H.BenchError as e:
-            return name, None, str(e)
+    def one(name: str) -> tuple[Path, bool, dict]:
+        exe, own_function = build_kernel(p, name)
+        return exe, own_function, callgrind_kernel(p, name, exe)
 
     started = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for name, ok, error in pool.map(one, names):
-            if ok:
-                built[name] = ok
-            else:
-                failed[name] = error
-                log(f"polybench: {name} FAILED: {error.splitlines()[0]}")
+    built, failed = H.build_each(names, one, jobs, log, "polybench")
     callgrind_s = time.monotonic() - started
     log(f"polybench: build + callgrind took {callgrind_s:.0f} s; timing {runs} runs per kernel …")
     load_before = H.load_average()

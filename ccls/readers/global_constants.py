@@ -21,17 +21,19 @@ _GLOBAL = re.compile(r"^@(?P<name>[-\w$.]+) = (?P<words>[^=]*?)\b(?P<kind>global
 _TYPE_DEF = re.compile(r"^%(?P<name>[-\w$.]+) = type (?P<body>.*)$")
 _DEFINE = re.compile(r"^define [^@]*@(?P<name>[-\w$.]+)\((?P<params>.*)\)[^(]*\{\s*$")
 _TOKEN = re.compile(r'c"[^"]*"|<\{|\}>|[{}\[\]<>(),]|[-+\w$.%@:]+|\S')
-_SCALAR_BYTES = {"half": 2, "bfloat": 2, "float": 4, "double": 8, "fp128": 16, "x86_fp80": 16, "ptr": 8}
+# Bytes of LLVM's scalar types as the x86-64 and AArch64 data layouts store them.
+SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "i128": 16, "half": 2, "bfloat": 2, "float": 4,
+                "double": 8, "x86_fp80": 16, "fp128": 16, "ptr": 8}
 
 
 def read_only_constants(ir_text: str, names: set[str] | None = None) -> dict[str, Fields]:
     """Each read-only global's integer fields (zero-initialised ones included); only those of
     `names` where given (the globals calls pass)."""
-    types = {m["name"]: m["body"] for m in map(_TYPE_DEF.match, ir_text.splitlines()) if m}
-    layout = _Layout(types)
+    lines = ir_text.splitlines()
+    layout = _Layout({m["name"]: m["body"] for m in map(_TYPE_DEF.match, lines) if m})
     candidates: dict[str, Fields] = {}
     internal: set[str] = set()
-    for line in ir_text.splitlines():
+    for line in lines:
         m = _GLOBAL.match(line)
         if m is None or names is not None and m["name"] not in names:
             continue
@@ -43,7 +45,7 @@ def read_only_constants(ir_text: str, names: set[str] | None = None) -> dict[str
             candidates[m["name"]] = fields
             if m["kind"] == "global":
                 internal.add(m["name"])
-    written = _written(ir_text, internal) if internal else set()
+    written = _written(lines, internal) if internal else set()
     return {name: fields for name, fields in candidates.items() if name not in written}
 
 
@@ -55,17 +57,17 @@ def value_at(fields: Fields, offset: int, bits: int) -> int | None:
     return None
 
 
-def _written(ir_text: str, names: set[str]) -> set[str]:
+def _written(lines: list[str], names: set[str]) -> set[str]:
     """Those of `names` some use in the module may write: anything but a load of it, or an
     argument to a read-only parameter of a function defined here."""
     readonly: dict[str, list[bool]] = {}
-    for m in map(_DEFINE.match, ir_text.splitlines()):
+    for m in map(_DEFINE.match, lines):
         if m:
             readonly[m["name"]] = [bool(re.search(r"\b(?:readonly|readnone)\b", p))
                                    for p in split_arguments(m["params"])]
     uses = re.compile(r"@(" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
     written: set[str] = set()
-    for line in ir_text.splitlines():
+    for line in lines:
         found = set(uses.findall(line))
         if not found or line.startswith(tuple(f"@{n} =" for n in found)) or line.lstrip().startswith("#dbg_"):
             continue
@@ -127,8 +129,8 @@ class _Layout:
             size = max(1, (int(head[1:]) + 7) // 8)
             size = 1 << (size - 1).bit_length()
             return size, min(size, 16)
-        if head in _SCALAR_BYTES:
-            return _SCALAR_BYTES[head], _SCALAR_BYTES[head]
+        if head in SCALAR_BYTES:
+            return SCALAR_BYTES[head], SCALAR_BYTES[head]
         if head in ("[", "<"):  # [N x T], <N x T>
             count, element = int(t[1]), t[3:-1]
             size, align = self.size_align(element)

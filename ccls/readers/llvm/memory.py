@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from typing import Callable
 
 from ccls.model import BasicBlock, MemoryAccess
 from ccls.polynomial import Polynomial
 from ccls.readers.block_frequency import block_frequencies
+from ccls.readers.global_constants import SCALAR_BYTES
 from ccls.readers.llvm.reading import (_Reading, _ancestors_innermost_first, _inside, _named_sizes, _scev_context,
                                        _successors)
 from ccls.readers.llvm.text import IRInstruction
@@ -79,37 +81,38 @@ def _loaded_in_loop(condition: str, loop_id: str, analyses: FunctionAnalyses, de
                     loop_defined: dict[str, str | None], loaded: set[str], budget: ReadingBudget) -> bool:
     """Whether `condition` is computed, within the loop, from a value loaded there. Past the
     budget: False (not known to follow the data)."""
-    pending, seen = [condition], set()
-    while pending:  # the condition and what it is computed from, within the loop
-        try:
-            budget.spend()
-        except BudgetExhausted:
-            return False
-        name = pending.pop()
-        if not name or name in seen or not _inside(loop_defined.get(name), loop_id, analyses):
-            continue
-        seen.add(name)
-        if name in loaded:
-            return True
-        definition = definitions.get(name)
-        if definition is not None and definition.opcode != "phi":
-            pending.extend(op.name for op in definition.operands)
-    return False
+    return _computed_from(condition, definitions, lambda name, _: name in loaded,
+                          inside=lambda name: _inside(loop_defined.get(name), loop_id, analyses),
+                          through_phis=False, budget=budget)
 
 
 def _read_or_returned(condition: str, definitions: dict, loaded: set[str]) -> bool:
     """Whether `condition` is computed from a value loaded or returned by a call (in a function
     without loops, so its definitions form no cycle)."""
+    return _computed_from(condition, definitions, lambda name, definition: name in loaded or (
+        definition is not None and definition.opcode in ("call", "invoke")))
+
+
+def _computed_from(condition: str, definitions: dict, source: Callable[[str, object], bool],
+                   inside: Callable[[str], bool] = lambda name: True, through_phis: bool = True,
+                   budget: ReadingBudget | None = None) -> bool:
+    """Whether some value `condition` is computed from (those `inside` only; past phis or not)
+    is a `source`. Past the budget: False."""
     pending, seen = [condition], set()
     while pending:
+        if budget is not None:
+            try:
+                budget.spend()
+            except BudgetExhausted:
+                return False
         name = pending.pop()
-        if not name or name in seen:
+        if not name or name in seen or not inside(name):
             continue
         seen.add(name)
         definition = definitions.get(name)
-        if name in loaded or definition is not None and definition.opcode in ("call", "invoke"):
+        if source(name, definition):
             return True
-        if definition is not None:
+        if definition is not None and (through_phis or definition.opcode != "phi"):
             pending.extend(op.name for op in definition.operands)
     return False
 
@@ -200,8 +203,6 @@ _SCALED_NARROW_INDEX = re.compile(r"\((\d+) \* \(zext i(8|16) %[-\w.$\"]+ to i\d
 
 _GLOBAL = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?(?:global|constant) ((?:\[[^=]*?\])|[^\s,]+) ', re.M)
 _ARRAY = re.compile(r"^\[(\d+) x (.+)\]$")
-_SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "i128": 16, "half": 2, "bfloat": 2, "float": 4,
-                 "double": 8, "x86_fp80": 16, "fp128": 16, "ptr": 8}
 
 
 def global_sizes(ir: str) -> dict[str, int]:
@@ -219,7 +220,7 @@ def _type_bytes(type_text: str) -> int | None:
     if m:
         inner = _type_bytes(m.group(2).strip())
         return int(m.group(1)) * inner if inner else None
-    return _SCALAR_BYTES.get(type_text)
+    return SCALAR_BYTES.get(type_text)
 
 
 def _global_array_bytes(scev: str, global_bytes: dict[str, int]) -> int | None:
