@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import replace
 from fractions import Fraction
 from typing import Callable, Collection, NamedTuple
 
-from ccls.model import (BasicBlock, CountedFunction, FindingSite, FunctionIR, Instruction, Loop,
+from ccls.model import (AtPoint, BasicBlock, CountedFunction, FindingSite, FunctionIR, Instruction, Loop,
                         LoopSummary, MemoryAccess, MemoryOverlap)
 from ccls.polynomial import Polynomial
 from ccls.table_types import CacheModel, DividerModel
@@ -49,18 +50,55 @@ def block_executions(block: BasicBlock, loops: dict[str, Loop]) -> Polynomial:
 def count_function(fn: FunctionIR, cache: CacheGeometry | None,
                    parameter_value: Callable[[str], float]) -> CountedFunction:
     cache = cache or CacheModel()
-    assumptions = list(fn.assumptions)
     executions = {b.name: block_executions(b, fn.loops) for b in fn.blocks}
     values = {s: parameter_value(s) for p in executions.values() for s in p.symbols}
-    if values:
-        assumptions.append("numbers evaluated at " + ", ".join(f"{k}={v:g}" for k, v in sorted(values.items())))
+    runs = {name: poly.evaluate(values) for name, poly in executions.items()}  # at the evaluation point
+    idle = _idle_loops(fn, runs)
+    notes = ["numbers evaluated at " + ", ".join(f"{k}={v:g}" for k, v in sorted(values.items()))] if values else []
+    if not idle:
+        return _count(fn, cache, parameter_value, executions, runs, values, notes)
+    # Loops whose count formula is below zero here do not run here: their blocks count 0 in the
+    # numbers at this point, while the polynomials stay the cost expression for large inputs.
+    idle_blocks = {b.name for b in fn.blocks if _in_idle_loop(b.loop, idle, fn.loops) or runs[b.name] < 0}
+    runs = {name: 0.0 if name in idle_blocks else run for name, run in runs.items()}
+    notes += [f"loop at line {fn.loops[key].line or '?'}: its count {fn.loops[key].trip_count.iterations.format()} "
+              f"is below zero at these values, so it does not run here: counted as 0 iterations (the formula "
+              f"holds for large inputs)" for key in idle if fn.loops[key].parent not in idle]
+    counted = _count(fn, cache, parameter_value, executions, runs, values, notes)
+    floored = _count(fn, cache, parameter_value,
+                     {name: Polynomial() if name in idle_blocks else poly for name, poly in executions.items()},
+                     runs, values, notes)
 
+    def at(poly: Polynomial | None) -> float | None:
+        return max(0.0, poly.evaluate(values)) if poly is not None else None
+
+    return replace(counted, at_point=AtPoint(
+        dict(values), {cls: at(poly) for cls, poly in floored.counts.items()}, at(floored.machine_instructions),
+        at(floored.machine_cycles), {callee: at(poly) for callee, poly in floored.calls.items()}))
+
+
+def _idle_loops(fn: FunctionIR, runs: dict[str, float]) -> set[str]:
+    """Loops whose header's executions come out below zero at the evaluation point."""
+    return {key for key in fn.loops if runs.get(key, 0.0) < 0}
+
+
+def _in_idle_loop(loop_id: str | None, idle: set[str], loops: dict[str, Loop]) -> bool:
+    while loop_id is not None:
+        if loop_id in idle:
+            return True
+        loop_id = loops[loop_id].parent if loops[loop_id].parent in loops else None
+    return False
+
+
+def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str], float],
+           executions: dict[str, Polynomial], runs: dict[str, float], values: dict[str, float],
+           notes_first: list[str]) -> CountedFunction:
+    assumptions = list(fn.assumptions) + notes_first
     static: dict[str, int] = defaultdict(int)
     counts: dict[str, Polynomial] = defaultdict(Polynomial)
     line_counts: dict[int, dict[str, Polynomial]] = defaultdict(lambda: defaultdict(Polynomial))
     calls: dict[str, Polynomial] = defaultdict(Polynomial)
     machine = Polynomial() if any(b.machine_instructions is not None for b in fn.blocks) else None
-    runs = {name: poly.evaluate(values) for name, poly in executions.items()}  # at the evaluation point
     trips = _mean_trips(fn, runs)
     notes: set[str] = set()
     cycles, loop_cycles = _machine_cycles(fn, executions, _entry_overlap(fn, runs, cache.reorder_buffer),

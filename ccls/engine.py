@@ -15,7 +15,7 @@ from ccls.costing import (ClassBreakdown, Hidden, cost_counts, cu_expression, hi
                           metrics_band)
 from ccls.counting import MISPREDICT, MISPREDICT_RATE, MISPREDICT_WORST, count_function
 from ccls.frontends import FrontendResult, SourceFile, frontend_for
-from ccls.model import AnalysisError, CountedFunction, Finding, FunctionIR, LoopSummary, Metrics
+from ccls.model import AnalysisError, AtPoint, CountedFunction, Finding, FunctionIR, LoopSummary, Metrics
 from ccls.options import AnalysisOptions
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.report_types import FunctionReport, ReportSettings
@@ -159,12 +159,16 @@ class _Costed(NamedTuple):
 def _cost(fn: CountedFunction, tables: Tables, settings: ReportSettings, options: AnalysisOptions) -> _Costed:
     options = options.for_function(fn.inferred_sizes)
     table, notes = table_for(fn, tables, options)
-    raw = {cls: _at(poly, options) for cls, poly in fn.counts.items()}
-    counts = {cls: max(0.0, value) for cls, value in raw.items()}
-    if any(value < 0 for value in raw.values()):
-        notes = notes + ["at these parameter values some counts' formulas (exact for large inputs) fall below "
-                         "zero: counted as 0"]
-    cycles = evaluate_count(fn.machine_cycles, options) if fn.machine_cycles is not None else None
+    point = _at_point(fn, options)
+    if point is not None:  # some loops do not run at these values (counting says which)
+        counts, cycles = dict(point.counts), point.machine_cycles
+    else:
+        raw = {cls: _at(poly, options) for cls, poly in fn.counts.items()}
+        counts = {cls: max(0.0, value) for cls, value in raw.items()}
+        if any(value < 0 for value in raw.values()):
+            notes = notes + ["at these parameter values some counts' formulas (exact for large inputs) fall below "
+                             "zero: counted as 0"]
+        cycles = evaluate_count(fn.machine_cycles, options) if fn.machine_cycles is not None else None
     hidden = hidden_by_overlap(fn.overlaps, table, lambda poly: evaluate_count(poly, options)) if cycles is not None else []
     metrics, breakdown = cost_counts(counts, table, tables.regions[settings.region], cycles, hidden)
     notes = notes + _overlap_notes(fn, hidden)
@@ -172,6 +176,22 @@ def _cost(fn: CountedFunction, tables: Tables, settings: ReportSettings, options
     if unknown:
         notes = notes + [f"no cost in table {table.arch} for: {', '.join(sorted(unknown))} (counted as 0)"]
     return _Costed(fn, table, counts, metrics, breakdown, notes, hidden)
+
+
+def _at_point(fn: CountedFunction, options: AnalysisOptions) -> AtPoint | None:
+    """The function's numbers at these options' values, where counting left out loops that do
+    not run there; None where it did not, or counted at other values."""
+    point = fn.at_point
+    if point is None or any(options.parameter_value(s) != v for s, v in point.values.items()):
+        return None
+    return point
+
+
+def _instructions(fn: CountedFunction, options: AnalysisOptions) -> float | None:
+    point = _at_point(fn, options)
+    if point is not None:
+        return point.machine_instructions
+    return evaluate_count(fn.machine_instructions, options) if fn.machine_instructions is not None else None
 
 
 def _overlap_notes(fn: CountedFunction, hidden: list[Hidden]) -> list[str]:
@@ -255,7 +275,7 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
         at = options.for_function(fn.inferred_sizes)
         reports.append(FunctionReport(
             counted=fn, counts=counts,
-            instructions=evaluate_count(fn.machine_instructions, at) if fn.machine_instructions is not None else None,
+            instructions=_instructions(fn, at),
             metrics=metrics, breakdown=breakdown, cost_expression=expression, big_o=expression.big_o(),
             **_graded(by_profile, index, settings, tables),
             findings=_findings(fn, rates, metrics, at),
@@ -379,12 +399,14 @@ def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics],
         if i in memo:
             return memo[i]
         cu, eu, co2, usd = (metrics[i].cu, metrics[i].energy_joules, metrics[i].co2_kg, metrics[i].usd)
+        at = options.for_function(functions[i].inferred_sizes) if i < len(functions) else options
+        point = _at_point(functions[i], at) if i < len(functions) else None
         for callee, calls in callees[i].items():
             j = index.get(callee)
             if j is None or j in active:
                 continue
             # A callee's cost is its own, at the sizes its callers pass (the largest).
-            times = evaluate_count(calls, options.for_function(functions[i].inferred_sizes) if i < len(functions) else options)
+            times = point.calls.get(callee, 0.0) if point is not None else evaluate_count(calls, at)
             sub = total(j, active | {j})
             cu, eu, co2, usd = cu + times * sub.cu, eu + times * sub.energy_joules, co2 + times * sub.co2_kg, usd + times * sub.usd
         memo[i] = Metrics(cu, eu, co2, usd)

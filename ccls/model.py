@@ -191,6 +191,21 @@ class MemoryOverlap:
 
 
 @dataclass(frozen=True)
+class AtPoint:
+    """A function's numbers at the parameter values it was counted at, where some loops' count
+    formulas (exact for large inputs) fall below zero: those loops do not run there, so their
+    blocks count 0 while every other block keeps its count. Costing takes these instead of the
+    polynomials' values (which would let a negative loop cancel the rest); the polynomials stay
+    the cost expression."""
+
+    values: dict[str, float]  # the parameter values these numbers are for
+    counts: dict[str, float]
+    machine_instructions: float | None
+    machine_cycles: float | None
+    calls: dict[str, float]
+
+
+@dataclass(frozen=True)
 class CallSite:
     """A direct call and what it passes: per argument an integer expression (`("const", 120)`,
     `("param", "n")`, `("op", "mul", a, b)`, `("choice", (a, b))` for a phi or select), or None
@@ -234,3 +249,4 @@ class CountedFunction:
     size_notes: list[str] = field(default_factory=list)  # where each inferred size came from
     call_sites: tuple[CallSite, ...] = ()  # the calls this function makes, with what they pass
     stopped_on_time: bool = False  # FunctionIR.stopped_on_time: never kept in the persistent cache
+    at_point: AtPoint | None = None  # set where some loops do not run at the counted values

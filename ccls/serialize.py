@@ -5,10 +5,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from ccls.model import CallSite, CountedFunction, FindingSite, LoopSummary, MemoryOverlap, TripCount
+from ccls.model import AtPoint, CallSite, CountedFunction, FindingSite, LoopSummary, MemoryOverlap, TripCount
 from ccls.polynomial import Polynomial
 
-SCHEMA = 7
+SCHEMA = 8
 
 
 def poly_to_json(poly: Polynomial) -> list:
@@ -46,7 +46,22 @@ def counted_to_json(f: CountedFunction) -> dict[str, Any]:
                      for o in f.overlaps],
         "inferred_sizes": f.inferred_sizes, "size_notes": f.size_notes,
         "call_sites": [[c.caller, c.callee, c.line, list(c.args)] for c in f.call_sites],
+        "at_point": _at_point_to_json(f.at_point),
     }
+
+
+def _at_point_to_json(point: AtPoint | None) -> dict | None:
+    if point is None:
+        return None
+    return {"values": point.values, "counts": point.counts, "machine_instructions": point.machine_instructions,
+            "machine_cycles": point.machine_cycles, "calls": point.calls}
+
+
+def _at_point_from_json(data: dict | None) -> AtPoint | None:
+    if data is None:
+        return None
+    return AtPoint({k: float(v) for k, v in data["values"].items()}, {k: float(v) for k, v in data["counts"].items()},
+                   data["machine_instructions"], data["machine_cycles"], {k: float(v) for k, v in data["calls"].items()})
 
 
 def counted_from_json(d: dict[str, Any]) -> CountedFunction:
@@ -75,6 +90,7 @@ def counted_from_json(d: dict[str, Any]) -> CountedFunction:
         inferred_sizes={k: float(v) for k, v in d["inferred_sizes"].items()},
         size_notes=list(d["size_notes"]),
         call_sites=tuple(CallSite(caller, callee, line, _tuples(args)) for caller, callee, line, args in d["call_sites"]),
+        at_point=_at_point_from_json(d.get("at_point")),
     )
 
 

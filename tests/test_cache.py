@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from ccls.cache import DB_NAME, CountCache, cache_key, default_cache_dir
-from ccls.model import CountedFunction, FindingSite, LoopSummary, MemoryOverlap, TripCount
+from ccls.model import AtPoint, CountedFunction, FindingSite, LoopSummary, MemoryOverlap, TripCount
 from ccls.polynomial import Polynomial
 
 
@@ -39,6 +39,18 @@ def test_round_trip_in_memory_and_on_disk(tmp_path):
     assert got == [fn]
     assert reopened.hits == 1 and reopened.misses == 0
     assert reopened.get("absent") is None and reopened.misses == 1
+    reopened.close()
+
+
+def test_numbers_at_the_evaluation_point_survive_a_restart(tmp_path):
+    import dataclasses
+    fn = dataclasses.replace(counted("blocks"), at_point=AtPoint({"n": 16.0}, {"fp_fma": 0.0, "load": 1.0}, 3.0, None,
+                                                                 {"": 0.0}))
+    cache = CountCache(str(tmp_path))
+    cache.put("k", [fn])
+    cache.close()
+    reopened = CountCache(str(tmp_path))
+    assert reopened.get("k") == [fn]
     reopened.close()
 
 

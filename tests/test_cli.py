@@ -98,7 +98,33 @@ def test_tiny_parameter_values_cost_what_runs_and_say_so():
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     functions = json.loads(done.stdout)["functions"]
     assert all(v >= 0 for f in functions for v in list(f["counts"].values()) + list(f["metrics"].values()))
-    assert any("fall below zero: counted as 0" in a for f in functions for a in f["assumptions"])
+    assert any("is below zero at these values, so it does not run here" in a
+               for f in functions for a in f["assumptions"])
+
+
+def test_a_loop_that_does_not_run_at_the_evaluation_point_leaves_the_rest_of_the_function_costed(tmp_path):
+    # adler32's shape: blocks of 5552 bytes, then a byte-at-a-time tail. At len = 1000 the blocks'
+    # loop does not run (its count 0.00018·len − 0.5 is below zero there); it used to cancel the
+    # tail's cost to CU 0. Now the tail alone is counted, and the assumption names the loop.
+    (tmp_path / "adler.c").write_text("""
+unsigned long sum_blocks(const unsigned char *buf, unsigned long len) {
+    unsigned long a = 1, b = 0;
+    while (len >= 5552) {
+        len -= 5552;
+        for (unsigned n = 0; n < 5552; n++) { a += *buf++; b += a; }
+        a %= 65521; b %= 65521;
+    }
+    while (len--) { a += *buf++; b += a; }
+    return a | (b << 16);
+}
+""")
+    done = run("analyze", str(tmp_path / "adler.c"), "--format", "json", "--param", "len=1000", "--no-cache")
+    assert done.returncode == 0, done.stderr
+    [fn] = json.loads(done.stdout)["functions"]
+    assert fn["metrics"]["CU"] > 100 and fn["instructions"] > 500 and fn["big_o"] == "O(len)"
+    assert any(a.startswith(("loop at line 4:", "loop at line 5:")) and "does not run here" in a
+               for a in fn["assumptions"])
+    assert not any("fall below zero" in a for a in fn["assumptions"])
 
 
 def test_relative_include_paths_in_flags_are_read_from_the_working_directory(tmp_path):

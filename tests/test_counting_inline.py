@@ -117,3 +117,30 @@ def test_an_assumed_trip_count_is_counted_and_the_readers_note_kept():
     counted = count_function(fn, None, {}.__getitem__)
     assert counted.counts["load.L1"] == Polynomial.constant(100)
     assert counted.loops[0].trip_count.is_assumed and "assumed 100" in counted.assumptions[0]
+
+
+def test_a_loop_whose_count_is_below_zero_at_the_evaluation_point_does_not_run_there_and_cancels_nothing():
+    # `while (len >= 64) {…}` read as len/64 − 1/2 (blocks of 64), then a tail of 100 unknown
+    # iterations: at len = 16 the blocks' loop does not run, the tail still does.
+    blocks = TripCount("symbolic", N * Fraction(1, 64) - Fraction(1, 2))
+    tail = TripCount("unknown", Polynomial.constant(100))
+    body = [Instruction("int_add"), Instruction("int_add"), Instruction("branch")]
+    fn = FunctionIR(
+        name="f", display_name="f", file="/w/f.c", line=1, end_line=9, language="c", arch="x86_64",
+        parameters=["n"],
+        blocks=[BasicBlock("entry", None, [Instruction("branch")]),
+                BasicBlock("blocks", "blocks", [Instruction("int_add")] * 40 + body),
+                BasicBlock("tail", "tail", body),
+                BasicBlock("exit", None, [Instruction("return")])],
+        loops={"blocks": Loop("blocks", None, 1, blocks, line=2), "tail": Loop("tail", None, 1, tail, line=5)})
+    counted = count_function(fn, None, {"n": 16}.__getitem__)
+    # The polynomial (exact for large n) stays the expression: at n = 16 it would be negative.
+    assert counted.counts["int_add"] == (N * Fraction(1, 64) - Fraction(1, 2)) * 42 + 200
+    assert counted.counts["int_add"].evaluate({"n": 16}) < 200
+    # The numbers at n = 16 count the blocks' loop as 0 iterations and the tail in full, and say so.
+    assert counted.at_point is not None and counted.at_point.values == {"n": 16}
+    assert counted.at_point.counts["int_add"] == 200
+    assert counted.at_point.counts["branch"] == 1 + 100
+    assert any("loop at line 2" in a and "below zero" in a and "does not run here" in a for a in counted.assumptions)
+    # Where every loop runs, there is nothing to set apart.
+    assert count_function(fn, None, {"n": 6400}.__getitem__).at_point is None
