@@ -70,7 +70,7 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
                      runs, values, notes)
 
     def at(poly: Polynomial | None) -> float | None:
-        return max(0.0, poly.evaluate(values)) if poly is not None else None
+        return max(0.0, poly.evaluate({s: parameter_value(s) for s in poly.symbols})) if poly is not None else None
 
     return replace(counted, at_point=AtPoint(
         dict(values), {cls: at(poly) for cls, poly in floored.counts.items()}, at(floored.machine_instructions),
