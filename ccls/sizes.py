@@ -62,20 +62,11 @@ def infer_sizes(modules: Iterable[ModuleCalls]) -> dict[FunctionKey, dict[str, I
         for symbol in module.parameters:
             if symbol not in module.internal:
                 defined.setdefault(symbol, []).append((module, symbol))
-    values: dict[tuple[FunctionKey, str], dict[int, str]] = {}
-    unknown: dict[tuple[FunctionKey, str], list[str]] = {}
-    for _ in range(MAX_ROUNDS):
-        changed = False
-        for module in modules:
-            for site in module.sites:
-                for callee_module in _targets(site, module, defined):
-                    changed |= _visit(site, module, callee_module, values, None)
-        if not changed:
-            break
-    for module in modules:  # what stays unknown once everything known has flowed
-        for site in module.sites:
-            for callee_module in _targets(site, module, defined):
-                _visit(site, module, callee_module, values, unknown)
+    values, unknown, fields = _propagate(modules, defined)
+    if fields:  # a field written from a parameter some call passes a run-time value holds that too
+        known_fields = _field_values(modules, values, unknown)
+        if known_fields != fields:
+            values, unknown, fields = _propagate(modules, defined, known_fields)
     out: dict[FunctionKey, dict[str, InferredSize]] = {}
     for (function, name), found in values.items():
         ranked = sorted(found.items(), key=lambda item: -item[0] if isinstance(item[0], int) else 0)
@@ -85,6 +76,77 @@ def infer_sizes(modules: Iterable[ModuleCalls]) -> dict[FunctionKey, dict[str, I
     return out
 
 
+def _propagate(modules: list[ModuleCalls], defined: dict, fields_given: dict | None = None) -> tuple[dict, dict, dict]:
+    """Values flowed through the calls (and struct fields, found along the way unless given)
+    until nothing changes; then the calls that pass values not known here."""
+    values: dict[tuple[FunctionKey, str], dict[int, str]] = {}
+    unknown: dict[tuple[FunctionKey, str], list[str]] = {}
+    fields = fields_given or {}
+    for _ in range(MAX_ROUNDS):
+        changed = False
+        for module in modules:
+            for site in module.sites:
+                for callee_module in _targets(site, module, defined):
+                    changed |= _visit(site, module, callee_module, values, None, fields)
+        if fields_given is None:
+            found = _field_values(modules, values)
+            changed |= found != fields
+            fields = found
+        if not changed:
+            break
+    for module in modules:  # what stays unknown once everything known has flowed
+        for site in module.sites:
+            for callee_module in _targets(site, module, defined):
+                _visit(site, module, callee_module, values, unknown, fields)
+    return values, unknown, fields
+
+
+def _field_values(modules: list[ModuleCalls], values: dict,
+                  unknown_params: dict | None = None) -> dict[tuple[str, int], dict[int, str]]:
+    """The values each struct field can hold, where every write the program makes to it stores
+    a value known at compile time (`ctx->rounds = nr` with nr 10, 12 or 14 from the calls): a
+    configuration set once and read by the code that uses it. A field written with a run-time
+    value, or from itself (a counter: `s->n++`), anywhere in the program holds values not known
+    here: it gets none. Copies of the field into itself (`dst->rounds = src->rounds`) add none."""
+    found: dict[tuple[str, int], dict[int, str]] = {}
+    unknown: set[tuple[str, int]] = set()
+    for module in modules:
+        for store in module.field_stores:
+            key = (store.struct, store.offset)
+            if store.value == ("field", *key) or key in unknown:
+                continue
+            writer = (module.file, store.writer)
+            where = f"the write at {os.path.basename(module.file)}" + (f":{store.line}" if store.line else "")
+            known = _evaluate(store.value, lambda p: values.get((writer, p)), where) \
+                if store.value is not None and not _reads_field(store.value) else None
+            if known and unknown_params and any((writer, p) in unknown_params for p in _parameters_in(store.value)):
+                known = None
+            if not known or not all(isinstance(v, int) for v in known):
+                unknown.add(key)
+                continue
+            slot = found.setdefault(key, {})
+            for value, origin in known.items():
+                slot.setdefault(value, origin)
+    return {key: slot for key, slot in found.items() if key not in unknown and len(slot) <= MAX_VALUES}
+
+
+def _parameters_in(expr: Expr) -> set[str]:
+    if expr[0] == "param":
+        return {expr[1]}
+    parts = expr[2:] if expr[0] == "op" else expr[1] if expr[0] == "choice" else ()
+    return {name for part in parts if part is not None for name in _parameters_in(part)}
+
+
+def _reads_field(expr: Expr) -> bool:
+    if expr[0] == "field":
+        return True
+    if expr[0] == "op":
+        return any(part is not None and _reads_field(part) for part in expr[2:])
+    if expr[0] == "choice":
+        return any(_reads_field(part) for part in expr[1])
+    return False
+
+
 def _targets(site: CallSite, module: ModuleCalls, defined: dict) -> list[ModuleCalls]:
     if site.callee in module.parameters:
         return [module]
@@ -92,7 +154,8 @@ def _targets(site: CallSite, module: ModuleCalls, defined: dict) -> list[ModuleC
 
 
 def _visit(site: CallSite, module: ModuleCalls, callee_module: ModuleCalls,
-           values: dict[tuple[FunctionKey, str], dict[int, str]], unknown: dict | None) -> bool:
+           values: dict[tuple[FunctionKey, str], dict[int, str]], unknown: dict | None,
+           fields: dict[tuple[str, int], dict[int, str]] | None = None) -> bool:
     """Adds what one call passes to its callee's parameters; True if anything was new. With
     `unknown`, also notes the calls whose value for a parameter is not known."""
     caller: FunctionKey = (module.file, site.caller)
@@ -103,9 +166,10 @@ def _visit(site: CallSite, module: ModuleCalls, callee_module: ModuleCalls,
     for name, expr in zip(names, site.args):
         if not name:
             continue
-        known = _evaluate(expr, lambda p: values.get((caller, p)), where) if expr is not None else None
+        known = _evaluate(expr, lambda p: values.get((caller, p)), where, (fields or {}).get) \
+            if expr is not None else None
         if not known:
-            if unknown is not None and expr is not None and where not in unknown.setdefault((callee, name), []):
+            if unknown is not None and where not in unknown.setdefault((callee, name), []):
                 unknown[(callee, name)].append(where)
             continue
         slot = values.setdefault((callee, name), {})
@@ -120,11 +184,17 @@ def _visit(site: CallSite, module: ModuleCalls, callee_module: ModuleCalls,
     return changed
 
 
-def _evaluate(expr: Expr, parameter: callable, where: str) -> dict[int, str] | None:
+def _evaluate(expr: Expr, parameter: callable, where: str, field: callable = lambda key: None) -> dict[int, str] | None:
     """The values `expr` can take, each with where it came from; None if any part is unknown."""
     kind = expr[0]
     if kind == "const":
         return {expr[1]: where}
+    if kind == "field":  # a struct's field the program only ever sets to known values
+        known = field(expr[1:3])
+        if not known:
+            return None
+        return {value: f"{where}, passing struct {expr[1]}'s field at byte {expr[2]}, set to {value} by {origin}"
+                for value, origin in known.items()}
     if kind == "addr":  # a pointer into a read-only global: its contents travel with it
         return {expr: where} if len(expr) == 4 and expr[3] else None
     if kind == "param":
@@ -135,14 +205,14 @@ def _evaluate(expr: Expr, parameter: callable, where: str) -> dict[int, str] | N
     if kind == "choice":
         out: dict[int, str] = {}
         for option in expr[1]:
-            part = _evaluate(option, parameter, where)
+            part = _evaluate(option, parameter, where, field)
             if part is None:
                 return None
             for value, origin in part.items():
                 out.setdefault(value, origin)
         return out
     if kind == "op":
-        left, right = _evaluate(expr[2], parameter, where), _evaluate(expr[3], parameter, where)
+        left, right = _evaluate(expr[2], parameter, where, field), _evaluate(expr[3], parameter, where, field)
         if left is None or right is None:
             return None
         out = {}

@@ -10,7 +10,7 @@ from ccls.engine import count_sources
 from ccls.frontends import SourceFile
 from ccls.options import AnalysisOptions
 from ccls.model import CallSite
-from ccls.readers.call_sites import ModuleCalls, read_call_sites
+from ccls.readers.call_sites import FieldStore, ModuleCalls, read_call_sites
 from ccls.sizes import infer_sizes
 
 needs_clang = pytest.mark.skipif(shutil.which("clang-19") is None or shutil.which("opt-19") is None,
@@ -205,3 +205,57 @@ def test_a_bulk_fill_is_sized_from_its_call_sites_too(tmp_path):
     clear = next(fn for fn in counted.functions if fn.name == "clear")
     assert clear.inferred_sizes == {"n": 5000.0}  # used by the memset's length, not by a loop
     assert any(a.startswith("memset of 39 KiB per call") for a in clear.assumptions)
+
+
+# -- struct fields the program sets only to known values -------------------------------------
+
+def _fields_module(*stores: FieldStore) -> ModuleCalls:
+    """`set_key(n)` writes ctx->rounds; `encrypt(ctx)` passes ctx->rounds on to `rounds_loop(r)`."""
+    return ModuleCalls("/src/aes.c", {"main": (), "set_key": ("n",), "encrypt": ("ctx",), "rounds_loop": ("r",)},
+                       (CallSite("main", "set_key", 3, (("const", 10),)), CallSite("main", "set_key", 4, (("const", 14),)),
+                        CallSite("encrypt", "rounds_loop", 9, (("field", "aes_ctx", 0),))), field_stores=stores)
+
+
+def test_a_field_the_program_only_sets_to_known_values_sizes_what_reads_it():
+    sizes = infer_sizes([_fields_module(FieldStore("aes_ctx", 0, "set_key", 6, ("param", "n")),
+                                        FieldStore("aes_ctx", 0, "copy_key", 7, ("field", "aes_ctx", 0)))])
+    rounds = sizes[("/src/aes.c", "rounds_loop")]["r"]
+    assert rounds.value == 14 and [value for value, _ in rounds.others] == [10]
+    assert "struct aes_ctx's field at byte 0, set to 14 by the write at aes.c:6" in rounds.origin
+
+
+@pytest.mark.parametrize("other", [
+    FieldStore("aes_ctx", 0, "reset", 8, None),  # a value known only at run time
+    FieldStore("aes_ctx", 0, "step", 8, ("op", "add", ("field", "aes_ctx", 0), ("const", 1))),  # a counter
+])
+def test_a_field_also_written_with_a_run_time_value_or_from_itself_sizes_nothing(other):
+    sizes = infer_sizes([_fields_module(FieldStore("aes_ctx", 0, "set_key", 6, ("param", "n")), other)])
+    assert "r" not in sizes.get(("/src/aes.c", "rounds_loop"), {})
+
+
+def test_a_field_written_from_a_parameter_some_call_passes_at_run_time_sizes_nothing():
+    module = _fields_module(FieldStore("aes_ctx", 0, "set_key", 6, ("param", "n")))
+    module = ModuleCalls(module.file, {**module.parameters, "load": ("argc",)},
+                         module.sites + (CallSite("load", "set_key", 12, (None,)),), field_stores=module.field_stores)
+    sizes = infer_sizes([module])
+    assert sizes[("/src/aes.c", "set_key")]["n"].unknown_at == ("the call at aes.c:12",)
+    assert "r" not in sizes.get(("/src/aes.c", "rounds_loop"), {})
+
+
+@needs_clang
+def test_a_loop_to_a_field_set_by_an_init_function_runs_at_the_values_it_is_set_to(tmp_path):
+    source = ("""
+struct ctx { unsigned rounds; unsigned keys[60]; };
+static void init(struct ctx *c, int bits) { c->rounds = bits == 256 ? 14 : bits == 192 ? 12 : 10; }
+__attribute__((noinline)) unsigned mix(unsigned rounds, const unsigned *keys) {
+    unsigned s = 0;
+    for (unsigned i = 1; i < rounds; i++) s = (s << 3) ^ keys[i];
+    return s;
+}
+unsigned run(struct ctx *c) { return mix(c->rounds, c->keys); }
+int main(int argc, char **argv) { struct ctx c; init(&c, argc > 1 ? 256 : 128); return (int)run(&c); }
+""")
+    fns = {fn.name: fn for f in count_sources([SourceFile(str(tmp_path / "ctx.c"), source)], AnalysisOptions())
+           for fn in f.functions}
+    assert fns["mix"].inferred_sizes == {"rounds": 14.0}
+    assert "struct ctx's field at byte 0, set to 14 by the write at ctx.c:3" in fns["mix"].size_notes[0]

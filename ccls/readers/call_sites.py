@@ -19,7 +19,8 @@ Param = tuple  # ("param", name)
 Op = tuple  # ("op", opcode, left, right)
 Choice = tuple  # ("choice", (expr, …)): a phi or select of several values
 Addr = tuple  # ("addr", global, byte offset[, its known integers]): a pointer into a global
-Expr = Union[Const, Param, Op, Choice, Addr]
+Field = tuple  # ("field", struct, byte offset): an integer read from a field of a struct (by its type)
+Expr = Union[Const, Param, Op, Choice, Addr, Field]
 
 _DEFINE = re.compile(r'^define ([^@]*)@("(?:[^"\\]|\\.)*"|[-\w$.]+)\((.*)\)[^(]*\{\s*$')
 _DEF = re.compile(r"^\s*%([-\w$.]+|\"[^\"]*\") = (.*)$")
@@ -27,6 +28,14 @@ _CALL = re.compile(r'(?:^\s*|= )(?:tail |musttail |notail )?(?:call|invoke) (?:[
 _DBG = re.compile(r"!dbg !(\d+)")
 _DILOCATION = re.compile(r"^!(\d+) = !DILocation\(line: (\d+)", re.M)
 _INT_TYPE = re.compile(r"^i(\d+)$")
+# Type-based alias analysis tags (clang emits them when optimising): an access tag names the
+# struct it reads a field of and the field's byte offset, `!13 = !{!14, !9, i64 0}` with
+# `!14 = !{!"aes_ctx", !9, i64 0, …}`; the same field in every function and file that includes the
+# struct's definition.
+_TBAA_TAG = re.compile(r"^!(\d+) = !\{!(\d+), !(\d+), i64 (\d+)\}", re.M)
+_TBAA_TYPE = re.compile(r'^!(\d+) = !\{!"([^"]+)", !\d+, i64 \d+, ', re.M)  # a struct: members follow
+_TBAA_USE = re.compile(r"!tbaa !(\d+)")
+_STORE = re.compile(r"^\s*store (i\d+) ([^,]+), ptr ")
 _BINARY = {"add", "sub", "mul", "shl", "sdiv", "udiv", "lshr", "ashr", "and", "or", "xor"}
 _CASTS = {"sext", "zext", "trunc"}
 MAX_CHOICES = 8  # a phi merging more values than this is a state machine's, not a size
@@ -43,22 +52,42 @@ class ModuleCalls:
     parameters: dict[str, tuple[str, ...]]
     sites: tuple[CallSite, ...]
     internal: frozenset[str] = frozenset()  # functions only this module can call (static)
+    field_stores: tuple[FieldStore, ...] = ()  # what the module writes into integer fields of structs
+
+
+@dataclass(frozen=True)
+class FieldStore:
+    """An integer written into a field of a struct (`ctx->rounds = nr;`), by the struct's name
+    and the field's byte offset, with what is written (an expression of the writer's
+    parameters, like a call's argument; None when not known at compile time)."""
+
+    struct: str
+    offset: int
+    writer: str  # symbol of the function that writes it
+    line: int | None
+    value: Expr | None
 
 
 def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
     lines = {int(m[1]): int(m[2]) for m in _DILOCATION.finditer(ir_text)}
+    fields = _struct_fields(ir_text)
     parameters: dict[str, tuple[str, ...]] = {}
     sites: list[CallSite] = []
+    stores: list[FieldStore] = []
     internal: set[str] = set()
     caller: str | None = None
     definitions: dict[str, str] = {}
     pending: list[tuple[str, str, int | None]] = []  # (callee, argument text, line) in the current function
+    pending_stores: list[tuple[tuple[str, int], str, int | None]] = []  # (field, value token, line)
 
     def close_function() -> None:
         memo: dict[str, Expr | None] = {}  # one resolution per value: a decoder's phi web fans out
+        known = set(parameters[caller])
         for callee, arguments, line in pending:
             sites.append(CallSite(caller, callee, line, tuple(
-                _expression(arg, definitions, set(parameters[caller]), memo) for arg in split_arguments(arguments))))
+                _expression(arg, definitions, known, memo, fields) for arg in split_arguments(arguments))))
+        for (struct, offset), token, line in pending_stores:
+            stores.append(FieldStore(struct, offset, caller, line, _value(token, definitions, known, memo, 0, fields)))
 
     for raw in ir_text.splitlines():
         if caller is None:
@@ -68,7 +97,7 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
                 parameters[caller] = tuple(_argument_name(a) or "" for a in split_arguments(m[3]))
                 if re.match(r"(?:internal|private)\b", m[1]):
                     internal.add(caller)
-                definitions, pending = {}, []
+                definitions, pending, pending_stores = {}, [], []
             continue
         if raw.startswith("}"):
             close_function()
@@ -77,15 +106,29 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
         d = _DEF.match(raw)
         if d:
             definitions[_unquote(d[1])] = d[2]
+        store = _STORE.match(raw)
+        if store:
+            tag = _TBAA_USE.search(raw)
+            if tag and tag[1] in fields:
+                dbg = _DBG.search(raw)
+                pending_stores.append((fields[tag[1]], store[2].split()[-1], lines.get(int(dbg[1])) if dbg else None))
+            continue
         call = _CALL.search(raw)
         if call and not call[1].startswith("llvm."):
             arguments = _balanced_prefix(call[2])
             dbg = _DBG.search(raw[call.start(2) + len(arguments):])
             pending.append((_unquote(call[1]), arguments, lines.get(int(dbg[1])) if dbg else None))
-    return ModuleCalls(file, parameters, tuple(sites), frozenset(internal))
+    return ModuleCalls(file, parameters, tuple(sites), frozenset(internal), tuple(stores))
 
 
-def _expression(text: str, definitions: dict[str, str], parameters: set[str], memo: dict) -> Expr | None:
+def _struct_fields(ir_text: str) -> dict[str, tuple[str, int]]:
+    """TBAA access tags that name a field of a struct: tag id → (struct name, byte offset)."""
+    structs = {m[1]: m[2] for m in _TBAA_TYPE.finditer(ir_text)}
+    return {m[1]: (structs[m[2]], int(m[4])) for m in _TBAA_TAG.finditer(ir_text) if m[2] in structs}
+
+
+def _expression(text: str, definitions: dict[str, str], parameters: set[str], memo: dict,
+                fields: dict[str, tuple[str, int]] | None = None) -> Expr | None:
     """An integer argument or operand (`i32 noundef %n`, `i64 120`) as an expression; a pointer
     argument as the global it points into (`ptr @PARAMS`) or the caller's pointer parameter."""
     words = [w for w in text.split() if w not in _ATTRIBUTES]
@@ -93,7 +136,7 @@ def _expression(text: str, definitions: dict[str, str], parameters: set[str], me
         return _pointer(text, parameters)
     if len(words) < 2 or not _INT_TYPE.match(words[0]):
         return None
-    return _value(words[-1], definitions, parameters, memo, 0)
+    return _value(words[-1], definitions, parameters, memo, 0, fields)
 
 
 _GLOBAL_ADDRESS = re.compile(r"(?:^|\s)@(?P<name>[-\w$.]+)$"
@@ -111,7 +154,8 @@ def _pointer(text: str, parameters: set[str]) -> Expr | None:
     return ("param", _unquote(last[1:])) if last.startswith("%") and _unquote(last[1:]) in parameters else None
 
 
-def _value(token: str, definitions: dict[str, str], parameters: set[str], memo: dict, depth: int) -> Expr | None:
+def _value(token: str, definitions: dict[str, str], parameters: set[str], memo: dict, depth: int,
+           fields: dict[str, tuple[str, int]] | None = None) -> Expr | None:
     if re.fullmatch(r"-?\d+", token):
         return ("const", int(token))
     if token in ("true", "false"):
@@ -123,7 +167,7 @@ def _value(token: str, definitions: dict[str, str], parameters: set[str], memo: 
         return ("param", name)
     if name not in memo:
         memo[name] = None  # while it is being resolved: a loop's phi does not reach itself
-        expr = _defined(name, definitions, parameters, memo, depth)
+        expr = _defined(name, definitions, parameters, memo, depth, fields or {})
         # Values shared by several paths would be written out once per path: keep them small.
         memo[name] = expr if expr is None or _nodes(expr) <= MAX_NODES else None
     return memo[name]
@@ -142,10 +186,15 @@ def _nodes(expr: Expr, limit: int = MAX_NODES + 1) -> int:
     return count
 
 
-def _defined(name: str, definitions: dict[str, str], parameters: set[str], memo: dict, depth: int) -> Expr | None:
+def _defined(name: str, definitions: dict[str, str], parameters: set[str], memo: dict, depth: int,
+             fields: dict[str, tuple[str, int]]) -> Expr | None:
     definition = definitions.get(name)
     if definition is None:
         return None
+    if definition.startswith("load "):  # load i32, ptr %ctx, align 4, !tbaa !13: a struct's field
+        tag = _TBAA_USE.search(definition)
+        field = fields.get(tag[1]) if tag else None
+        return ("field", *field) if field and _INT_TYPE.match(definition.split()[1].rstrip(",")) else None
     definition = definition.split(", !")[0]  # metadata attachments (!dbg, !range)
     words = [w for w in definition.replace(",", " , ").split() if w not in _ATTRIBUTES]
     opcode = words[0] if words else ""
@@ -154,21 +203,21 @@ def _defined(name: str, definitions: dict[str, str], parameters: set[str], memo:
         if len(operands) != 2:
             return None
         type_name = operands[0].split()[0]
-        left = _value(operands[0].split()[-1], definitions, parameters, memo, depth + 1)
-        right = _value(operands[1].split()[-1], definitions, parameters, memo, depth + 1)
+        left = _value(operands[0].split()[-1], definitions, parameters, memo, depth + 1, fields)
+        right = _value(operands[1].split()[-1], definitions, parameters, memo, depth + 1, fields)
         return ("op", opcode, left, right) if _INT_TYPE.match(type_name) and left and right else None
     if opcode in _CASTS:  # sext i32 %n to i64
-        return _value(words[2], definitions, parameters, memo, depth + 1) if len(words) >= 3 else None
+        return _value(words[2], definitions, parameters, memo, depth + 1, fields) if len(words) >= 3 else None
     if opcode == "phi":  # phi i32 [ 120, %entry ], [ 3, %if.then ]
         incoming = re.findall(r"\[\s*([^,\]]+),", definition)
         if len(incoming) > MAX_CHOICES:
             return None
-        return _choice([_value(v.strip(), definitions, parameters, memo, depth + 1) for v in incoming])
+        return _choice([_value(v.strip(), definitions, parameters, memo, depth + 1, fields) for v in incoming])
     if opcode == "select":  # select i1 %c, i32 4, i32 8
         operands = " ".join(words[1:]).split(" , ")
         if len(operands) != 3:
             return None
-        return _choice([_value(o.split()[-1], definitions, parameters, memo, depth + 1) for o in operands[1:]])
+        return _choice([_value(o.split()[-1], definitions, parameters, memo, depth + 1, fields) for o in operands[1:]])
     return None
 
 

@@ -29,7 +29,7 @@ from ccls.engine import CountedFile, ReadFile, count_read, read_source
 from ccls.frontends import FrontendResult, SourceFile
 from ccls.model import AnalysisError, CallSite, CountedFunction
 from ccls.options import AnalysisOptions
-from ccls.readers.call_sites import ModuleCalls
+from ccls.readers.call_sites import FieldStore, ModuleCalls
 from ccls.service.counts import Analyzer, Snapshot, language_for
 from ccls.service.tables import TableStore
 from ccls.sizes import InferredSize, infer_sizes
@@ -131,7 +131,7 @@ def _context(analyzer: Analyzer, source: SourceFile, options: AnalysisOptions) -
 
 
 def _calls_key(entry: _Entry) -> str:
-    return cache_key("batch-calls/1", entry.context)
+    return cache_key("batch-calls/2", entry.context)
 
 
 def _counts_key(entry: _Entry, sizes: FileSizes) -> str:
@@ -159,7 +159,8 @@ def _calls_to_json(calls: ModuleCalls | None) -> Any:
         return None
     return {"file": calls.file, "parameters": {k: list(v) for k, v in calls.parameters.items()},
             "sites": [[s.caller, s.callee, s.line, list(s.args)] for s in calls.sites],
-            "internal": sorted(calls.internal)}
+            "internal": sorted(calls.internal),
+            "field_stores": [[f.struct, f.offset, f.writer, f.line, f.value] for f in calls.field_stores]}
 
 
 def _calls_from_json(data: Any) -> ModuleCalls | None:
@@ -167,7 +168,9 @@ def _calls_from_json(data: Any) -> ModuleCalls | None:
         return None
     return ModuleCalls(data["file"], {k: tuple(v) for k, v in data["parameters"].items()},
                        tuple(CallSite(caller, callee, line, _tuples(args)) for caller, callee, line, args in data["sites"]),
-                       frozenset(data["internal"]))
+                       frozenset(data["internal"]),
+                       tuple(FieldStore(struct, offset, writer, line, _tuples(value))
+                             for struct, offset, writer, line, value in data["field_stores"]))
 
 
 def _tuples(value: Any) -> Any:
