@@ -60,6 +60,7 @@ def count_read(read: ReadFile, options: AnalysisOptions, tables: Tables | None =
     from `ccls.sizes.infer_sizes`) where the user gave none."""
     counted = CountedFile(read.path, read.language, errors=list(read.result.errors))
     calls = read.result.calls.sites if read.result.calls is not None else ()
+    stores = read.result.calls.field_stores if read.result.calls is not None else ()
     for fn in read.result.functions:
         cache = tables.cost[fn.arch].cache if tables is not None and fn.arch in tables.cost else None
         passed = sizes_for(fn)
@@ -69,6 +70,7 @@ def count_read(read: ReadFile, options: AnalysisOptions, tables: Tables | None =
         function.inferred_sizes = values
         function.size_notes = [size.describe(name) for name, size in inferred.items()]
         function.call_sites = tuple(site for site in calls if site.caller == fn.name)
+        function.field_stores = tuple(store for store in stores if store.writer == fn.name)
         counted.functions.append(function)
     return counted
 

@@ -217,6 +217,19 @@ class CallSite:
     args: tuple = ()
 
 
+@dataclass(frozen=True)
+class FieldStore:
+    """An integer written into a field of a struct (`ctx->rounds = nr;`), by the struct's name
+    and the field's byte offset, with what is written (an expression of the writer's
+    parameters, like a call's argument; None when not known at compile time)."""
+
+    struct: str
+    offset: int
+    writer: str  # symbol of the function that writes it
+    line: int | None
+    value: tuple | None  # an expression as `ccls.readers.call_sites` writes them
+
+
 @dataclass
 class CountedFunction:
     """Everything the expensive stage (compile → read → count) learns about one function.
@@ -248,5 +261,6 @@ class CountedFunction:
     inferred_sizes: dict[str, float] = field(default_factory=dict)
     size_notes: list[str] = field(default_factory=list)  # where each inferred size came from
     call_sites: tuple[CallSite, ...] = ()  # the calls this function makes, with what they pass
+    field_stores: tuple[FieldStore, ...] = ()  # the integers it writes into struct fields (`ccls.sizes`)
     stopped_on_time: bool = False  # FunctionIR.stopped_on_time: never kept in the persistent cache
     at_point: AtPoint | None = None  # set where some loops do not run at the counted values

@@ -49,7 +49,8 @@ def module_of(path: str, functions: Iterable[CountedFunction]) -> ModuleCalls:
     per function, cached or freshly compiled)."""
     functions = list(functions)
     return ModuleCalls(path, {fn.name: tuple(fn.parameters) for fn in functions},
-                       tuple(site for fn in functions for site in fn.call_sites))
+                       tuple(site for fn in functions for site in fn.call_sites),
+                       field_stores=tuple(store for fn in functions for store in fn.field_stores))
 
 
 def infer_sizes(modules: Iterable[ModuleCalls]) -> dict[FunctionKey, dict[str, InferredSize]]:

@@ -9,9 +9,9 @@ import pytest
 from ccls.engine import count_sources
 from ccls.frontends import SourceFile
 from ccls.options import AnalysisOptions
-from ccls.model import CallSite
-from ccls.readers.call_sites import FieldStore, ModuleCalls, read_call_sites
-from ccls.sizes import infer_sizes
+from ccls.model import CallSite, FieldStore
+from ccls.readers.call_sites import ModuleCalls, read_call_sites
+from ccls.sizes import infer_sizes, module_of
 
 needs_clang = pytest.mark.skipif(shutil.which("clang-19") is None or shutil.which("opt-19") is None,
                                  reason="clang-19/opt-19 not installed")
@@ -259,3 +259,6 @@ int main(int argc, char **argv) { struct ctx c; init(&c, argc > 1 ? 256 : 128); 
            for fn in f.functions}
     assert fns["mix"].inferred_sizes == {"rounds": 14.0}
     assert "struct ctx's field at byte 0, set to 14 by the write at ctx.c:3" in fns["mix"].size_notes[0]
+    # The language server infers again from what it keeps per function: the writes travel with them.
+    again = infer_sizes([module_of(str(tmp_path / "ctx.c"), fns.values())])
+    assert again[(str(tmp_path / "ctx.c"), "mix")]["rounds"].value == 14

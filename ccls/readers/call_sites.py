@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Union
 
-from ccls.model import CallSite
+from ccls.model import CallSite, FieldStore
 
 # An argument's value as the caller computes it. Only integers matter: sizes and counts.
 Const = tuple  # ("const", int)
@@ -53,19 +53,6 @@ class ModuleCalls:
     sites: tuple[CallSite, ...]
     internal: frozenset[str] = frozenset()  # functions only this module can call (static)
     field_stores: tuple[FieldStore, ...] = ()  # what the module writes into integer fields of structs
-
-
-@dataclass(frozen=True)
-class FieldStore:
-    """An integer written into a field of a struct (`ctx->rounds = nr;`), by the struct's name
-    and the field's byte offset, with what is written (an expression of the writer's
-    parameters, like a call's argument; None when not known at compile time)."""
-
-    struct: str
-    offset: int
-    writer: str  # symbol of the function that writes it
-    line: int | None
-    value: Expr | None
 
 
 def read_call_sites(ir_text: str, file: str) -> ModuleCalls:

@@ -27,9 +27,9 @@ from typing import Any, Callable, Iterable, Sequence
 from ccls.cache import CountCache, cache_key, text_digest
 from ccls.engine import CountedFile, ReadFile, count_read, read_source
 from ccls.frontends import FrontendResult, SourceFile
-from ccls.model import AnalysisError, CallSite, CountedFunction
+from ccls.model import AnalysisError, CallSite, CountedFunction, FieldStore
 from ccls.options import AnalysisOptions
-from ccls.readers.call_sites import FieldStore, ModuleCalls
+from ccls.readers.call_sites import ModuleCalls
 from ccls.service.counts import Analyzer, Snapshot, language_for
 from ccls.service.tables import TableStore
 from ccls.sizes import InferredSize, infer_sizes

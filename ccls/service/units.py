@@ -246,6 +246,7 @@ def shift_lines(cf: CountedFunction, delta: int, file: str | None = None) -> Cou
                if isinstance(site, FindingSite) else site for site in cf.sites],
         assumptions=[move_text(text) for text in cf.assumptions],
         call_sites=tuple(replace(site, line=move(site.line)) for site in cf.call_sites),
+        field_stores=tuple(replace(store, line=move(store.line)) for store in cf.field_stores),
     )
 
 
