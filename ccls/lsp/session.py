@@ -198,7 +198,7 @@ class Session:
 
     def _report_settings(self, settings: Settings) -> Any:
         """The settings' profile/region, or DEFAULT/WORLD (with a message) when the tables lack them."""
-        chosen = ReportSettings(settings.profile, settings.region, settings.scoring, settings.normalization)
+        chosen = settings.report_settings()
         try:
             check_settings(self.tables, chosen)
             return chosen
@@ -212,8 +212,7 @@ class Session:
         return self.service.reports(uri, outcome, self._report_settings(settings), settings.analysis_options(), cohort)
 
     def report_settings(self) -> ReportSettings:
-        return ReportSettings(self.settings.profile, self.settings.region, self.settings.scoring,
-                              self.settings.normalization)
+        return self.settings.report_settings()
 
     def _call_soon(self, fn: Callable, *args: Any) -> None:
         loop = self._loop
@@ -328,12 +327,13 @@ class Session:
             self.workspace is not None and settings.scoring == "cohort") else None
         previous = self.results.get(uri)
         program_sizes = self.program_sizes
-        if previous is None and snapshot.functions is not None and not self.screens.has_range(uri) and self._hints_on_screen:
+        if previous is None and snapshot.functions is not None and not self.screens.has_range(uri) \
+                and self._hints_on_screen:
             await self.screens.wait_for_range(uri)  # the client's first inlayHint request says what is visible
 
         prior = previous.outcome if previous is not None else None
         progress = PassProgress(self.server.work_done_progress if self.client.progress else None,
-                                 os.path.basename(model.path))
+                                os.path.basename(model.path))
         try:
             screen = self.screens.rows(uri)
             order, batch = viewport.plan(snapshot.functions, screen, first=True)

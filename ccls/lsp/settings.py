@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ccls.options import OPTION_SPECS, SPEC_BY_SETTING, AnalysisOptions, options_from_settings
 from ccls.render import DEFAULT_HINT_SHOW, HINT_SHOW_MODES
+from ccls.report_types import ReportSettings
 from ccls.scoring import DEFAULT_NORMALIZATION, NORMALIZATIONS
 
 BUILTIN_PROFILES = ("DEFAULT", "RESEARCH", "COMMERCIAL", "MOBILE", "HPC")
@@ -52,6 +53,10 @@ class Settings:
     def analysis_options(self) -> AnalysisOptions:
         """The options that reach the engine; only these can change counts."""
         return self.analysis
+
+    def report_settings(self) -> ReportSettings:
+        """What reports are made under: the profile, region, scoring and its normalisation."""
+        return ReportSettings(self.profile, self.region, self.scoring, self.normalization)
 
     def custom_profiles_dict(self) -> dict[str, list[float]]:
         return {name: list(weights) for name, weights in self.custom_profiles}
