@@ -1,5 +1,5 @@
 """Scheduling: the debounce policy, the worker pool's foreground reserve, bursts of changes
-coalesced into few analyses, and parsing ahead once per pause."""
+coalesced into few analyses, parsing ahead once per pause, and the rows on screen (counted first)."""
 from __future__ import annotations
 
 import asyncio
@@ -7,6 +7,8 @@ import threading
 import time
 
 from ccls.lsp.scheduler import BACKGROUND, FOREGROUND, DebouncePolicy, DocumentScheduler, WorkerPool
+from ccls.lsp.screens import Screens
+from ccls.service.viewport import SCREEN_ROWS
 
 
 def test_debounce_policy_is_clangds():
@@ -115,3 +117,30 @@ def test_an_edit_after_a_pause_waits_only_the_minimum():
     isolated, burst = asyncio.run(scenario())
     assert isolated < 0.2
     assert burst >= 0.38
+
+
+def test_the_screen_is_the_last_hint_range_else_around_the_cursor_else_the_top():
+    screens = Screens()
+    assert screens.rows("a") == (0, SCREEN_ROWS) and not screens.has_range("a")
+    screens.saw_cursor("a", 100)
+    assert screens.rows("a") == (100 - SCREEN_ROWS // 2, 100 + SCREEN_ROWS // 2)
+    screens.saw_range("a", 40, 70)
+    assert screens.rows("a") == (40, 70) and screens.has_range("a")
+    screens.forget("a")
+    assert screens.rows("a") == (0, SCREEN_ROWS) and not screens.has_range("a")
+
+
+def test_a_cold_open_waits_for_the_first_range_until_it_comes_or_briefly():
+    async def scenario():
+        screens = Screens()
+        await screens.wait_for_range("a")  # no client request: gives up after FIRST_RANGE_WAIT_S
+        waiting = asyncio.ensure_future(screens.wait_for_range("b"))
+        await asyncio.sleep(0)
+        screens.saw_range("b", 10, 40)
+        for _ in range(20):
+            if waiting.done():
+                break
+            await asyncio.sleep(0)
+        return waiting.done(), screens.rows("b")
+
+    assert asyncio.run(scenario()) == (True, (10, 40))

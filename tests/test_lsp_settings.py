@@ -1,8 +1,10 @@
 """Editor settings: defaults, nested and dotted keys, invalid values falling back with a message,
-the choices the VS Code client offers, and the `ccls-cost.toml` project file."""
+names checked against the tables, the choices the VS Code client offers, and the
+`ccls-cost.toml` project files."""
 from __future__ import annotations
 
-from ccls.lsp.settings import Settings, parse_settings, read_project_file
+from ccls.lsp.settings import (Settings, known_names, parse_against_tables, parse_settings, read_project_file,
+                               read_project_files)
 
 
 def test_defaults_are_the_documented_ones():
@@ -89,3 +91,33 @@ def test_project_file(tmp_path):
     (tmp_path / "ccls-cost.toml").write_text("profile = \n")
     values, messages = read_project_file(str(tmp_path))
     assert values == {} and "cannot read" in messages[0]
+
+
+def test_project_files_of_several_folders_merge_the_first_winning(tmp_path):
+    first, second, third = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    for folder in (first, second, third):
+        folder.mkdir()
+    (first / "ccls-cost.toml").write_text('profile = "HPC"\n')
+    (second / "ccls-cost.toml").write_text('profile = "MOBILE"\nregion = "FR"\n')
+    (third / "ccls-cost.toml").write_text("profile = \n")
+    values, messages = read_project_files([str(first), str(second), str(third)])
+    assert values == {"profile": "HPC", "region": "FR"}
+    assert len(messages) == 1 and "cannot read" in messages[0]
+
+
+class _Tables:
+    profiles = {"DEFAULT": None, "HPC": None}
+    regions = {"WORLD": None, "FR": None}
+
+
+def test_profile_and_region_names_are_the_tables_once_loaded():
+    settings, messages = parse_against_tables({"profile": "hpc", "region": "fr"}, _Tables)
+    assert (settings.profile, settings.region, messages) == ("HPC", "FR", [])
+    settings, messages = parse_against_tables({"region": "atlantis"}, _Tables)
+    assert settings.region == "WORLD" and "unknown region" in messages[0]
+    settings, messages = parse_against_tables({"region": "atlantis"}, None)  # not loaded yet: not checked
+    assert messages == []
+    custom, _ = parse_settings({"customProfiles": {"green": [0.1, 0.6, 0.2, 0.1]}})
+    assert known_names("profile", _Tables, custom) == ("DEFAULT", "HPC", "green")
+    assert known_names("region", _Tables, custom) == ("WORLD", "FR")
+    assert known_names("scoring", _Tables, custom) is None
