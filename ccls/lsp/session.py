@@ -30,7 +30,7 @@ from ccls.lsp.progress import PassProgress
 from ccls.lsp.scheduler import BACKGROUND, FOREGROUND, DocumentScheduler, WorkerPool
 from ccls.lsp.screens import Screens
 from ccls.lsp.settings import Settings, known_names, merge, parse_against_tables, read_project_files
-from ccls.lsp.stats import Stats, stats_json
+from ccls.lsp.stats import Stats, pass_figures, stats_json
 from ccls.lsp.workspace import WorkspaceEvents, WorkspaceIndex, near_open_files
 from ccls.render import hint_filter, hint_label, hover_markdown
 from ccls.service import viewport
@@ -363,12 +363,7 @@ class Session:
                       reports: UnitReports, sizes: DocumentSizes) -> bool:
         """Publish what a pass has counted so far; False when the document moved on (dropped)."""
         self.stats.analyses += 1
-        self.stats.last[uri] = {
-            "version": snapshot.version, "compiles": outcome.compiles,
-            "compiledFunctions": outcome.compiled_functions, "cachedFunctions": outcome.cached_functions,
-            "reduced": outcome.reduced, "fallback": outcome.fallback,
-            "durationMs": round(outcome.duration_s * 1000, 1), "pendingFunctions": len(outcome.pending),
-        }
+        self.stats.last[uri] = pass_figures(snapshot.version, outcome)
         if not self.scheduler.is_current(uri, generation) or self.docs.get(uri) is not model \
                 or model.version != snapshot.version:
             self.stats.stale_dropped += 1

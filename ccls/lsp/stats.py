@@ -18,6 +18,17 @@ class Stats:
     last: dict[str, dict] = field(default_factory=dict)
 
 
+def pass_figures(version: int, outcome: Any) -> dict:
+    """What one pass over a document did (`Stats.last`): compiles, functions compiled and
+    cached, whether the unit was reduced (or why not), its time, the functions left."""
+    return {
+        "version": version, "compiles": outcome.compiles,
+        "compiledFunctions": outcome.compiled_functions, "cachedFunctions": outcome.cached_functions,
+        "reduced": outcome.reduced, "fallback": outcome.fallback,
+        "durationMs": round(outcome.duration_s * 1000, 1), "pendingFunctions": len(outcome.pending),
+    }
+
+
 def stats_json(stats: Stats, service: Any, debounce_s: float, encoding: str, settings: Any, workspace: Any,
                background: Any) -> dict:
     """The `ccls/stats` answer (`service`, `workspace`: None before they start)."""
