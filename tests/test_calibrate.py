@@ -28,6 +28,18 @@ def test_host_is_an_arch_and_its_table_lives_in_the_cache_dir(tmp_path, monkeypa
     assert calibrate.table_path(str(tmp_path / "elsewhere")) == str(tmp_path / "elsewhere" / "calibration" / "host.json")
 
 
+def test_the_server_finds_the_calibrated_table_or_says_how_to_make_it(tmp_path):
+    from ccls.service.tables import calibrated_table
+
+    assert calibrated_table("x86_64", str(tmp_path)) == (None, None)
+    path, missing = calibrated_table("host", str(tmp_path))
+    assert path is None and "ccls calibrate" in missing
+    written = tmp_path / "calibration" / "host.json"
+    written.parent.mkdir()
+    written.write_text("{}")
+    assert calibrated_table("host", str(tmp_path)) == (str(written), None)
+
+
 def test_the_figures_printed_come_from_the_tables():
     zen3, x86 = calibrate.figures(bundled("x86_64-zen3")), calibrate.figures(bundled())
     assert x86["clock (GHz)"] == pytest.approx(3.55)

@@ -17,8 +17,7 @@ from ccls.frontends.ptx import analyze_ptx
 from ccls.model import TripKind
 from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
-from ccls.readers.ptx import arch_for_target, demangle_simple, read_ptx
-from ccls.readers.ptx_launch import Launch
+from ccls.readers.ptx import Launch, arch_for_target, demangle_simple, read_ptx
 
 n = Polynomial.symbol("n")
 PER_THREAD = ("costs are per thread: counts are one thread's executed instructions and each warp instruction's "

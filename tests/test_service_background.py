@@ -1,6 +1,6 @@
 """The language server's worker processes (ccls.service.background): counts equal to the
-server's own, the count cache shared, work taken by priority, and no process left behind —
-on shutdown, when idle, and when the server is killed."""
+server's own, the count cache shared, work taken by priority, no process left behind — on
+shutdown, when idle, and when the server is killed — and their batches merged into a pass."""
 from __future__ import annotations
 
 import dataclasses
@@ -208,3 +208,21 @@ def test_a_killed_server_leaves_no_worker_or_compiler_behind(tmp_path):
     finally:
         if server.poll() is None:
             server.kill()
+
+
+def test_worker_batches_merge_into_the_pass_in_line_order_each_error_once():
+    from ccls.model import AnalysisError
+    from ccls.service.background import BatchCounts, merge_batches
+    from ccls.service.counts import Outcome, Unit
+
+    first_error, second_error = AnalysisError("a.c", 1, "one"), AnalysisError("a.c", 9, "two")
+    outcome = Outcome(None, [Unit("a", ("ka", 1), ())], [first_error], compiles=1, compiled_functions=["a"],
+                      reduced=True, duration_s=0.5, pending=[1, 2])
+    batch = BatchCounts([Unit("c", ("kc", 30), ()), Unit("b", ("kb", 10), ())], [first_error, second_error],
+                        1, ["b", "c"], 1, False, "why", 0.25)
+    merged = merge_batches(outcome, [batch], set())
+    assert [unit.key for unit in merged.units] == ["a", "b", "c"]
+    assert merged.errors == [first_error, second_error]
+    assert (merged.compiles, merged.compiled_functions, merged.cached_functions, merged.reduced, merged.fallback,
+            merged.duration_s, merged.pending) == (2, ["a", "b", "c"], 1, False, "why", 0.75, [])
+    assert (outcome.compiled_functions, outcome.pending) == (["a"], [1, 2])  # the pass's outcome as it was

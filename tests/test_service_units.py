@@ -10,7 +10,7 @@ import pytest
 
 from ccls import source_map
 from ccls.service import units as reduce
-from tests.test_lsp_units import C_TEXT
+from tests.test_lsp_documents import C_TEXT
 
 CLANG = shutil.which("clang-19") or shutil.which("clang")
 

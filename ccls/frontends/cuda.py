@@ -18,8 +18,7 @@ from ccls.frontends.compiler_errors import first_error
 from ccls.frontends.ptx import demangled_names, internal_error
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import AnalysisOptions
-from ccls.readers.ptx import demangle_simple, read_ptx
-from ccls.readers.ptx_launch import Launch
+from ccls.readers.ptx import Launch, demangle_simple, read_ptx
 from ccls.targets import GPU_TARGETS
 
 _SM_FOR_ARCH = GPU_TARGETS

@@ -12,7 +12,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from ccls import __version__
-from ccls.lsp.session import Session, plain_json
+from ccls.lsp.params import plain_json
+from ccls.lsp.session import Session
 
 log = logging.getLogger(__name__)
 

@@ -13,10 +13,11 @@ import math
 import os
 import tomllib
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from ccls.options import OPTION_SPECS, SPEC_BY_SETTING, AnalysisOptions, options_from_settings
 from ccls.render import DEFAULT_HINT_SHOW, HINT_SHOW_MODES
+from ccls.report_types import ReportSettings
 from ccls.scoring import DEFAULT_NORMALIZATION, NORMALIZATIONS
 
 BUILTIN_PROFILES = ("DEFAULT", "RESEARCH", "COMMERCIAL", "MOBILE", "HPC")
@@ -52,6 +53,10 @@ class Settings:
     def analysis_options(self) -> AnalysisOptions:
         """The options that reach the engine; only these can change counts."""
         return self.analysis
+
+    def report_settings(self) -> ReportSettings:
+        """What reports are made under: the profile, region, scoring and its normalisation."""
+        return ReportSettings(self.profile, self.region, self.scoring, self.normalization)
 
     def custom_profiles_dict(self) -> dict[str, list[float]]:
         return {name: list(weights) for name, weights in self.custom_profiles}
@@ -213,6 +218,39 @@ def parse_settings(raw: Mapping[str, Any] | None, known_profiles: tuple[str, ...
             messages.append(f"ccls.region: unknown region {settings.region!r}; using WORLD")
             settings = replace(settings, region="WORLD")
     return settings, messages
+
+
+def parse_against_tables(raw: Mapping[str, Any] | None, tables: Any | None) -> tuple[Settings, list[str]]:
+    """`parse_settings` with the profile and region names of loaded `tables` (None: not loaded
+    yet, so the built-in profiles and no region check)."""
+    known_profiles = tuple(tables.profiles) if tables is not None else None
+    known_regions = tuple(tables.regions) if tables is not None else None
+    kwargs: dict[str, Any] = {"known_regions": known_regions}
+    if known_profiles:
+        kwargs["known_profiles"] = known_profiles
+    return parse_settings(raw, **kwargs)
+
+
+def known_names(key: str, tables: Any, settings: Settings) -> tuple[str, ...] | None:
+    """The values `ccls.setProfile` (key "profile") or `ccls.setRegion` ("region") accept;
+    None for another key (not checked)."""
+    if key == "profile":
+        return tuple(tables.profiles) + tuple(n for n, _ in settings.custom_profiles)
+    if key == "region":
+        return tuple(tables.regions)
+    return None
+
+
+def read_project_files(folders: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
+    """The project files of the workspace folders, merged (the first folder wins), and what is
+    wrong with them."""
+    merged: dict[str, Any] = {}
+    messages: list[str] = []
+    for folder in reversed(folders):
+        values, found = read_project_file(folder)
+        merged.update(values)
+        messages += found
+    return merged, messages
 
 
 def read_project_file(folder: str) -> tuple[dict[str, Any], list[str]]:

@@ -14,7 +14,7 @@ import time
 import uuid
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from lsprotocol import types
 from watchdog.events import FileSystemEventHandler
@@ -24,6 +24,7 @@ from ccls.frontends import handles, included_suffixes
 from ccls.lsp.scheduler import BACKGROUND, WorkerPool
 from ccls.lsp.settings import PROJECT_FILE, Settings
 from ccls.lsp.workspace_worker import count_file
+from ccls.service import units
 from ccls.service.analysis import AnalysisService
 from ccls.service.background import NEAR_FILE, OTHER_FILE, BackgroundWork, release_freed_memory
 from ccls.service.counts import size_values
@@ -321,6 +322,18 @@ class WorkspaceIndex:
                 # Files not yet on a worker: queued here, or handed over behind other work.
                 "waiting": len(self._queue) + len(self._submitted) - started,
                 "watching": self._observer is not None}
+
+
+def near_open_files(documents: Iterable[tuple[str, bytes]]) -> tuple[set[str], set[str]]:
+    """(the open files' directories, the headers they include by "name"), from each open
+    document's (path, text): what the workspace pass counts first."""
+    directories, headers = set(), set()
+    for path, data in documents:
+        directory = os.path.dirname(path)
+        directories.add(directory)
+        headers.update(os.path.normpath(os.path.join(directory, name))
+                       for name, quoted in units.include_lines(data) if quoted)
+    return directories, headers
 
 
 def is_near(path: str, directories: set[str], headers: set[str]) -> bool:

@@ -217,136 +217,185 @@ class _Request:
 
 
 def _read_function(defined: _Defined, parsed: ParsedModule, request: _Request, budget: ReadingBudget) -> FunctionIR:
-    fn, machine, context, subprogram = defined.fn, defined.machine, defined.context, defined.subprogram
-    file = defined.header or request.file
-    assumptions = list(defined.notes) + ([f"defined by {os.path.basename(defined.header)}, whose implementation "
-                                          f"{os.path.basename(request.file)} includes"] if defined.header else [])
-    language, arch, default_trip_count = request.language, request.arch, request.default_trip_count
-    early_exit, loop_bounds, dilocation_lines = request.early_exit, request.loop_bounds, parsed.dilocation_lines
-    analyses = parsed.module.analyses.get(fn.name, FunctionAnalyses())
-    reading = _Reading(ValueMemo(), budget, parsed.global_bytes)
-    arguments = [(name, type_text) for name, type_text in fn.arguments if name]
-    parameters = [name for name, _ in arguments]
-    block_loop = {}
-    for loop in sorted(analyses.loops.values(), key=lambda l: l.depth):
-        for name in loop.blocks:
-            block_loop[name] = loop.header  # deeper loops overwrite: innermost wins
-    ancestors = {h: _ancestors(h, analyses) for h in analyses.loops}
-    blocks: list[BasicBlock] = []
-    lines_seen: list[int] = []
-    body = fn.blocks
-    dbg_ids = [i.dbg for _, instrs in body for i in instrs]
-    load_pointers = {i.name: i.operands[0].name for _, instrs in body for i in instrs
-                     if i.opcode == "load" and i.name}
-    loaded = set(load_pointers)
-    bases = {name for name, type_text in arguments if type_text == "ptr"} | loaded  # what arrays start at
-    loop_defined = {i.name: block_loop.get(bb) for bb, instrs in body for i in instrs if i.name}
-    symbols_by_loop: dict[str | None, set[str]] = {}  # parameters + loads invariant in that loop
-    definitions = {i.name: i for _, instrs in body for i in instrs if i.name}
-    reading.definitions, reading.allocators = definitions, parsed.allocators
-    substituted = _named_loads(analyses, set(parameters), body, definitions, dbg_ids, dilocation_lines,
-                               loop_bounds, assumptions)
-    reading.block_of = {i.name: bb for bb, instrs in body for i in instrs if i.name}
-    reading.instructions = dict(body)
-    reading.parameters = parameters
-    reading.data_symbols = _data_named_loads(analyses, definitions, reading.block_of, set(parameters), substituted,
-                                             assumptions) | {s for v in substituted.values() for s in v.symbols}
-    terminators = {name: instrs[-1] for name, instrs in body if instrs}
-    substituted.update(_merged_counters(analyses, terminators, reading))
-    never_vectorised = _checked_overlaps(analyses, parameters, body, definitions, terminators, substituted,
-                                         reading, assumptions)
-    position = -1
-    for bb_name, instrs in body:
-        loop_id = block_loop.get(bb_name)
-        code = tuple(machine.get(bb_name, ())) if machine is not None else None
-        block = BasicBlock(bb_name, loop_id, machine_instructions=len(code) if code is not None else None,
-                           machine_code=code or (), machine_context=tuple(machine.get(context.get(bb_name), ()))
-                           if machine is not None else ())
-        for instr in instrs:
-            position += 1
-            text = instr.text
-            opcode = instr.opcode
-            type_text = instr.type_text
-            if opcode == "store":
-                type_text = instr.operands[0].type_text
-            cls, callee = classify(opcode, text, type_text)
-            if cls is None:
-                continue
-            dbg_id = dbg_ids[position] if position < len(dbg_ids) else None
-            line = dilocation_lines.get(dbg_id) if dbg_id else None
-            if line:
-                lines_seen.append(line)
-            width, elem_bits = _type_bits(type_text if opcode not in ("icmp", "fcmp") else instr.operands[0].type_text)
-            divisor = None
-            if opcode in ("udiv", "sdiv", "urem", "srem", "fdiv", "frem"):
-                divisor = _divisor_kind(instr.operands[1], loop_id, loop_defined)
-                if opcode in ("udiv", "sdiv", "urem", "srem") and divisor in ("constant", "power-of-two"):
-                    # The backend lowers a constant divisor to multiply-high and shifts (or a
-                    # mask/shift for powers of two): cost it as what actually runs.
-                    cls = "int_shift" if divisor == "power-of-two" else "int_mul"
-            access = None
-            if opcode in ("load", "store", "atomicrmw", "cmpxchg"):
-                pointer = instr.operands[0 if opcode in ("load", "atomicrmw", "cmpxchg") else 1]
-                if loop_id not in symbols_by_loop:
-                    symbols_by_loop[loop_id] = set(parameters) | {
-                        name for name in loaded if not _inside(loop_defined.get(name), loop_id, analyses)}
-                access = _memory_access(pointer.name, max(1, (width or elem_bits) // 8), loop_id, ancestors,
-                                        analyses, symbols_by_loop[loop_id], loaded, load_pointers, bases, substituted,
-                                        reading)
-            bulk = _bulk_bytes(instr, callee, analyses, symbols_by_loop.get(loop_id, set(parameters)),
-                               ancestors.get(loop_id, set()) | ({loop_id} if loop_id else set()), substituted,
-                               reading) if callee in _BULK else None
-            data_dependent = opcode == "br" and _branches_on_loaded_data(instr, loop_id, block_loop, analyses,
-                                                                          definitions, loop_defined, loaded, budget)
-            block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor,
-                                                  data_dependent, bulk))
-        blocks.append(block)
-    entries = _weigh_data_branches(blocks, body, terminators, block_loop, analyses, definitions, loop_defined, loaded,
-                                   budget, assumptions)
-    loops = {}
-    defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}  # value -> its block
-    stopped: list[int | None] = []  # lines of the loops left unread once the budget ran out
-    for header, record in analyses.loops.items():
-        header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
-        try:
-            budget.spend()
-            trip = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
-                    or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count,
-                                   early_exit, assumptions, substituted, terminators, reading))
-        except BudgetExhausted:
-            trip = TripCount("unknown", Polynomial.constant(default_trip_count), record.backedge_taken or "")
-            stopped.append(header_line)
-        if never_vectorised.get(header) == "stride":
-            trip = TripCount("expected", Polynomial.constant(0), trip.source_text)
-            assumptions.append(f"loop at line {header_line or '?'}: the vectorised copy, made for a symbolic "
-                               f"stride of 1 (a matrix row of one element), taken as not run; the scalar copy "
-                               f"runs the whole range")
-        elif header in never_vectorised:
-            trip = TripCount("expected", Polynomial.constant(0), trip.source_text)
-            assumptions.append(f"loop at line {header_line or '?'}: the vectorised copy, which a run-time alias "
-                               f"check skips for every iteration of the loops around it (its arrays always "
-                               f"overlap): not run; the scalar copy runs the whole range")
-        elif _fallback_for_overlap(header, record, terminators):
-            trip = TripCount("expected", Polynomial.constant(0), trip.source_text)
-            assumptions.append(f"loop %{header}: the vectorizer's copy for overlapping arrays, entered only when a "
-                               f"run-time alias check finds an overlap: taken as not run (the arrays assumed apart)")
-        try:
-            independent = _independent_entries(record, analyses, body, definitions, defined_in, budget)
-        except (BudgetExhausted, RecursionError):  # over budget, or a chain of values too long to follow
-            independent = False  # the cautious answer: entries not overlapped
-        loops[header] = Loop(header, record.parent, record.depth, trip, header_line, independent,
-                             entries.get(header, Fraction(1)))
-    assumptions.extend(share_unknown_nests(loops, default_trip_count))
-    if budget.exhausted:
-        assumptions.append(_stopped_note(budget, stopped, default_trip_count))
-    speech = _Speech({header: loop.line for header, loop in loops.items() if loop.line},
-                     _value_lines(body, dbg_ids, dilocation_lines), loaded, set(parameters))
-    assumptions[:] = [speech.text(note) for note in assumptions]
-    name, line = subprogram
-    return FunctionIR(
-        name=fn.name, display_name=name or fn.name, file=file,
-        line=line or (min(lines_seen) if lines_seen else None),
-        end_line=max(lines_seen) if lines_seen else line, language=language, arch=arch,
-        parameters=parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=fn.text,
-        stopped_on_time=budget.over_time, field_symbols=_field_symbols(substituted, definitions, set(parameters)),
-    )
+    return _FunctionReader(defined, parsed, request, budget).read()
+
+
+class _FunctionReader:
+    """Reads one function: its values indexed once (here), then the sizes named from memory and
+    the vectorizer's checks (`_name_sizes`), each block's instructions (`_blocks`), the branches
+    on loaded data, and each loop's trip count (`_loops`), in that order: each reads what the
+    one before found. `read` puts them together."""
+
+    def __init__(self, defined: _Defined, parsed: ParsedModule, request: _Request, budget: ReadingBudget):
+        fn = defined.fn
+        self.defined, self.parsed, self.request, self.budget = defined, parsed, request, budget
+        self.assumptions = list(defined.notes) + (
+            [f"defined by {os.path.basename(defined.header)}, whose implementation "
+             f"{os.path.basename(request.file)} includes"] if defined.header else [])
+        self.analyses = analyses = parsed.module.analyses.get(fn.name, FunctionAnalyses())
+        self.reading = _Reading(ValueMemo(), budget, parsed.global_bytes)
+        arguments = [(name, type_text) for name, type_text in fn.arguments if name]
+        self.parameters = [name for name, _ in arguments]
+        self.block_loop: dict[str, str] = {}  # block → the header of the innermost loop it is in
+        for loop in sorted(analyses.loops.values(), key=lambda l: l.depth):
+            for name in loop.blocks:
+                self.block_loop[name] = loop.header  # deeper loops overwrite: innermost wins
+        self.ancestors = {h: _ancestors(h, analyses) for h in analyses.loops}  # header → the loops around it
+        self.body = body = fn.blocks
+        self.dbg_ids = [i.dbg for _, instrs in body for i in instrs]  # each instruction's `!dbg`, in order
+        self.load_pointers = {i.name: i.operands[0].name for _, instrs in body for i in instrs
+                              if i.opcode == "load" and i.name}  # loaded value → the pointer it is loaded from
+        self.loaded = set(self.load_pointers)
+        self.bases = {name for name, type_text in arguments if type_text == "ptr"} | self.loaded  # what arrays start at
+        self.loop_defined = {i.name: self.block_loop.get(bb) for bb, instrs in body for i in instrs if i.name}
+        self.definitions = {i.name: i for _, instrs in body for i in instrs if i.name}
+        self.terminators = {name: instrs[-1] for name, instrs in body if instrs}
+        self.substituted: dict[str, Polynomial] = {}  # values named as sizes (`_name_sizes`)
+        self.never_vectorised: dict[str, str] = {}  # headers of copies a run-time check never runs
+
+    def read(self) -> FunctionIR:
+        request, budget, assumptions = self.request, self.budget, self.assumptions
+        self._name_sizes()
+        blocks, lines_seen = self._blocks()
+        entries = _weigh_data_branches(blocks, self.body, self.terminators, self.block_loop, self.analyses,
+                                       self.definitions, self.loop_defined, self.loaded, budget, assumptions)
+        loops, stopped = self._loops(blocks, entries)
+        assumptions.extend(share_unknown_nests(loops, request.default_trip_count))
+        if budget.exhausted:
+            assumptions.append(_stopped_note(budget, stopped, request.default_trip_count))
+        parameters = set(self.parameters)
+        speech = _Speech({header: loop.line for header, loop in loops.items() if loop.line},
+                         _value_lines(self.body, self.dbg_ids, self.parsed.dilocation_lines), self.loaded, parameters)
+        assumptions[:] = [speech.text(note) for note in assumptions]
+        fn, (name, line) = self.defined.fn, self.defined.subprogram
+        return FunctionIR(
+            name=fn.name, display_name=name or fn.name, file=self.defined.header or request.file,
+            line=line or (min(lines_seen) if lines_seen else None),
+            end_line=max(lines_seen) if lines_seen else line, language=request.language, arch=request.arch,
+            parameters=self.parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=fn.text,
+            stopped_on_time=budget.over_time,
+            field_symbols=_field_symbols(self.substituted, self.definitions, parameters),
+        )
+
+    def _name_sizes(self) -> None:
+        """Sizes the IR reads from memory, named (from the source's loop bounds, from the data,
+        merged counters), and the loops a run-time check never lets run."""
+        analyses, reading, body, definitions = self.analyses, self.reading, self.body, self.definitions
+        parameters, assumptions = self.parameters, self.assumptions
+        reading.definitions, reading.allocators = definitions, self.parsed.allocators
+        substituted = self.substituted = _named_loads(analyses, set(parameters), body, definitions, self.dbg_ids,
+                                                      self.parsed.dilocation_lines, self.request.loop_bounds,
+                                                      assumptions)
+        reading.block_of = {i.name: bb for bb, instrs in body for i in instrs if i.name}
+        reading.instructions = dict(body)
+        reading.parameters = parameters
+        reading.data_symbols = _data_named_loads(analyses, definitions, reading.block_of, set(parameters), substituted,
+                                                 assumptions) | {s for v in substituted.values() for s in v.symbols}
+        substituted.update(_merged_counters(analyses, self.terminators, reading))
+        self.never_vectorised = _checked_overlaps(analyses, parameters, body, definitions, self.terminators,
+                                                  substituted, reading, assumptions)
+
+    def _blocks(self) -> tuple[list[BasicBlock], list[int]]:
+        """Each block with its classified instructions (source line, divisor, memory access, bulk
+        bytes, whether a branch is on loaded data) and machine code; the source lines seen."""
+        analyses, reading, budget, substituted = self.analyses, self.reading, self.budget, self.substituted
+        parameters, loaded, loop_defined, block_loop = self.parameters, self.loaded, self.loop_defined, self.block_loop
+        ancestors, dbg_ids, dilocation_lines = self.ancestors, self.dbg_ids, self.parsed.dilocation_lines
+        load_pointers, bases, definitions = self.load_pointers, self.bases, self.definitions
+        machine, context = self.defined.machine, self.defined.context
+        symbols_by_loop: dict[str | None, set[str]] = {}  # parameters + loads invariant in that loop
+        blocks: list[BasicBlock] = []
+        lines_seen: list[int] = []
+        position = -1
+        for bb_name, instrs in self.body:
+            loop_id = block_loop.get(bb_name)
+            code = tuple(machine.get(bb_name, ())) if machine is not None else None
+            block = BasicBlock(bb_name, loop_id, machine_instructions=len(code) if code is not None else None,
+                               machine_code=code or (), machine_context=tuple(machine.get(context.get(bb_name), ()))
+                               if machine is not None else ())
+            for instr in instrs:
+                position += 1
+                text = instr.text
+                opcode = instr.opcode
+                type_text = instr.type_text
+                if opcode == "store":
+                    type_text = instr.operands[0].type_text
+                cls, callee = classify(opcode, text, type_text)
+                if cls is None:
+                    continue
+                dbg_id = dbg_ids[position] if position < len(dbg_ids) else None
+                line = dilocation_lines.get(dbg_id) if dbg_id else None
+                if line:
+                    lines_seen.append(line)
+                width, elem_bits = _type_bits(type_text if opcode not in ("icmp", "fcmp")
+                                              else instr.operands[0].type_text)
+                divisor = None
+                if opcode in ("udiv", "sdiv", "urem", "srem", "fdiv", "frem"):
+                    divisor = _divisor_kind(instr.operands[1], loop_id, loop_defined)
+                    if opcode in ("udiv", "sdiv", "urem", "srem") and divisor in ("constant", "power-of-two"):
+                        # The backend lowers a constant divisor to multiply-high and shifts (or a
+                        # mask/shift for powers of two): cost it as what actually runs.
+                        cls = "int_shift" if divisor == "power-of-two" else "int_mul"
+                access = None
+                if opcode in ("load", "store", "atomicrmw", "cmpxchg"):
+                    pointer = instr.operands[0 if opcode in ("load", "atomicrmw", "cmpxchg") else 1]
+                    if loop_id not in symbols_by_loop:
+                        symbols_by_loop[loop_id] = set(parameters) | {
+                            name for name in loaded if not _inside(loop_defined.get(name), loop_id, analyses)}
+                    access = _memory_access(pointer.name, max(1, (width or elem_bits) // 8), loop_id, ancestors,
+                                            analyses, symbols_by_loop[loop_id], loaded, load_pointers, bases,
+                                            substituted, reading)
+                bulk = _bulk_bytes(instr, callee, analyses, symbols_by_loop.get(loop_id, set(parameters)),
+                                   ancestors.get(loop_id, set()) | ({loop_id} if loop_id else set()), substituted,
+                                   reading) if callee in _BULK else None
+                data_dependent = opcode == "br" and _branches_on_loaded_data(instr, loop_id, block_loop, analyses,
+                                                                              definitions, loop_defined, loaded, budget)
+                block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor,
+                                                      data_dependent, bulk))
+            blocks.append(block)
+        return blocks, lines_seen
+
+    def _loops(self, blocks: list[BasicBlock],
+               entries: dict[str, Fraction]) -> tuple[dict[str, Loop], list[int | None]]:
+        """Each loop with its trip count, line, whether its entries are independent and its share
+        of entries; the lines of the loops left unread once the budget ran out."""
+        analyses, budget, body, definitions = self.analyses, self.budget, self.body, self.definitions
+        parameters, assumptions, terminators = self.parameters, self.assumptions, self.terminators
+        default_trip_count, early_exit = self.request.default_trip_count, self.request.early_exit
+        ancestors, never_vectorised, substituted, reading = (self.ancestors, self.never_vectorised, self.substituted,
+                                                             self.reading)
+        loops = {}
+        defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}  # value -> its block
+        stopped: list[int | None] = []  # lines of the loops left unread once the budget ran out
+        for header, record in analyses.loops.items():
+            header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
+            try:
+                budget.spend()
+                trip = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
+                        or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count,
+                                       early_exit, assumptions, substituted, terminators, reading))
+            except BudgetExhausted:
+                trip = TripCount("unknown", Polynomial.constant(default_trip_count), record.backedge_taken or "")
+                stopped.append(header_line)
+            if never_vectorised.get(header) == "stride":
+                trip = TripCount("expected", Polynomial.constant(0), trip.source_text)
+                assumptions.append(f"loop at line {header_line or '?'}: the vectorised copy, made for a symbolic "
+                                   f"stride of 1 (a matrix row of one element), taken as not run; the scalar copy "
+                                   f"runs the whole range")
+            elif header in never_vectorised:
+                trip = TripCount("expected", Polynomial.constant(0), trip.source_text)
+                assumptions.append(f"loop at line {header_line or '?'}: the vectorised copy, which a run-time alias "
+                                   f"check skips for every iteration of the loops around it (its arrays always "
+                                   f"overlap): not run; the scalar copy runs the whole range")
+            elif _fallback_for_overlap(header, record, terminators):
+                trip = TripCount("expected", Polynomial.constant(0), trip.source_text)
+                assumptions.append(f"loop %{header}: the vectorizer's copy for overlapping arrays, entered only "
+                                   f"when a run-time alias check finds an overlap: taken as not run (the arrays "
+                                   f"assumed apart)")
+            try:
+                independent = _independent_entries(record, analyses, body, definitions, defined_in, budget)
+            except (BudgetExhausted, RecursionError):  # over budget, or a chain of values too long to follow
+                independent = False  # the cautious answer: entries not overlapped
+            loops[header] = Loop(header, record.parent, record.depth, trip, header_line, independent,
+                                 entries.get(header, Fraction(1)))
+        return loops, stopped

@@ -14,6 +14,7 @@ Tasks are taken by priority (open files, then files near them, then the rest) an
 per worker is handed to the pool, so a task submitted later with a higher priority runs next.
 A worker told to stop, or whose server is gone (killed, its client dead), cancels the compiler
 it runs and exits: no orphans.
+`merge_batches` folds what the workers counted for an open file into its pass's outcome.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 from ccls.cache import CountCache
@@ -310,3 +311,23 @@ def count_functions(snapshot: Snapshot, options: AnalysisOptions, sizes: Documen
     compile), as `Analyzer.analyse` counts them in the server."""
     outcome = worker_analyzer(cache_directory).analyse(snapshot, options, remember=False, sizes=sizes, only=only)
     return BatchCounts.of(outcome)
+
+
+def merge_batches(outcome: Outcome, batches: list[BatchCounts], pending: set[int]) -> Outcome:
+    """A pass's outcome so far: `outcome` and what worker batches counted since, `pending` left."""
+    by_identity = {unit.identity: unit for unit in outcome.units}
+    errors = list(outcome.errors)
+    merged = replace(outcome, pending=sorted(pending), compiled_functions=list(outcome.compiled_functions))
+    for batch in batches:
+        by_identity.update((unit.identity, unit) for unit in batch.units)
+        # Each batch's compile reports the errors of the bodies it kept: once each.
+        errors += [error for error in batch.errors if error not in errors]
+        merged.compiles += batch.compiles
+        merged.compiled_functions += batch.compiled_functions
+        merged.cached_functions += batch.cached_functions
+        merged.reduced = merged.reduced and batch.reduced
+        merged.fallback = merged.fallback or batch.fallback
+        merged.duration_s += batch.duration_s
+    merged.units = sorted(by_identity.values(), key=lambda unit: unit.identity[-1])  # by first line
+    merged.errors = errors
+    return merged

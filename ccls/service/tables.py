@@ -1,6 +1,8 @@
-"""The cost tables the service counts and costs with: loaded once, on first use, from any thread."""
+"""The cost tables the service counts and costs with: loaded once, on first use, from any thread;
+and where the calibrated table of arch `host` is."""
 from __future__ import annotations
 
+import os
 import threading
 from typing import Mapping, Sequence
 
@@ -57,3 +59,19 @@ def counting_version(tables: Tables) -> str:
     for arch, table in sorted(getattr(tables, "cost", {}).items()):
         parts.append((arch, repr(getattr(table, "cache", None))))
     return cache_key("tables/1", parts)
+
+
+def calibrated_table(arch: str, cache_setting: str | None) -> tuple[str | None, str | None]:
+    """The calibrated table where `arch` is `host` (`ccls calibrate` wrote it under the cache
+    directory): (its path, None), or (None, a message) while there is none, and the engine
+    costs with the x86_64 table (saying so in the assumptions). (None, None) for other arches."""
+    from ccls.calibrate import table_path
+    from ccls.tables import NO_CALIBRATION
+    from ccls.targets import HOST_ARCH
+
+    if arch != HOST_ARCH:
+        return None, None
+    path = table_path(cache_setting)
+    if os.path.isfile(path):
+        return path, None
+    return None, f"{NO_CALIBRATION}; costing with the x86_64 table until then"

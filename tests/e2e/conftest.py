@@ -16,7 +16,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from ccls.lsp.session import plain_json
+from ccls.lsp.params import plain_json
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 from lsprotocol.converters import get_converter
 

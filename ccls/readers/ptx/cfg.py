@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from ccls.readers.ptx_instructions import Instr
+from ccls.readers.ptx.instructions import Instr
 
 
 @dataclass

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ccls.readers.ptx_syntax import split_top
+from ccls.readers.ptx.syntax import split_top
 
 
 FLOAT_TYPES = frozenset({"f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "tf32", "e4m3", "e5m2",

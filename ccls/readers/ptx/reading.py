@@ -1,11 +1,7 @@
-"""PTX reader: PTX assembly text → one `FunctionIR` per `.entry`/`.func`. Pure: text in, data out.
-
-The work is split by job: `ptx_syntax` (tokens, module structure), `ptx_instructions` (parse and
-classify one instruction), `ptx_cfg` (blocks, dominators, loops), `ptx_values` (symbolic register
-values), `ptx_trips` and `ptx_recurrence` (trip counts), `ptx_memory` (access patterns) and
-`ptx_launch` (launch sizes, the per-thread unit). This module ties them together per function.
-Counts are per thread. Anything not recognised degrades to "unknown" with an assumption string,
-never an exception.
+"""Reading PTX per function: the package's parts put together into one `FunctionIR` per
+`.entry`/`.func` (blocks, loops and their trip counts, instruction classes, memory accesses),
+and the errors found on the way. Counts are per thread. Anything not recognised degrades to
+"unknown" with an assumption string, never an exception.
 """
 from __future__ import annotations
 
@@ -14,13 +10,13 @@ import re
 from typing import Collection, Mapping, Sequence
 
 from ccls.model import AnalysisError, BasicBlock, FunctionIR, Instruction, Loop
-from ccls.readers.ptx_cfg import LoopInfo, UndefinedLabel, build_blocks, dominators, natural_loops
-from ccls.readers.ptx_instructions import Instr, callee, classify, parse_instr
-from ccls.readers.ptx_launch import Launch, per_thread_note, same_configuration
-from ccls.readers.ptx_memory import memory_access
-from ccls.readers.ptx_syntax import RawFunction, parse_module, tokenize
-from ccls.readers.ptx_trips import trip_count
-from ccls.readers.ptx_values import Analysis
+from ccls.readers.ptx.cfg import LoopInfo, UndefinedLabel, build_blocks, dominators, natural_loops
+from ccls.readers.ptx.instructions import Instr, callee, classify, parse_instr
+from ccls.readers.ptx.launch import Launch, per_thread_note, same_configuration
+from ccls.readers.ptx.memory import memory_access
+from ccls.readers.ptx.syntax import RawFunction, parse_module, tokenize
+from ccls.readers.ptx.trips import trip_count
+from ccls.readers.ptx.values import Analysis
 
 _PARAM_INDEX = re.compile(r"_param_(\d+)\Z")
 

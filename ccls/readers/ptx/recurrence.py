@@ -2,8 +2,8 @@
 reductions, `i *= 2`): no linear closed form, so run the recurrence and count."""
 from __future__ import annotations
 
-from ccls.readers.ptx_instructions import FLOAT_TYPES, operand_types
-from ccls.readers.ptx_values import Analysis
+from ccls.readers.ptx.instructions import FLOAT_TYPES, operand_types
+from ccls.readers.ptx.values import Analysis
 
 
 _RECURRENCES = {"shr": lambda x, c: x >> c, "shl": lambda x, c: x << c, "mul": lambda x, c: x * c,

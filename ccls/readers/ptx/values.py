@@ -11,8 +11,8 @@ from fractions import Fraction
 from typing import Mapping
 
 from ccls.polynomial import Polynomial
-from ccls.readers.ptx_cfg import Block, LoopInfo
-from ccls.readers.ptx_instructions import FLOAT_TYPES, Instr, int_literal, is_special, operand_types, state_space
+from ccls.readers.ptx.cfg import Block, LoopInfo
+from ccls.readers.ptx.instructions import FLOAT_TYPES, Instr, int_literal, is_special, operand_types, state_space
 
 
 _CUDA_NAMES = {"tid": "threadIdx", "ntid": "blockDim", "ctaid": "blockIdx", "nctaid": "gridDim"}

@@ -6,8 +6,8 @@ import re
 
 from ccls.model import MemoryAccess
 from ccls.polynomial import Polynomial
-from ccls.readers.ptx_instructions import REGISTER, Instr, int_literal, is_special, state_space
-from ccls.readers.ptx_values import Analysis, const, linear
+from ccls.readers.ptx.instructions import REGISTER, Instr, int_literal, is_special, state_space
+from ccls.readers.ptx.values import Analysis, const, linear
 
 
 _ADDRESS = re.compile(r"\[\s*([^\]+]+?)\s*(?:\+\s*(-?\s*(?:0[xX][0-9a-fA-F]+|\d+)))?\s*\]\Z")

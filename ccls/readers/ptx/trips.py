@@ -12,10 +12,10 @@ from typing import Mapping
 from ccls.early_exit import early_exit_trip
 from ccls.model import TripCount
 from ccls.polynomial import Polynomial
-from ccls.readers.ptx_cfg import dominates
-from ccls.readers.ptx_instructions import FLOAT_TYPES, Instr, is_special, operand_types
-from ccls.readers.ptx_recurrence import simulate
-from ccls.readers.ptx_values import SPECIAL_RANGES, Analysis, coefficients, const, cuda_name, linear
+from ccls.readers.ptx.cfg import dominates
+from ccls.readers.ptx.instructions import FLOAT_TYPES, Instr, is_special, operand_types
+from ccls.readers.ptx.recurrence import simulate
+from ccls.readers.ptx.values import SPECIAL_RANGES, Analysis, coefficients, const, cuda_name, linear
 
 
 _NEGATE = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "le": "gt", "gt": "le",
