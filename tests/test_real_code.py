@@ -1,6 +1,7 @@
 """Shapes of real C libraries (zlib, lz4, xxHash, stb, cJSON) that the IR reader got wrong:
 each reproduces issue 17's finding with clang-19 and opt-19, and checks what ccls reads now."""
 import shutil
+from fractions import Fraction
 import subprocess
 import time
 
@@ -357,3 +358,19 @@ def test_a_counter_merged_from_copies_of_i_plus_1_counts_to_a_size_and_moves_add
     assert all(loop.trip_count.kind != "unknown" for loop in stencil.loops.values())
     moving = [i.access for b in stencil.blocks for i in b.instructions if i.access is not None and b.loop is not None]
     assert all(access.pattern != "unknown" for access in moving)
+
+
+def test_a_counter_stepped_by_16_to_exactly_zero_runs_length_over_16_times():
+    # nettle's FOR_BLOCKS: ScalarEvolution leaves it unknown (length −= 16 could step past 0 and
+    # wrap); a loop that ends meets 0 exactly, after length/16 blocks.
+    functions, errors = analyse("""
+void blocks(unsigned long length, unsigned char *dst, const unsigned char *src) {
+  for (; length; length -= 16, dst += 16, src += 16)
+    for (int k = 0; k < 16; k++) dst[k] = src[k] ^ 0x5a;
+}
+""")
+    assert not errors
+    [loop] = functions["blocks"].loops.values()
+    assert loop.trip_count.kind == "symbolic"
+    assert loop.trip_count.iterations == Polynomial.symbol("length") * Fraction(1, 16)
+    assert any("steps by -16" in a and "equals 0" in a for a in functions["blocks"].assumptions)

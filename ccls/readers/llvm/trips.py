@@ -217,6 +217,12 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its counter is stepped on each path through the body (the "
                            f"copies merge before the exit test): {spoken(merged)} iterations")
         return TripCount("constant" if merged.constant_value() is not None else "symbolic", merged, text)
+    if (exact := _exact_stride_trip(record, analyses, terminators, reading, ctx)) is not None:
+        count, step, target = exact
+        assumptions.append(f"loop %{record.header}: its counter steps by {step} and it leaves only when the counter "
+                           f"equals {spoken(target)}: a loop that ends meets that value exactly, after {spoken(count)} "
+                           f"iterations (ScalarEvolution counts it only where it can prove the counter does not step past)")
+        return TripCount("constant" if count.constant_value() is not None else "symbolic", count, text)
     if (most := _run_time_step_trip(record, analyses, terminators, reading, ctx)) is not None:
         assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
                            f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
@@ -355,6 +361,37 @@ def _start_and_step(scev: str) -> tuple[str, str, str] | None:
         if depth == 0 and body.startswith(",+,", index):
             return body[:index], body[index + 3:], m["loop"].strip('"')
     return None
+
+
+_COMPARE_EQUAL = re.compile(r"= icmp (?P<predicate>eq|ne) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), "
+                            r"(?P<target>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+))\s*(?:,|$)")
+
+
+def _exact_stride_trip(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading,
+                       ctx) -> tuple[Polynomial, int, Polynomial] | None:
+    """A counter stepped by a constant of 2 or more that leaves the loop only when it equals a
+    constant (`for (; length; length -= 16)`, a block cipher's blocks): ScalarEvolution does not
+    count it, since a counter that steps past the value would wrap and go on. A loop that ends
+    meets the value exactly, so it runs (target − start) / step + 1 times through its test.
+    (count, step, target), or None for any other loop."""
+    inside = set(record.blocks)
+    branch, test = _exit_test(record, terminators, reading)
+    compare = _COMPARE_EQUAL.search(test.text) if test is not None else None
+    if compare is None or (compare["predicate"] == "eq") != (branch["true"].strip('"') not in inside):
+        return None  # not a loop that leaves when the counter equals the value
+    counter = _start_and_step(analyses.value_scevs.get(compare["value"].strip('"'), ""))
+    if counter is None or counter[2] != record.header or not re.fullmatch(r"-?\d+", counter[1]) \
+            or abs(int(counter[1])) < 2:
+        return None  # not this loop's counter, or a step of 1 ScalarEvolution counts itself
+    written = compare["target"]
+    try:
+        start = to_polynomial(counter[0], ctx)
+        target = Polynomial.constant(int(written)) if written[0] != "%" else \
+            to_polynomial(analyses.value_scevs.get(written[1:].strip('"'), "") or written, ctx)
+    except NotPolynomial:
+        return None
+    step = int(counter[1])
+    return (target - start) * Fraction(1, step) + 1, step, target
 
 
 def _run_time_step_trip(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading,
