@@ -12,6 +12,7 @@ from ccls.early_exit import early_exit_trip
 from ccls.model import TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers import alias_checks, data_walks
+from ccls.readers.llvm import physical_bounds
 from ccls.readers.llvm.opcodes import _callee_name
 from ccls.readers.llvm.reading import _Reading, _scev_context, _successors
 from ccls.readers.llvm.text import IRInstruction
@@ -221,6 +222,9 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
                            f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
         return TripCount("bounded", most, text)
+    if (shifted := physical_bounds.shift_width_trip(record, analyses, terminators, reading)) is not None:
+        assumptions.append(f"loop %{record.header}: {shifted[1]}, taken as that")
+        return TripCount("bounded", Polynomial.constant(shifted[0]), text)
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
 

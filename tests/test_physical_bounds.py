@@ -1,0 +1,64 @@
+"""Loops that ScalarEvolution cannot count, bounded by what their own operations allow in C
+(issue 17 §2): a bit buffer's counter is a shift amount, defined only below the shifted value's
+width. Inline C, compiled by clang-19 as the C front end does."""
+import shutil
+
+import pytest
+
+from ccls.frontends import SourceFile
+from ccls.frontends.c_family import analyze_with_clang
+from ccls.options import AnalysisOptions
+from ccls.polynomial import Polynomial
+
+pytestmark = pytest.mark.skipif(shutil.which("clang-19") is None and shutil.which("clang") is None,
+                                reason="clang-19 is not installed (apt-get install clang-19)")
+
+
+def analyse(code: str, path: str = "/tmp/ccls-test/physical_bounds.c"):
+    result = analyze_with_clang(SourceFile(path, code), AnalysisOptions(), "c", [])
+    assert result.errors == []
+    return {f.display_name: f for f in result.functions}
+
+
+def by_line(fn) -> dict:
+    return {loop.line: (loop.trip_count.kind, loop.trip_count.iterations) for loop in fn.loops.values()}
+
+
+# A decoder's bit buffer: how many bits it needs comes from a table indexed by the data, and the
+# input it may read is a run-time count: ScalarEvolution counts neither exit.
+BIT_BUFFER = """
+struct stream { const unsigned char *next; unsigned avail; unsigned long hold; unsigned bits;
+                int mode; unsigned lens[16]; };
+int pull(struct stream *s) {
+  const unsigned char *next = s->next; unsigned have = s->avail;
+  unsigned long hold = s->hold; unsigned bits = s->bits;
+  for (;;) {
+    unsigned need = s->lens[hold & 15];
+    while (bits < need) {
+      if (have == 0) goto leave;
+      have--; hold += (unsigned long)(*next++) << %s; bits += 8;
+    }
+    s->mode = (int)(hold & 7); hold >>= need; bits -= need;
+    if (s->mode == 0) break;
+  }
+leave:
+  s->next = next; s->avail = have; s->hold = hold; s->bits = bits; return 0;
+}
+"""
+
+
+def test_a_bit_buffer_runs_at_most_its_width_over_the_step():
+    fn = analyse(BIT_BUFFER % "bits")["pull"]
+    # 64-bit `hold`, 8 bits a byte: the shifts that go round again take 8 distinct amounts below
+    # 64; one more iteration may leave
+    assert by_line(fn)[10] == ("bounded", Polynomial.constant(9))
+    assert any("is the amount of a shift of a 64-bit value, which C defines only below 64: at most 9 "
+               "iterations" in note for note in fn.assumptions)
+    assert by_line(fn)[8][0] == "unknown"  # the decoder's own loop ends on the data: nothing to say
+
+
+def test_a_masked_shift_amount_bounds_nothing():
+    # `bits & 63` is always a defined shift, whatever the counter reaches
+    fn = analyse(BIT_BUFFER % "(bits & 63)")["pull"]
+    assert by_line(fn)[10][0] == "unknown"
+    assert not any("C defines only below" in note for note in fn.assumptions)
