@@ -62,3 +62,63 @@ def test_a_masked_shift_amount_bounds_nothing():
     fn = analyse(BIT_BUFFER % "(bits & 63)")["pull"]
     assert by_line(fn)[10][0] == "unknown"
     assert not any("C defines only below" in note for note in fn.assumptions)
+
+
+def test_a_counter_stepped_down_to_zero_by_a_constant_counts_start_over_step():
+    # ScalarEvolution gives no count: n need not be a multiple of 4 as far as it knows
+    fn = analyse("""
+unsigned sum4(const unsigned *p, unsigned n) {
+  unsigned s = 0;
+  do { s = s * 7 + p[0] + p[3]; p += 4; } while (n -= 4);
+  return s;
+}
+""")["sum4"]
+    assert by_line(fn)[4] == ("symbolic", Polynomial.symbol("n") * Polynomial.constant(0.25))
+    assert any("its counter steps down by 4 until it is exactly zero, taken to start at a multiple of 4" in note
+               for note in fn.assumptions)
+
+
+# A copy whose length the function decodes from its input (an LZ77 match): LLVM unrolls it by 8
+# after a prologue for the remainder, and the main body's count is in the decoded `len`.
+DECODER = """
+unsigned run(const unsigned char *in, unsigned char *out) {
+  unsigned copied = 0;
+  while (*in) {
+    unsigned len = (unsigned)(*in++) + 3;
+    const unsigned char *from = out - (*in++);
+    copied += len;
+    do { *out++ = *from++; } while (--len);
+  }
+  return copied;
+}
+"""
+
+
+def test_a_count_in_a_decoded_value_is_named_after_its_variable():
+    fn = analyse(DECODER)["run"]
+    kinds = sorted(kind for kind, _ in by_line_all(fn))
+    assert kinds == ["constant", "data", "data"]  # the prologue (its remainder's mean), the body, the walk
+    body = [count for kind, count in by_line_all(fn) if kind == "data" and "len" in count.symbols]
+    assert len(body) == 1 and body[0].symbols == {"len"}
+    assert any("depends on the value of the C variable `len`" in note and "--param 'len=N'" in note
+               for note in fn.assumptions)
+
+
+def by_line_all(fn) -> list:
+    return [(loop.trip_count.kind, loop.trip_count.iterations) for loop in fn.loops.values()]
+
+
+def test_a_count_in_a_value_llvm_made_is_not_named():
+    # `k * 3` is no variable of the source: the loop keeps what the types allow
+    fn = analyse("""
+void fill(const unsigned char *in, unsigned char *out) {
+  while (*in) {
+    unsigned k = *in++;
+    unsigned j = 0;
+    do { out[j] = (unsigned char)(out[j] * k + 1); j += 3; } while (j != k * 3u);
+    out += k;
+  }
+}
+""")["fill"]
+    assert ("bounded", Polynomial.constant(63)) in by_line_all(fn)
+    assert not any("C variable" in note for note in fn.assumptions)

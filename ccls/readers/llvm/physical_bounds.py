@@ -77,3 +77,77 @@ def shift_width_trip(record, analyses: FunctionAnalyses, terminators: dict, read
             if best is None or most < best[0]:
                 best = (most, why)
     return best
+
+
+# The names clang and LLVM give the values they make (`%add60`, `%conv42`, `%spec.select`,
+# `%indvars.iv`); a phi named otherwise is a C variable's value (`%len.0`, `%op.3.ph`: mem2reg
+# names a variable's merged values after it).
+_MADE_NAMES = frozenset("""
+    add sub mul div rem shl shr and or xor not neg conv call cmp tobool lnot land lor cond inc dec
+    incdec arrayidx arraydecay idx idxprom idxext frombool tmp retval spec ind indvars lsr xtraiter niter
+    unroll narrow sext zext trunc cast ptr vla agg coerce this bf sroa storemerge lcssa promoted min max
+    umin umax smin smax abs select sel phi iv index vec vector broadcast splat reass mask masked wide
+    or_cond brmerge switch predphi exitcond cleanup cleanup_dest ehselector exn
+""".split())
+_VARIABLE = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z_0-9]*)(?:\.[-\w.$]+)?$")
+
+
+def variable_of(value: str, reading: _Reading, parameters: set[str]) -> str | None:
+    """The C variable whose value `value` is, where its name says so: a phi named after a
+    variable the function assigns (`%len.0` → `len`); None for a value LLVM made (`%add60`, a
+    numbered `%i42`), a load, or a parameter's own name (its value at entry is the parameter)."""
+    instr = reading.definitions.get(value)
+    m = _VARIABLE.match(value)
+    if instr is None or instr.opcode != "phi" or m is None or "." not in value:
+        return None
+    base = m["base"]
+    if base.rstrip("0123456789").lower() in _MADE_NAMES or re.fullmatch(r"i\d*", base) or base in parameters:
+        return None
+    return base
+
+
+_ZERO_TEST = re.compile(r"= icmp (?P<predicate>eq|ne) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), 0(?:,|$)")
+_BRANCH = re.compile(r"^br i1 %(?P<cond>\"[^\"]+\"|[-\w.$]+), label %(?P<true>\"[^\"]+\"|[-\w.$]+), "
+                     r"label %(?P<false>\"[^\"]+\"|[-\w.$]+)")
+_RECURRENCE = re.compile(r"^\{(?P<body>.+)\}(?:<[a-z]+>)*<%(?P<loop>\"[^\"]+\"|[-\w.$]+)>$")
+
+
+def _start_step(scev: str, header: str) -> tuple[str, int] | None:
+    """(start, constant step) of this loop's add recurrence `{start,+,step}<%header>`."""
+    m = _RECURRENCE.match(scev)
+    if m is None or m["loop"].strip('"') != header:
+        return None
+    body, depth = m["body"], 0
+    for index, char in enumerate(body):
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(char, 0)
+        if depth == 0 and body.startswith(",+,", index):
+            step = body[index + 3:]
+            return (body[:index], int(step)) if re.fullmatch(r"-?\d+", step) else None
+    return None
+
+
+def down_to_zero(record, analyses: FunctionAnalyses, terminators: dict,
+                 reading: _Reading) -> tuple[str, int, str] | None:
+    """A loop whose only exit is its counter reaching zero, stepped down by a constant k > 1
+    (`do { … } while (n -= 4)`, or the body LLVM unrolled k times after a prologue ran the
+    remainder): ScalarEvolution gives no count, since a start that is not a multiple of k
+    would wrap around. The counter taken to reach zero exactly: start / k iterations go round
+    again. (that backedge-taken count as SCEV text, what it assumes), or None."""
+    inside = set(record.blocks)
+    exits = [b for b in record.blocks if b in terminators
+             and any(t.strip('"') not in inside for t in _successors(terminators[b]))]
+    branch = _BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
+    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+    zero = _ZERO_TEST.search(test.text) if test is not None and test.opcode == "icmp" else None
+    if zero is None:
+        return None
+    leaves_when_zero = branch["true"].strip('"') not in inside
+    if leaves_when_zero != (zero["predicate"] == "eq"):
+        return None  # leaves while the counter is not zero: a search, not a count
+    recurrence = _start_step(analyses.value_scevs.get(zero["value"].strip('"'), ""), record.header)
+    if recurrence is None or recurrence[1] >= -1:
+        return None  # a step of -1 ScalarEvolution counts itself; upward steps are not this shape
+    start, step = recurrence[0], -recurrence[1]
+    return (start, step,
+            f"its counter steps down by {step} until it is exactly zero, taken to start at a multiple of {step} "
+            f"(a remainder run before it, as LLVM arranges for a loop it unrolls; otherwise it would wrap around)")

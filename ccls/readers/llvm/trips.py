@@ -157,15 +157,21 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     """`terminators`: each block's last instruction, to tell early exits from error paths.
     Raises BudgetExhausted when the function's budget runs out."""
     text = record.backedge_taken or ""
+    unread = ""
     ctx = _scev_context(analyses, parameters, enclosing, substituted, reading)
+    derived = physical_bounds.down_to_zero(record, analyses, terminators, reading) if not text else None
+    scale = Fraction(1, derived[1]) if derived is not None else Fraction(1)  # the count is start / step
+    if derived is not None:
+        text = derived[0]
+        assumptions.append(f"loop %{record.header}: {derived[2]}")
     if text:
         try:
-            iterations = to_polynomial(text, ctx) + 1
+            iterations = to_polynomial(text, ctx) * scale + 1
             if (few := iterations.constant_value()) is not None and few <= 1 and "max" in text and "%" in text:
                 # max(c, s) − s read as s − s: the constant was the bound (`for (i = n1 - 1; i < 32000;
                 # …)`). Not for a remainder loop, whose start is where the main loop ended.
                 again = replace(ctx, max_takes_constant=True, assumptions=[], memo=ValueTable())
-                counted = to_polynomial(text, again) + 1
+                counted = to_polynomial(text, again) * scale + 1
                 if not again.read_phi_merge:
                     ctx, iterations = again, counted
             for note in dict.fromkeys(ctx.assumptions):
@@ -177,6 +183,10 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
             return TripCount(kind, iterations, text)
         except NotPolynomial as why:
             reason = str(why)
+            unread = text  # a count in run-time values: named after their variables below, if nothing else says more
+        if derived is not None:  # the count from the counter alone says no more than ScalarEvolution
+            assumptions.pop(next(i for i in range(len(assumptions) - 1, -1, -1) if derived[2] in assumptions[i]))
+            text, reason = "", "ScalarEvolution cannot predict it"
     else:
         reason = "ScalarEvolution cannot predict it"
     # An exit that depends on data (a search, a break): ScalarEvolution still knows how often
@@ -222,11 +232,54 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
                            f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
         return TripCount("bounded", most, text)
+    if unread:
+        said = len(assumptions)
+        if derived is not None:
+            assumptions.append(f"loop %{record.header}: {derived[2]}")
+        if (named := _named_run_time_count(unread, scale, ctx, record, parameters, reading, assumptions)) is not None:
+            return named
+        del assumptions[said:]
     if (shifted := physical_bounds.shift_width_trip(record, analyses, terminators, reading)) is not None:
         assumptions.append(f"loop %{record.header}: {shifted[1]}, taken as that")
         return TripCount("bounded", Polynomial.constant(shifted[0]), text)
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
+
+
+_RUN_TIME_VALUE = re.compile(r"^depends on %(?P<value>\"[^\"]+\"|[-\w.$]+), a run-time value$")
+
+
+def _named_run_time_count(text: str, scale: Fraction, ctx, record, parameters: set[str], reading: _Reading,
+                          assumptions: list[str]) -> TripCount | None:
+    """A count ScalarEvolution states in values the function computes at run time (a length
+    decoded from the data): each such value that is a C variable's (`physical_bounds.variable_of`)
+    kept symbolic under the variable's name, kind `data`; None where one is not."""
+    substituted, named = dict(ctx.substituted), {}
+    for _ in range(4):
+        again = replace(ctx, substituted=substituted, assumptions=[], memo=ValueTable())
+        try:
+            iterations = to_polynomial(text, again) * scale + 1
+        except NotPolynomial as why:
+            m = _RUN_TIME_VALUE.match(str(why))
+            value = m["value"].strip('"') if m else None
+            variable = physical_bounds.variable_of(value, reading, parameters) if value else None
+            if variable is None or value in substituted:
+                return None
+            substituted[value] = Polynomial.symbol(variable)
+            named[value] = variable
+            continue
+        if not named or iterations.constant_value() is not None or not iterations.symbols & set(named.values()):
+            return None
+        for note in dict.fromkeys(again.assumptions):
+            assumptions.append(f"loop %{record.header}: {note}")
+        reading.data_symbols.update(named.values())
+        said = ", ".join(f"`{variable}` (%{value})" for value, variable in named.items())
+        sets = " ".join(f"--param '{variable}=N'" for variable in dict.fromkeys(named.values()))
+        assumptions.append(f"loop %{record.header}: its count, {spoken(iterations)}, depends on the value of the C "
+                           f"variable {said}, which the function computes at run time: kept "
+                           f"symbolic (set it with {sets})")
+        return TripCount("data", iterations, text)
+    return None
 
 
 def _walk_trip(record, parameters: set[str], analyses: FunctionAnalyses, early_exit: str, assumptions: list[str],
