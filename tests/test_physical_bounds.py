@@ -122,3 +122,35 @@ void fill(const unsigned char *in, unsigned char *out) {
 """)["fill"]
     assert ("bounded", Polynomial.constant(63)) in by_line_all(fn)
     assert not any("C variable" in note for note in fn.assumptions)
+
+
+# A search down a table of 16 counts for the last one in use (a Huffman coder's bit lengths):
+# the table is a struct member, re-read after each store, so ScalarEvolution counts nothing.
+TABLE_SEARCH = """
+struct coder { unsigned short count[16]; int overflow; };
+void rebalance(struct coder *s, int bits) {
+  do {
+    int b = bits - 1;
+    while (s->count[b] == 0) b--;
+    s->count[b]--;
+    s->count[b + 1] += 2;
+    s->overflow -= 2;
+  } while (s->overflow > 0);
+}
+"""
+
+
+def test_a_counter_indexing_an_array_runs_at_most_its_length():
+    fn = analyse(TABLE_SEARCH)["rebalance"]
+    outer, inner = sorted(by_line_all(fn), key=lambda trip: trip[0] != "data")
+    assert outer[0] == "data" and outer[1].symbols == {"s->overflow"}  # as before: ScalarEvolution's count
+    assert inner == ("bounded", Polynomial.constant(16))
+    assert any("indexes an array of 16 elements on every iteration, which C defines only below 16: at most 16 "
+               "iterations" in note for note in fn.assumptions)
+
+
+def test_an_array_of_unknown_length_bounds_nothing():
+    # a trailing `[1]` array is the old idiom for one of any length: no bound from it
+    fn = analyse(TABLE_SEARCH.replace("unsigned short count[16]; int overflow;",
+                                      "int overflow; unsigned short count[1];"))["rebalance"]
+    assert not any("indexes an array" in note for note in fn.assumptions)

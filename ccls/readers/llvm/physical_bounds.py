@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
+from ccls.polynomial import Polynomial
 from ccls.readers.llvm.reading import _Reading, _successors
 from ccls.readers.scev import FunctionAnalyses
 
@@ -92,18 +94,42 @@ _MADE_NAMES = frozenset("""
 _VARIABLE = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z_0-9]*)(?:\.[-\w.$]+)?$")
 
 
-def variable_of(value: str, reading: _Reading, parameters: set[str]) -> str | None:
+def variable_of(value: str, reading: _Reading, parameters: set[str]) -> tuple[str, bool] | None:
     """The C variable whose value `value` is, where its name says so: a phi named after a
-    variable the function assigns (`%len.0` → `len`); None for a value LLVM made (`%add60`, a
-    numbered `%i42`), a load, or a parameter's own name (its value at entry is the parameter)."""
+    variable the function assigns (`%len.0` → `len`), and whether it is a pointer; None for a
+    value LLVM made (`%add60`, a numbered `%i42`), a load, or an integer parameter's own name
+    (its value at entry is the parameter; a pointer only counts as a distance to another)."""
     instr = reading.definitions.get(value)
     m = _VARIABLE.match(value)
     if instr is None or instr.opcode != "phi" or m is None or "." not in value:
         return None
+    pointer = instr.type_text == "ptr"
     base = m["base"]
-    if base.rstrip("0123456789").lower() in _MADE_NAMES or re.fullmatch(r"i\d*", base) or base in parameters:
+    if not (pointer or _INT.match(instr.type_text)) or base.rstrip("0123456789").lower() in _MADE_NAMES \
+            or re.fullmatch(r"i\d*", base) or base in parameters and not pointer:
         return None
-    return base
+    return base, pointer
+
+
+def pointer_distances(count: Polynomial, pointers: dict[str, str]) -> Polynomial | None:
+    """`count` with its pointer symbols (symbol → variable) joined into the one distance they
+    measure: c·p − c·q is c·`p - q` (a pointer alone is an address, no count). None where they
+    are not one such difference."""
+    coefficients: dict[str, Fraction] = {}
+    for monomial, coefficient in count.terms:
+        if any(name in pointers for name, _ in monomial):
+            if len(monomial) != 1 or monomial[0][1] != 1:
+                return None
+            coefficients[monomial[0][0]] = coefficient
+    if not coefficients:
+        return count
+    if len(coefficients) != 2:
+        return None
+    (a, ca), (b, cb) = coefficients.items()
+    high, low = (a, b) if ca > 0 else (b, a)
+    if ca != -cb or pointers[high] == pointers[low]:
+        return None
+    return count.substitute(high, Polynomial.symbol(f"{pointers[high]} - {pointers[low]}") + Polynomial.symbol(low))
 
 
 _ZERO_TEST = re.compile(r"= icmp (?P<predicate>eq|ne) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), 0(?:,|$)")
@@ -151,3 +177,42 @@ def down_to_zero(record, analyses: FunctionAnalyses, terminators: dict,
     return (start, step,
             f"its counter steps down by {step} until it is exactly zero, taken to start at a multiple of {step} "
             f"(a remainder run before it, as LLVM arranges for a loop it unrolls; otherwise it would wrap around)")
+
+
+_ARRAY_ELEMENT = re.compile(r"= getelementptr (?:inbounds )?(?:nuw )?\[(?P<n>\d+) x [^\]]+\], ptr %(?P<base>\"[^\"]+\"|[-\w.$]+), "
+                            r"i\d+ 0, i\d+ %(?P<index>\"[^\"]+\"|[-\w.$]+)(?:,|$)")
+
+
+def array_index_trip(record, analyses: FunctionAnalyses, terminators: dict,
+                     reading: _Reading) -> tuple[int, str] | None:
+    """A counter stepped by a constant that indexes an array of N elements, read or written on
+    every iteration (`while (s->count[bits] == 0) bits--;`, `lens[order[have++]] = 0`): C
+    defines `a[i]` only for 0 <= i < N, so the counter takes at most ceil(N / |step|) values on
+    the iterations that go round again. (iterations, what the bound assumes), or None."""
+    inside = set(record.blocks)
+    best: tuple[int, str] | None = None
+    for block in record.blocks:
+        every = None  # whether the block runs on every iteration, found once it matters
+        for instr in reading.instructions.get(block, ()):
+            if instr.opcode not in ("load", "store") or not instr.operands:
+                continue
+            pointer = instr.operands[0 if instr.opcode == "load" else 1].name
+            gep = reading.definitions.get(pointer) if pointer else None
+            m = _ARRAY_ELEMENT.search(gep.text) if gep is not None and gep.opcode == "getelementptr" else None
+            if m is None or int(m["n"]) < 2:  # [0 x T] and [1 x T]: a trailing array of any length
+                continue
+            recurrence = _start_step(analyses.value_scevs.get(_uncast(m["index"].strip('"'), reading), ""),
+                                     record.header)
+            if recurrence is None or recurrence[1] == 0:
+                continue
+            if every is None:
+                every = _on_every_iteration(block, record.header, inside, terminators)
+            if not every:
+                break
+            n, step = int(m["n"]), abs(recurrence[1])
+            most = math.ceil(n / step) + (0 if block == record.header else 1)
+            why = (f"its counter, stepped by {recurrence[1]} each iteration, indexes an array of {n} elements on "
+                   f"every iteration, which C defines only below {n}: at most {most} iterations")
+            if best is None or most < best[0]:
+                best = (most, why)
+    return best

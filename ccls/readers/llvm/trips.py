@@ -239,9 +239,12 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         if (named := _named_run_time_count(unread, scale, ctx, record, parameters, reading, assumptions)) is not None:
             return named
         del assumptions[said:]
-    if (shifted := physical_bounds.shift_width_trip(record, analyses, terminators, reading)) is not None:
-        assumptions.append(f"loop %{record.header}: {shifted[1]}, taken as that")
-        return TripCount("bounded", Polynomial.constant(shifted[0]), text)
+    bounds = [found for found in (physical_bounds.shift_width_trip(record, analyses, terminators, reading),
+                                  physical_bounds.array_index_trip(record, analyses, terminators, reading)) if found]
+    if bounds:
+        most, why = min(bounds)
+        assumptions.append(f"loop %{record.header}: {why}, taken as that")
+        return TripCount("bounded", Polynomial.constant(most), text)
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
 
@@ -252,10 +255,11 @@ _RUN_TIME_VALUE = re.compile(r"^depends on %(?P<value>\"[^\"]+\"|[-\w.$]+), a ru
 def _named_run_time_count(text: str, scale: Fraction, ctx, record, parameters: set[str], reading: _Reading,
                           assumptions: list[str]) -> TripCount | None:
     """A count ScalarEvolution states in values the function computes at run time (a length
-    decoded from the data): each such value that is a C variable's (`physical_bounds.variable_of`)
-    kept symbolic under the variable's name, kind `data`; None where one is not."""
-    substituted, named = dict(ctx.substituted), {}
-    for _ in range(4):
+    decoded from the data, a pointer the loop copies up to): each such value that is a C
+    variable's (`physical_bounds.variable_of`) kept symbolic under the variable's name, two
+    pointers as the distance between them (`oend - op`), kind `data`; None where one is not."""
+    substituted, named, pointers = dict(ctx.substituted), {}, {}
+    for _ in range(6):
         again = replace(ctx, substituted=substituted, assumptions=[], memo=ValueTable())
         try:
             iterations = to_polynomial(text, again) * scale + 1
@@ -265,19 +269,30 @@ def _named_run_time_count(text: str, scale: Fraction, ctx, record, parameters: s
             variable = physical_bounds.variable_of(value, reading, parameters) if value else None
             if variable is None or value in substituted:
                 return None
-            substituted[value] = Polynomial.symbol(variable)
-            named[value] = variable
+            name, pointer = variable
+            if pointer:
+                pointers[f"&{value}"] = name
+            substituted[value] = Polynomial.symbol(f"&{value}" if pointer else name)
+            named[value] = name
             continue
-        if not named or iterations.constant_value() is not None or not iterations.symbols & set(named.values()):
+        iterations = physical_bounds.pointer_distances(iterations, pointers)
+        if iterations is None or not named or iterations.constant_value() is not None:
+            return None
+        distances = {f"{high} - {low}" for high in pointers.values() for low in pointers.values()}
+        symbols = {s for s in iterations.symbols
+                   if s in distances or s in named.values() and s not in pointers.values()}
+        if not symbols:
             return None
         for note in dict.fromkeys(again.assumptions):
             assumptions.append(f"loop %{record.header}: {note}")
-        reading.data_symbols.update(named.values())
+        reading.data_symbols.update(symbols)
         said = ", ".join(f"`{variable}` (%{value})" for value, variable in named.items())
-        sets = " ".join(f"--param '{variable}=N'" for variable in dict.fromkeys(named.values()))
+        what = "variables" if len(set(named.values())) > 1 else "variable"
+        sets = " ".join(f"--param '{symbol}=N'" for symbol in sorted(symbols))
+        bytes_note = "; a distance between pointers in bytes" if pointers else ""
         assumptions.append(f"loop %{record.header}: its count, {spoken(iterations)}, depends on the value of the C "
-                           f"variable {said}, which the function computes at run time: kept "
-                           f"symbolic (set it with {sets})")
+                           f"{what} {said}, which the function computes at run time: kept symbolic{bytes_note} "
+                           f"(set it with {sets})")
         return TripCount("data", iterations, text)
     return None
 
