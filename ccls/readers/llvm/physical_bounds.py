@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from fractions import Fraction
 
-from ccls.polynomial import Polynomial
 from ccls.readers.llvm.reading import _Reading, _successors
 from ccls.readers.scev import FunctionAnalyses
 
@@ -94,42 +92,19 @@ _MADE_NAMES = frozenset("""
 _VARIABLE = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z_0-9]*)(?:\.[-\w.$]+)?$")
 
 
-def variable_of(value: str, reading: _Reading, parameters: set[str]) -> tuple[str, bool] | None:
-    """The C variable whose value `value` is, where its name says so: a phi named after a
-    variable the function assigns (`%len.0` → `len`), and whether it is a pointer; None for a
-    value LLVM made (`%add60`, a numbered `%i42`), a load, or an integer parameter's own name
-    (its value at entry is the parameter; a pointer only counts as a distance to another)."""
+def variable_of(value: str, reading: _Reading, parameters: set[str]) -> str | None:
+    """The C variable whose value `value` is, where its name says so: an integer phi named after
+    a variable the function assigns (`%len.0` → `len`); None for a value LLVM made (`%add60`, a
+    numbered `%i42`), a load, a pointer (an address, no count), or a parameter's own name (its
+    value at entry is the parameter)."""
     instr = reading.definitions.get(value)
     m = _VARIABLE.match(value)
-    if instr is None or instr.opcode != "phi" or m is None or "." not in value:
+    if instr is None or instr.opcode != "phi" or m is None or "." not in value or not _INT.match(instr.type_text):
         return None
-    pointer = instr.type_text == "ptr"
     base = m["base"]
-    if not (pointer or _INT.match(instr.type_text)) or base.rstrip("0123456789").lower() in _MADE_NAMES \
-            or re.fullmatch(r"i\d*", base) or base in parameters and not pointer:
+    if base.rstrip("0123456789").lower() in _MADE_NAMES or re.fullmatch(r"i\d*", base) or base in parameters:
         return None
-    return base, pointer
-
-
-def pointer_distances(count: Polynomial, pointers: dict[str, str]) -> Polynomial | None:
-    """`count` with its pointer symbols (symbol → variable) joined into the one distance they
-    measure: c·p − c·q is c·`p - q` (a pointer alone is an address, no count). None where they
-    are not one such difference."""
-    coefficients: dict[str, Fraction] = {}
-    for monomial, coefficient in count.terms:
-        if any(name in pointers for name, _ in monomial):
-            if len(monomial) != 1 or monomial[0][1] != 1:
-                return None
-            coefficients[monomial[0][0]] = coefficient
-    if not coefficients:
-        return count
-    if len(coefficients) != 2:
-        return None
-    (a, ca), (b, cb) = coefficients.items()
-    high, low = (a, b) if ca > 0 else (b, a)
-    if ca != -cb or pointers[high] == pointers[low]:
-        return None
-    return count.substitute(high, Polynomial.symbol(f"{pointers[high]} - {pointers[low]}") + Polynomial.symbol(low))
+    return base
 
 
 _ZERO_TEST = re.compile(r"= icmp (?P<predicate>eq|ne) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), 0(?:,|$)")

@@ -255,11 +255,10 @@ _RUN_TIME_VALUE = re.compile(r"^depends on %(?P<value>\"[^\"]+\"|[-\w.$]+), a ru
 def _named_run_time_count(text: str, scale: Fraction, ctx, record, parameters: set[str], reading: _Reading,
                           assumptions: list[str]) -> TripCount | None:
     """A count ScalarEvolution states in values the function computes at run time (a length
-    decoded from the data, a pointer the loop copies up to): each such value that is a C
-    variable's (`physical_bounds.variable_of`) kept symbolic under the variable's name, two
-    pointers as the distance between them (`oend - op`), kind `data`; None where one is not."""
-    substituted, named, pointers = dict(ctx.substituted), {}, {}
-    for _ in range(6):
+    decoded from the data): each such value that is a C variable's (`physical_bounds.variable_of`)
+    kept symbolic under the variable's name, kind `data`; None where one is not."""
+    substituted, named = dict(ctx.substituted), {}
+    for _ in range(4):
         again = replace(ctx, substituted=substituted, assumptions=[], memo=ValueTable())
         try:
             iterations = to_polynomial(text, again) * scale + 1
@@ -269,18 +268,10 @@ def _named_run_time_count(text: str, scale: Fraction, ctx, record, parameters: s
             variable = physical_bounds.variable_of(value, reading, parameters) if value else None
             if variable is None or value in substituted:
                 return None
-            name, pointer = variable
-            if pointer:
-                pointers[f"&{value}"] = name
-            substituted[value] = Polynomial.symbol(f"&{value}" if pointer else name)
-            named[value] = name
+            substituted[value] = Polynomial.symbol(variable)
+            named[value] = variable
             continue
-        iterations = physical_bounds.pointer_distances(iterations, pointers)
-        if iterations is None or not named or iterations.constant_value() is not None:
-            return None
-        distances = {f"{high} - {low}" for high in pointers.values() for low in pointers.values()}
-        symbols = {s for s in iterations.symbols
-                   if s in distances or s in named.values() and s not in pointers.values()}
+        symbols = iterations.symbols & set(named.values())
         if not symbols:
             return None
         for note in dict.fromkeys(again.assumptions):
@@ -289,10 +280,9 @@ def _named_run_time_count(text: str, scale: Fraction, ctx, record, parameters: s
         said = ", ".join(f"`{variable}` (%{value})" for value, variable in named.items())
         what = "variables" if len(set(named.values())) > 1 else "variable"
         sets = " ".join(f"--param '{symbol}=N'" for symbol in sorted(symbols))
-        bytes_note = "; a distance between pointers in bytes" if pointers else ""
         assumptions.append(f"loop %{record.header}: its count, {spoken(iterations)}, depends on the value of the C "
-                           f"{what} {said}, which the function computes at run time: kept symbolic{bytes_note} "
-                           f"(set it with {sets})")
+                           f"{what} {said}, which the function computes at run time: kept symbolic (set it with "
+                           f"{sets})")
         return TripCount("data", iterations, text)
     return None
 
