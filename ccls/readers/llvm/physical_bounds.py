@@ -50,7 +50,8 @@ def _on_every_iteration(block: str, header: str, inside: set[str], terminators: 
     return bool(latches) and not _reaches_avoiding(header, latches, block, inside, terminators)
 
 
-def shift_width_trip(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading) -> tuple[int, str] | None:
+def shift_width_trip(record, analyses: FunctionAnalyses, terminators: dict,
+                     reading: _Reading) -> tuple[int, str] | None:
     """A counter stepped up by a constant that is, on every iteration, the amount of a shift
     (a bit buffer: `while (bits < need) { hold += (unsigned long)*in++ << bits; bits += 8; }`).
     C defines `x << n` only for 0 <= n < the width of x, so the counter takes at most
@@ -154,8 +155,8 @@ def down_to_zero(record, analyses: FunctionAnalyses, terminators: dict,
             f"(a remainder run before it, as LLVM arranges for a loop it unrolls; otherwise it would wrap around)")
 
 
-_ARRAY_ELEMENT = re.compile(r"= getelementptr (?:inbounds )?(?:nuw )?\[(?P<n>\d+) x [^\]]+\], ptr %(?P<base>\"[^\"]+\"|[-\w.$]+), "
-                            r"i\d+ 0, i\d+ %(?P<index>\"[^\"]+\"|[-\w.$]+)(?:,|$)")
+_ARRAY_ELEMENT = re.compile(r"= getelementptr (?:inbounds )?(?:nuw )?\[(?P<n>\d+) x [^\]]+\], "
+                            r"ptr %(?:\"[^\"]+\"|[-\w.$]+), i\d+ 0, i\d+ %(?P<index>\"[^\"]+\"|[-\w.$]+)(?:,|$)")
 
 
 def array_index_trip(record, analyses: FunctionAnalyses, terminators: dict,
