@@ -154,3 +154,23 @@ def test_an_array_of_unknown_length_bounds_nothing():
     fn = analyse(TABLE_SEARCH.replace("unsigned short count[16]; int overflow;",
                                       "int overflow; unsigned short count[1];"))["rebalance"]
     assert not any("indexes an array" in note for note in fn.assumptions)
+
+
+@pytest.mark.parametrize("value, opcode, type_text, variable", [
+    ("len.0", "phi", "i32", "len"),            # mem2reg's merge of a local
+    ("op.3.ph", "phi", "i32", "op"),           # … through LLVM's unroller and vectoriser
+    ("copy.61449.unr", "phi", "i32", "copy"),
+    ("size.addr.0", "phi", "i64", None),       # a parameter's own variable: its value at entry is the parameter
+    ("have913.promoted2123", "phi", "i32", None),  # LICM's copy of a memory location
+    ("add60", "phi", "i32", None),             # values LLVM made
+    ("spec.select.3", "phi", "i32", None),
+    ("indvars.iv.1", "phi", "i64", None),
+    ("i42", "phi", "i32", None),
+    ("out.0", "phi", "ptr", None),             # an address is no count
+    ("len.0", "load", "i32", None),
+])
+def test_which_values_are_named_after_a_variable(value, opcode, type_text, variable):
+    from types import SimpleNamespace
+    from ccls.readers.llvm.physical_bounds import variable_of
+    reading = SimpleNamespace(definitions={value: SimpleNamespace(opcode=opcode, type_text=type_text)})
+    assert variable_of(value, reading, {"size"}) == variable

@@ -31,7 +31,7 @@ _ADD_RECURRENCE = re.compile(rf"^\{{(?P<start>[^{{}}]+),\+,(?P<step>\d+)\}}(?:<\
 _START = re.compile(rf"^(?:%(?P<bare>{_NAME})|\((?P<offset>-?\d+) \+ %(?P<based>{_NAME})\))$")
 _CASTS = ("zext", "sext", "trunc", "freeze")
 # Names clang gives computed addresses and LLVM's passes give values: none names a member.
-_GENERIC = re.compile(r"^(?:i|arrayidx|arraydecay|add\.ptr|incdec\.ptr|scevgep|uglygep|call|tmp|idx|ptr|"
+GENERIC = re.compile(r"^(?:i|arrayidx|arraydecay|add\.ptr|incdec\.ptr|scevgep|uglygep|call|tmp|idx|ptr|"
                       r"retval|this|vla|agg\.tmp|ref\.tmp|coerce|x|cond)\d*$")
 # clang's member name; LLVM's uniquing digits and the inliner's `.i` suffixes dropped
 _MEMBER = re.compile(r"^(?P<name>[A-Za-z_]\w*?)\d*(?:\.i\d*)*$")
@@ -73,12 +73,12 @@ class Names:
             return self.loaded_from(instr.operands[0], depth)
         if instr.opcode == "phi":
             m = _LOCAL_PHI.match(name)
-            return m["name"] if m and not _GENERIC.match(m["name"]) else None
+            return m["name"] if m and not GENERIC.match(m["name"]) else None
         if instr.opcode == "getelementptr":  # an array member: `a->name` is its first element's address
             return self.member(instr, depth)
         if instr.opcode == "alloca":  # a local variable (a struct on the stack)
             m = _MEMBER.match(name)
-            return m["name"] if m and not _GENERIC.match(m["name"]) else None
+            return m["name"] if m and not GENERIC.match(m["name"]) else None
         return None
 
     def loaded_from(self, address, depth: int = 0) -> str | None:
@@ -99,7 +99,7 @@ class Names:
         """`base->member` for a constant offset from a named pointer, the address clang named
         after the member (`%count = getelementptr … %a, i64 8`)."""
         m = _MEMBER.match(gep.name or "")
-        if m is None or _GENERIC.match(m["name"]) or any(op.name for op in gep.operands[1:]):
+        if m is None or GENERIC.match(m["name"]) or any(op.name for op in gep.operands[1:]):
             return None
         base = gep.operands[0]
         owner = base.name if _is_global(base) else self.value(base.name, depth + 1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 
+from ccls.readers import data_walks
 from ccls.readers.llvm.reading import _Reading, _successors
 from ccls.readers.scev import FunctionAnalyses
 
@@ -90,7 +91,10 @@ _MADE_NAMES = frozenset("""
     umin umax smin smax abs select sel phi iv index vec vector broadcast splat reass mask masked wide
     or_cond brmerge switch predphi exitcond cleanup cleanup_dest ehselector exn
 """.split())
-_VARIABLE = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z_0-9]*)(?:\.[-\w.$]+)?$")
+# mem2reg's `len.0`, `len.addr.017`, with the suffixes of LLVM's loop passes (`op.3.ph`, `op.3.unr`,
+# `len.0.lcssa`) and the inliner's `.i`; not LICM's `have.promoted` (a memory location)
+_VARIABLE = re.compile(r"^(?P<base>[A-Za-z_]\w*?)(?:\.addr)?(?:\.\d+)+"
+                       r"(?:\.(?:ph|unr|lcssa\d*|be|us\d*|epil|prol|i\d*|\d+))*$")
 
 
 def variable_of(value: str, reading: _Reading, parameters: set[str]) -> str | None:
@@ -100,10 +104,10 @@ def variable_of(value: str, reading: _Reading, parameters: set[str]) -> str | No
     value at entry is the parameter)."""
     instr = reading.definitions.get(value)
     m = _VARIABLE.match(value)
-    if instr is None or instr.opcode != "phi" or m is None or "." not in value or not _INT.match(instr.type_text):
+    if instr is None or instr.opcode != "phi" or m is None or not _INT.match(instr.type_text):
         return None
     base = m["base"]
-    if base.rstrip("0123456789").lower() in _MADE_NAMES or re.fullmatch(r"i\d*", base) or base in parameters:
+    if base.rstrip("0123456789").lower() in _MADE_NAMES or data_walks.GENERIC.match(base) or base in parameters:
         return None
     return base
 
