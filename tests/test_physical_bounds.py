@@ -174,3 +174,16 @@ def test_which_values_are_named_after_a_variable(value, opcode, type_text, varia
     from ccls.readers.llvm.physical_bounds import variable_of
     reading = SimpleNamespace(definitions={value: SimpleNamespace(opcode=opcode, type_text=type_text)})
     assert variable_of(value, reading, {"size"}) == variable
+
+
+def test_a_search_of_a_constant_table_runs_at_most_its_length():
+    # no bound in the loop's condition: the table's 12 entries are the only limit
+    fn = analyse("""
+static const unsigned sizes[12] = {53, 97, 193, 389, 769, 1543, 3079, 6151, 12289, 24593, 49157, 98317};
+unsigned bucket_count(unsigned want) {
+  unsigned i = 0;
+  while (sizes[i] < want) i++;
+  return sizes[i];
+}
+""")["bucket_count"]
+    assert by_line_all(fn) == [("bounded", Polynomial.constant(12))]

@@ -160,7 +160,7 @@ def down_to_zero(record, analyses: FunctionAnalyses, terminators: dict,
 
 
 _ARRAY_ELEMENT = re.compile(r"= getelementptr (?:inbounds )?(?:nuw )?\[(?P<n>\d+) x [^\]]+\], "
-                            r"ptr %(?:\"[^\"]+\"|[-\w.$]+), i\d+ 0, i\d+ %(?P<index>\"[^\"]+\"|[-\w.$]+)(?:,|$)")
+                            r"ptr [%@](?:\"[^\"]+\"|[-\w.$]+), i\d+ 0, i\d+ %(?P<index>\"[^\"]+\"|[-\w.$]+)(?:,|$)")
 
 
 def array_index_trip(record, analyses: FunctionAnalyses, terminators: dict,
