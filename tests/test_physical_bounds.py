@@ -187,3 +187,34 @@ unsigned bucket_count(unsigned want) {
 }
 """)["bucket_count"]
     assert by_line_all(fn) == [("bounded", Polynomial.constant(12))]
+
+
+# Multiplication of polynomials over GF(2), a bit at a time (a CRC combiner's): it ends at the
+# lowest set bit of `a`, which ScalarEvolution cannot see; the mask that finds it walks 32 bits.
+GF2_PRODUCT = """
+unsigned product(unsigned a, unsigned b) {
+  unsigned m = 1u << 31, p = 0;
+  for (;;) {
+    if (a & m) {
+      p ^= b;
+      if ((a & (m - 1)) == 0) break;
+    }
+    m >>= 1;
+    b = b & 1 ? (b >> 1) ^ 0xedb88320u : b >> 1;
+  }
+  return p;
+}
+"""
+
+
+def test_a_loop_steered_by_a_shifted_mask_ends_within_its_bits():
+    fn = analyse(GF2_PRODUCT)["product"]
+    assert by_line_all(fn) == [("bounded", Polynomial.constant(33))]
+    assert any("on a mask shifted by a constant each iteration, which is zero after 32 iterations" in note
+               and "if it ends at all it ends within 33 iterations" in note for note in fn.assumptions)
+
+
+def test_a_branch_on_other_carried_state_keeps_the_loop_unknown():
+    # the exit also tests `b`, which the loop keeps changing after the mask is spent
+    fn = analyse(GF2_PRODUCT.replace("if ((a & (m - 1)) == 0) break;", "if ((a & (m - 1)) == b) break;"))["product"]
+    assert [kind for kind, _ in by_line_all(fn)] == ["unknown"]

@@ -196,3 +196,80 @@ def array_index_trip(record, analyses: FunctionAnalyses, terminators: dict,
             if best is None or most < best[0]:
                 best = (most, why)
     return best
+
+
+_PHI_PAIR = re.compile(r"\[\s*(%?(?:\"[^\"]+\"|[-\w.$]+)),\s*%(\"[^\"]+\"|[-\w.$]+)\s*\]")
+_SHIFT_BY = re.compile(r"= (?P<op>lshr|shl)(?: exact| nuw| nsw)* i(?P<bits>\d+) %(?P<of>\"[^\"]+\"|[-\w.$]+), "
+                       r"(?P<k>\d+)(?:,|$)")
+_PURE = frozenset(("add", "sub", "mul", "and", "or", "xor", "shl", "lshr", "ashr", "icmp", "select", "zext", "sext",
+                   "trunc", "freeze", "udiv", "sdiv", "urem", "srem"))
+
+
+def _shifted_to_zero(phi, inside: set[str], reading: _Reading) -> int | None:
+    """How many nonzero values a header phi takes when it starts at a constant and is shifted
+    by a constant each iteration (`m = 1u << 31; … m >>= 1`): after that many it is 0 for good."""
+    pairs = [(value, block.strip('"')) for value, block in _PHI_PAIR.findall(phi.text)]
+    starts = [value for value, block in pairs if block not in inside]
+    steps = [value for value, block in pairs if block in inside]
+    if len(starts) != 1 or len(steps) != 1 or not re.fullmatch(r"-?\d+", starts[0]) or not steps[0].startswith("%"):
+        return None
+    step = reading.definitions.get(steps[0][1:].strip('"'))
+    m = _SHIFT_BY.search(step.text) if step is not None else None
+    if m is None or m["of"].strip('"') != phi.name or not 0 < int(m["k"]) < int(m["bits"]):
+        return None
+    bits, k = int(m["bits"]), int(m["k"])
+    start = int(starts[0]) % (1 << bits)
+    if start == 0:
+        return None
+    if m["op"] == "lshr":
+        return start.bit_length() // k + (1 if start.bit_length() % k else 0)
+    trailing = (start & -start).bit_length() - 1
+    return math.ceil((bits - trailing) / k)
+
+
+def shifted_mask_trip(record, terminators: dict, reading: _Reading) -> tuple[int, str] | None:
+    """A loop whose every branch depends only on values from before the loop and on masks
+    shifted from a constant to zero (`for (m = 0x80; …; m >>= 1)`, a bit-at-a-time product):
+    once the masks are 0 each iteration goes the same way, so a loop that ends at all ends
+    within one iteration more. (iterations, what the bound assumes), or None."""
+    inside = set(record.blocks)
+    header = reading.instructions.get(record.header, ())
+    masks = {}
+    for phi in header:
+        if phi.opcode == "phi" and (count := _shifted_to_zero(phi, inside, reading)) is not None:
+            masks[phi.name] = count
+    if not masks:
+        return None
+    seen: set[str] = set()
+
+    def depends_only_on_masks(name: str) -> bool:
+        if not name or name in seen or reading.block_of.get(name) not in inside:
+            return True  # a constant, or a value from before the loop
+        seen.add(name)
+        if len(seen) > 200:
+            return False
+        instr = reading.definitions.get(name)
+        if instr is None:
+            return False
+        if instr.opcode == "phi":
+            if name in masks:
+                return True
+            if reading.block_of.get(name) == record.header:
+                return False  # state the loop carries: its branches may change as long as it does
+            return all(depends_only_on_masks(value[1:].strip('"'))
+                       for value, _ in _PHI_PAIR.findall(instr.text) if value.startswith("%"))
+        return instr.opcode in _PURE and all(depends_only_on_masks(op.name) for op in instr.operands)
+
+    for block in record.blocks:
+        term = terminators.get(block)
+        if term is None or term.opcode not in ("br", "switch") or not term.operands:
+            continue
+        if term.opcode == "br" and len(term.operands) == 1:
+            continue  # unconditional
+        if not depends_only_on_masks(term.operands[0].name):
+            return None
+    most = max(masks.values()) + 1
+    why = (f"its branches depend only on values from before it and on a mask shifted by a constant each "
+           f"iteration, which is zero after {most - 1} iterations and from then on sends every iteration the same "
+           f"way: if it ends at all it ends within {most} iterations")
+    return most, why

@@ -240,7 +240,8 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
             return named
         del assumptions[said:]
     bounds = [found for found in (physical_bounds.shift_width_trip(record, analyses, terminators, reading),
-                                  physical_bounds.array_index_trip(record, analyses, terminators, reading)) if found]
+                                  physical_bounds.array_index_trip(record, analyses, terminators, reading),
+                                  physical_bounds.shifted_mask_trip(record, terminators, reading)) if found]
     if bounds:
         most, why = min(bounds)
         assumptions.append(f"loop %{record.header}: {why}, taken as that")
