@@ -157,7 +157,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     """`terminators`: each block's last instruction, to tell early exits from error paths.
     Raises BudgetExhausted when the function's budget runs out."""
     text = record.backedge_taken or ""
-    unread = ""
+    unread = unread_bound = ""  # counts and bounds in run-time values, for `_named_run_time_values`
     ctx = _scev_context(analyses, parameters, enclosing, substituted, reading)
     derived = physical_bounds.down_to_zero(record, analyses, terminators, reading) if not text else None
     scale = Fraction(1, derived[1]) if derived is not None else Fraction(1)  # the count is start / step
@@ -197,7 +197,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         try:
             bound = to_polynomial(bound_text, ctx) + 1
         except NotPolynomial:
-            bound = None
+            bound, unread_bound = None, bound_text
         if bound is not None and (most := _at_most_at_zero_sizes(bound, record.header, assumptions)) is not None:
             bound = most
         limit = bound.constant_value() if bound is not None else None
@@ -232,13 +232,18 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
                            f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
         return TripCount("bounded", most, text)
-    if unread:
-        said = len(assumptions)
+    if unread and (read := _named_run_time_values(unread, ctx, parameters, reading)) is not None:
+        # a count in values the function computes, named after the variables that hold them
+        value_of, named, notes = read
+        iterations = value_of * scale + 1
+        symbols = iterations.symbols & set(named.values())
         if derived is not None:
             assumptions.append(f"loop %{record.header}: {derived[2]}")
-        if (named := _named_run_time_count(unread, scale, ctx, record, parameters, reading, assumptions)) is not None:
-            return named
-        del assumptions[said:]
+        assumptions.extend(f"loop %{record.header}: {note}" for note in notes)
+        reading.data_symbols.update(symbols)
+        assumptions.append(f"loop %{record.header}: its count, {spoken(iterations)}, depends on "
+                           f"{_variables_note(named, symbols)}")
+        return TripCount("data", iterations, unread)
     bounds = [found for found in (physical_bounds.shift_width_trip(record, analyses, terminators, reading),
                                   physical_bounds.array_index_trip(record, analyses, terminators, reading),
                                   physical_bounds.shifted_mask_trip(record, terminators, reading)) if found]
@@ -246,6 +251,17 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         most, why = min(bounds)
         assumptions.append(f"loop %{record.header}: {why}, taken as that")
         return TripCount("bounded", Polynomial.constant(most), text)
+    if unread_bound and (read := _named_run_time_values(unread_bound, ctx, parameters, reading)) is not None:
+        # it may leave early on data, at the latest after a count in such values
+        value_of, named, notes = read
+        bound = value_of + 1
+        symbols = bound.symbols & set(named.values())
+        assumptions.extend(f"loop %{record.header}: {note}" for note in notes)
+        reading.data_symbols.update(symbols)
+        trip, how = early_exit_trip(bound, early_exit, unread_bound, spoken)
+        assumptions.append(f"loop %{record.header}: trip count depends on data; at most {spoken(bound)}, which "
+                           f"depends on {_variables_note(named, symbols)}; {how}")
+        return trip
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
 
@@ -253,16 +269,17 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
 _RUN_TIME_VALUE = re.compile(r"^depends on %(?P<value>\"[^\"]+\"|[-\w.$]+), a run-time value$")
 
 
-def _named_run_time_count(text: str, scale: Fraction, ctx, record, parameters: set[str], reading: _Reading,
-                          assumptions: list[str]) -> TripCount | None:
-    """A count ScalarEvolution states in values the function computes at run time (a length
-    decoded from the data): each such value that is a C variable's (`physical_bounds.variable_of`)
-    kept symbolic under the variable's name, kind `data`; None where one is not."""
+def _named_run_time_values(text: str, ctx, parameters: set[str],
+                           reading: _Reading) -> tuple[Polynomial, dict[str, str], list[str]] | None:
+    """SCEV text in values the function computes at run time (a length decoded from the data)
+    read with each such value that is a C variable's (`physical_bounds.variable_of`) kept
+    symbolic under the variable's name: (the polynomial, value → variable, the reading's notes),
+    or None where one is not a variable's or the text names none."""
     substituted, named = dict(ctx.substituted), {}
     for _ in range(4):
         again = replace(ctx, substituted=substituted, assumptions=[], memo=ValueTable())
         try:
-            iterations = to_polynomial(text, again) * scale + 1
+            value_of = to_polynomial(text, again)
         except NotPolynomial as why:
             m = _RUN_TIME_VALUE.match(str(why))
             value = m["value"].strip('"') if m else None
@@ -272,20 +289,18 @@ def _named_run_time_count(text: str, scale: Fraction, ctx, record, parameters: s
             substituted[value] = Polynomial.symbol(variable)
             named[value] = variable
             continue
-        symbols = iterations.symbols & set(named.values())
-        if not symbols:
+        if not value_of.symbols & set(named.values()):
             return None
-        for note in dict.fromkeys(again.assumptions):
-            assumptions.append(f"loop %{record.header}: {note}")
-        reading.data_symbols.update(symbols)
-        said = ", ".join(f"`{variable}` (%{value})" for value, variable in named.items())
-        what = "variables" if len(set(named.values())) > 1 else "variable"
-        sets = " ".join(f"--param '{symbol}=N'" for symbol in sorted(symbols))
-        assumptions.append(f"loop %{record.header}: its count, {spoken(iterations)}, depends on the value of the C "
-                           f"{what} {said}, which the function computes at run time: kept symbolic (set it with "
-                           f"{sets})")
-        return TripCount("data", iterations, text)
+        return value_of, named, list(dict.fromkeys(again.assumptions))
     return None
+
+
+def _variables_note(named: dict[str, str], symbols: set[str]) -> str:
+    said = ", ".join(f"`{variable}` (%{value})" for value, variable in named.items())
+    what = "variables" if len(set(named.values())) > 1 else "variable"
+    sets = " ".join(f"--param '{symbol}=N'" for symbol in sorted(symbols))
+    return (f"the value of the C {what} {said}, which the function computes at run time: kept symbolic (set it "
+            f"with {sets})")
 
 
 def _walk_trip(record, parameters: set[str], analyses: FunctionAnalyses, early_exit: str, assumptions: list[str],
