@@ -164,6 +164,7 @@ def test_an_array_of_unknown_length_bounds_nothing():
     ("len.0", "phi", "i32", "len"),            # mem2reg's merge of a local
     ("op.3.ph", "phi", "i32", "op"),           # … through LLVM's unroller and vectoriser
     ("copy.61449.unr", "phi", "i32", "copy"),
+    ("chain_length.0", "select", "i32", "chain_length"),  # `if (…) chain_length >>= 2;` as a select
     ("size.addr.0", "phi", "i64", None),       # a parameter's own variable: its value at entry is the parameter
     ("have913.promoted2123", "phi", "i32", None),  # LICM's copy of a memory location
     ("add60", "phi", "i32", None),             # values LLVM made

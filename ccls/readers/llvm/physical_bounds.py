@@ -99,12 +99,13 @@ _VARIABLE = re.compile(r"^(?P<base>[A-Za-z_]\w*?)(?:\.addr)?(?:\.\d+)+"
 
 def variable_of(value: str, reading: _Reading, parameters: set[str]) -> str | None:
     """The C variable whose value `value` is, where its name says so: an integer phi named after
-    a variable the function assigns (`%len.0` → `len`); None for a value LLVM made (`%add60`, a
+    a variable the function assigns (`%len.0` → `len`; a select, where LLVM made the merge one);
+    None for a value LLVM made (`%add60`, a
     numbered `%i42`), a load, a pointer (an address, no count), or a parameter's own name (its
     value at entry is the parameter)."""
     instr = reading.definitions.get(value)
     m = _VARIABLE.match(value)
-    if instr is None or instr.opcode != "phi" or m is None or not _INT.match(instr.type_text):
+    if instr is None or instr.opcode not in ("phi", "select") or m is None or not _INT.match(instr.type_text):
         return None
     base = m["base"]
     if base.rstrip("0123456789").lower() in _MADE_NAMES or data_walks.GENERIC.match(base) or base in parameters:
