@@ -177,7 +177,7 @@ def test_an_array_of_unknown_length_bounds_nothing():
 def test_which_values_are_named_after_a_variable(value, opcode, type_text, variable):
     from types import SimpleNamespace
     from ccls.readers.llvm.physical_bounds import variable_of
-    reading = SimpleNamespace(definitions={value: SimpleNamespace(opcode=opcode, type_text=type_text)})
+    reading = SimpleNamespace(definitions={value: SimpleNamespace(opcode=opcode, type_text=type_text, text="")})
     assert variable_of(value, reading, {"size"}) == variable
 
 
@@ -223,3 +223,26 @@ def test_a_branch_on_other_carried_state_keeps_the_loop_unknown():
     # the exit also tests `b`, which the loop keeps changing after the mask is spent
     fn = analyse(GF2_PRODUCT.replace("if ((a & (m - 1)) == 0) break;", "if ((a & (m - 1)) == b) break;"))["product"]
     assert [kind for kind, _ in by_line_all(fn)] == ["unknown"]
+
+
+def test_a_count_in_a_member_the_outer_loop_re_reads_is_named_after_it():
+    # `s->lookahead` is read before the loop and again after each refill: the inner loop's count
+    # is in whichever read reached it, which the source names as one member
+    fn = analyse("""
+struct win { unsigned strstart; unsigned lookahead; };
+void refill(struct win *s);
+void mark(struct win *s, unsigned str);
+void insert_all(struct win *s) {
+  while (s->lookahead >= 3) {
+    unsigned str = s->strstart;
+    unsigned n = s->lookahead - 2;
+    do { mark(s, str); str++; } while (--n);
+    s->strstart = str;
+    s->lookahead = 2;
+    refill(s);
+  }
+}
+""")["insert_all"]
+    assert ("data", Polynomial.symbol("s->lookahead") - Polynomial.constant(2)) in by_line_all(fn)
+    assert any("depends on `s->lookahead`" in note and "read from memory on each entry" in note
+               for note in fn.assumptions)

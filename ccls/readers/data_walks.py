@@ -90,10 +90,26 @@ class Names:
         instr = self.definitions.get(address.name)
         if instr is not None and instr.opcode == "getelementptr":
             return self.member(instr, depth)
+        if instr is not None and instr.opcode == "phi" and (same := self.one_member(address.name, depth, set())):
+            return same
         if instr is not None and instr.opcode in ("load", "phi"):
             inner = self.value(address.name, depth + 1)
             return f"*{inner}" if inner and _simple(inner) else f"*({inner})" if inner else None
         return None
+
+    def one_member(self, name: str, depth: int, seen: set[str]) -> str | None:
+        """`a->member` when the address `name` merges copies of one member's address (a phi of
+        the same `getelementptr`, which LLVM's sinking and PRE leave), else None."""
+        instr = self.definitions.get(name)
+        if instr is None or name in seen or len(seen) > 16:
+            return None
+        seen.add(name)
+        if instr.opcode == "getelementptr":
+            return self.member(instr, depth)
+        if instr.opcode != "phi":
+            return None
+        named = {self.one_member(value, depth, seen) for value, _ in _incoming(instr) if value not in seen}
+        return named.pop() if len(named) == 1 and None not in named else None
 
     def member(self, gep, depth: int) -> str | None:
         """`base->member` for a constant offset from a named pointer, the address clang named

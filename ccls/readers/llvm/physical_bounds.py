@@ -99,18 +99,35 @@ _VARIABLE = re.compile(r"^(?P<base>[A-Za-z_]\w*?)(?:\.addr)?(?:\.\d+)+"
 
 def variable_of(value: str, reading: _Reading, parameters: set[str]) -> str | None:
     """The C variable whose value `value` is, where its name says so: an integer phi named after
-    a variable the function assigns (`%len.0` → `len`; a select, where LLVM made the merge one);
-    None for a value LLVM made (`%add60`, a
+    a variable the function assigns (`%len.0` → `len`; a select, where LLVM made the merge one),
+    or a merge of reads of one member (`s->lookahead`); None for a value LLVM made (`%add60`, a
     numbered `%i42`), a load, a pointer (an address, no count), or a parameter's own name (its
     value at entry is the parameter)."""
     instr = reading.definitions.get(value)
     m = _VARIABLE.match(value)
-    if instr is None or instr.opcode not in ("phi", "select") or m is None or not _INT.match(instr.type_text):
+    if instr is None or instr.opcode not in ("phi", "select") or not _INT.match(instr.type_text):
         return None
+    if m is None:  # a merge of what the loop reads from one member each time (`s->lookahead`, re-read)
+        return _one_member_read(instr, reading, parameters)
     base = m["base"]
     if base.rstrip("0123456789").lower() in _MADE_NAMES or data_walks.GENERIC.match(base) or base in parameters:
         return None
     return base
+
+
+def _one_member_read(phi, reading: _Reading, parameters: set[str]) -> str | None:
+    """`s->lookahead` for a phi whose incoming values are all reads of that one member."""
+    if phi.opcode != "phi":
+        return None
+    names = data_walks.Names(reading.definitions, parameters)
+    read = set()
+    for value, _ in _PHI_PAIR.findall(phi.text):
+        instr = reading.definitions.get(value[1:].strip('"')) if value.startswith("%") else None
+        if instr is None or instr.opcode != "load":
+            return None
+        read.add(names.loaded_from(instr.operands[0]))
+    named = read.pop() if len(read) == 1 else None
+    return named
 
 
 _ZERO_TEST = re.compile(r"= icmp (?P<predicate>eq|ne) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), 0(?:,|$)")

@@ -296,11 +296,17 @@ def _named_run_time_values(text: str, ctx, parameters: set[str],
 
 
 def _variables_note(named: dict[str, str], symbols: set[str]) -> str:
-    said = ", ".join(f"`{variable}` (%{value})" for value, variable in named.items())
-    what = "variables" if len(set(named.values())) > 1 else "variable"
+    """What the named run-time values are, in words, and how to set them."""
+    variables = [f"`{name}` (%{value})" for value, name in named.items() if name.isidentifier()]
+    members = [f"`{name}` (%{value})" for value, name in named.items() if not name.isidentifier()]
+    said = []
+    if variables:
+        said.append(f"the value of the C variable{'s' if len(variables) > 1 else ''} {', '.join(variables)}, which "
+                    f"the function computes at run time")
+    if members:
+        said.append(f"{', '.join(members)}, read from memory on each entry")
     sets = " ".join(f"--param '{symbol}=N'" for symbol in sorted(symbols))
-    return (f"the value of the C {what} {said}, which the function computes at run time: kept symbolic (set it "
-            f"with {sets})")
+    return f"{' and '.join(said)}: kept symbolic (set it with {sets})"
 
 
 def _walk_trip(record, parameters: set[str], analyses: FunctionAnalyses, early_exit: str, assumptions: list[str],
