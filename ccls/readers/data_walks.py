@@ -31,7 +31,7 @@ _ADD_RECURRENCE = re.compile(rf"^\{{(?P<start>[^{{}}]+),\+,(?P<step>\d+)\}}(?:<\
 _START = re.compile(rf"^(?:%(?P<bare>{_NAME})|\((?P<offset>-?\d+) \+ %(?P<based>{_NAME})\))$")
 _CASTS = ("zext", "sext", "trunc", "freeze")
 # Names clang gives computed addresses and LLVM's passes give values: none names a member.
-_GENERIC = re.compile(r"^(?:i|arrayidx|arraydecay|add\.ptr|incdec\.ptr|scevgep|uglygep|call|tmp|idx|ptr|"
+GENERIC = re.compile(r"^(?:i|arrayidx|arraydecay|add\.ptr|incdec\.ptr|scevgep|uglygep|call|tmp|idx|ptr|"
                       r"retval|this|vla|agg\.tmp|ref\.tmp|coerce|x|cond)\d*$")
 # clang's member name; LLVM's uniquing digits and the inliner's `.i` suffixes dropped
 _MEMBER = re.compile(r"^(?P<name>[A-Za-z_]\w*?)\d*(?:\.i\d*)*$")
@@ -73,12 +73,12 @@ class Names:
             return self.loaded_from(instr.operands[0], depth)
         if instr.opcode == "phi":
             m = _LOCAL_PHI.match(name)
-            return m["name"] if m and not _GENERIC.match(m["name"]) else None
+            return m["name"] if m and not GENERIC.match(m["name"]) else None
         if instr.opcode == "getelementptr":  # an array member: `a->name` is its first element's address
             return self.member(instr, depth)
         if instr.opcode == "alloca":  # a local variable (a struct on the stack)
             m = _MEMBER.match(name)
-            return m["name"] if m and not _GENERIC.match(m["name"]) else None
+            return m["name"] if m and not GENERIC.match(m["name"]) else None
         return None
 
     def loaded_from(self, address, depth: int = 0) -> str | None:
@@ -90,16 +90,32 @@ class Names:
         instr = self.definitions.get(address.name)
         if instr is not None and instr.opcode == "getelementptr":
             return self.member(instr, depth)
+        if instr is not None and instr.opcode == "phi" and (same := self.one_member(address.name, depth, set())):
+            return same
         if instr is not None and instr.opcode in ("load", "phi"):
             inner = self.value(address.name, depth + 1)
             return f"*{inner}" if inner and _simple(inner) else f"*({inner})" if inner else None
         return None
 
+    def one_member(self, name: str, depth: int, seen: set[str]) -> str | None:
+        """`a->member` when the address `name` merges copies of one member's address (a phi of
+        the same `getelementptr`, which LLVM's sinking and PRE leave), else None."""
+        instr = self.definitions.get(name)
+        if instr is None or name in seen or len(seen) > 16:
+            return None
+        seen.add(name)
+        if instr.opcode == "getelementptr":
+            return self.member(instr, depth)
+        if instr.opcode != "phi":
+            return None
+        named = {self.one_member(value, depth, seen) for value, _ in _incoming(instr) if value not in seen}
+        return named.pop() if len(named) == 1 and None not in named else None
+
     def member(self, gep, depth: int) -> str | None:
         """`base->member` for a constant offset from a named pointer, the address clang named
         after the member (`%count = getelementptr … %a, i64 8`)."""
         m = _MEMBER.match(gep.name or "")
-        if m is None or _GENERIC.match(m["name"]) or any(op.name for op in gep.operands[1:]):
+        if m is None or GENERIC.match(m["name"]) or any(op.name for op in gep.operands[1:]):
             return None
         base = gep.operands[0]
         owner = base.name if _is_global(base) else self.value(base.name, depth + 1)

@@ -12,6 +12,7 @@ from ccls.early_exit import early_exit_trip
 from ccls.model import TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers import alias_checks, data_walks
+from ccls.readers.llvm import physical_bounds
 from ccls.readers.llvm.opcodes import _callee_name
 from ccls.readers.llvm.reading import _Reading, _scev_context, _successors
 from ccls.readers.llvm.text import IRInstruction
@@ -156,15 +157,21 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     """`terminators`: each block's last instruction, to tell early exits from error paths.
     Raises BudgetExhausted when the function's budget runs out."""
     text = record.backedge_taken or ""
+    unread = unread_bound = ""  # counts and bounds in run-time values, for `_named_run_time_values`
     ctx = _scev_context(analyses, parameters, enclosing, substituted, reading)
+    derived = physical_bounds.down_to_zero(record, analyses, terminators, reading) if not text else None
+    scale = Fraction(1, derived[1]) if derived is not None else Fraction(1)  # the count is start / step
+    if derived is not None:
+        text = derived[0]
+        assumptions.append(f"loop %{record.header}: {derived[2]}")
     if text:
         try:
-            iterations = to_polynomial(text, ctx) + 1
+            iterations = to_polynomial(text, ctx) * scale + 1
             if (few := iterations.constant_value()) is not None and few <= 1 and "max" in text and "%" in text:
                 # max(c, s) − s read as s − s: the constant was the bound (`for (i = n1 - 1; i < 32000;
                 # …)`). Not for a remainder loop, whose start is where the main loop ended.
                 again = replace(ctx, max_takes_constant=True, assumptions=[], memo=ValueTable())
-                counted = to_polynomial(text, again) + 1
+                counted = to_polynomial(text, again) * scale + 1
                 if not again.read_phi_merge:
                     ctx, iterations = again, counted
             for note in dict.fromkeys(ctx.assumptions):
@@ -176,6 +183,10 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
             return TripCount(kind, iterations, text)
         except NotPolynomial as why:
             reason = str(why)
+            unread = text  # a count in run-time values: named after their variables below, if nothing else says more
+        if derived is not None:  # the count from the counter alone says no more than ScalarEvolution
+            assumptions.pop(next(i for i in range(len(assumptions) - 1, -1, -1) if derived[2] in assumptions[i]))
+            text, reason = "", "ScalarEvolution cannot predict it"
     else:
         reason = "ScalarEvolution cannot predict it"
     # An exit that depends on data (a search, a break): ScalarEvolution still knows how often
@@ -186,7 +197,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         try:
             bound = to_polynomial(bound_text, ctx) + 1
         except NotPolynomial:
-            bound = None
+            bound, unread_bound = None, bound_text
         if bound is not None and (most := _at_most_at_zero_sizes(bound, record.header, assumptions)) is not None:
             bound = most
         limit = bound.constant_value() if bound is not None else None
@@ -227,8 +238,81 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
                            f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
         return TripCount("bounded", most, text)
+    if unread and (read := _named_run_time_values(unread, ctx, parameters, reading)) is not None:
+        # a count in values the function computes, named after the variables that hold them
+        value_of, named, notes = read
+        iterations = value_of * scale + 1
+        symbols = iterations.symbols & set(named.values())
+        if derived is not None:
+            assumptions.append(f"loop %{record.header}: {derived[2]}")
+        assumptions.extend(f"loop %{record.header}: {note}" for note in notes)
+        reading.data_symbols.update(symbols)
+        assumptions.append(f"loop %{record.header}: its count, {spoken(iterations)}, depends on "
+                           f"{_variables_note(named, symbols)}")
+        return TripCount("data", iterations, unread)
+    bounds = [found for found in (physical_bounds.shift_width_trip(record, analyses, terminators, reading),
+                                  physical_bounds.array_index_trip(record, analyses, terminators, reading),
+                                  physical_bounds.shifted_mask_trip(record, terminators, reading)) if found]
+    if bounds:
+        most, why = min(bounds)
+        assumptions.append(f"loop %{record.header}: {why}, taken as that")
+        return TripCount("bounded", Polynomial.constant(most), text)
+    if unread_bound and (read := _named_run_time_values(unread_bound, ctx, parameters, reading)) is not None:
+        # it may leave early on data, at the latest after a count in such values
+        value_of, named, notes = read
+        bound = value_of + 1
+        symbols = bound.symbols & set(named.values())
+        assumptions.extend(f"loop %{record.header}: {note}" for note in notes)
+        reading.data_symbols.update(symbols)
+        trip, how = early_exit_trip(bound, early_exit, unread_bound, spoken)
+        assumptions.append(f"loop %{record.header}: trip count depends on data; at most {spoken(bound)}, which "
+                           f"depends on {_variables_note(named, symbols)}; {how}")
+        return trip
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
+
+
+_RUN_TIME_VALUE = re.compile(r"^depends on %(?P<value>\"[^\"]+\"|[-\w.$]+), a run-time value$")
+
+
+def _named_run_time_values(text: str, ctx, parameters: set[str],
+                           reading: _Reading) -> tuple[Polynomial, dict[str, str], list[str]] | None:
+    """SCEV text in values the function computes at run time (a length decoded from the data)
+    read with each such value that is a C variable's (`physical_bounds.variable_of`) kept
+    symbolic under the variable's name: (the polynomial, value → variable, the reading's notes),
+    or None where one is not a variable's or the text names none."""
+    substituted, named = dict(ctx.substituted), {}
+    for _ in range(4):
+        again = replace(ctx, substituted=substituted, assumptions=[], memo=ValueTable())
+        try:
+            value_of = to_polynomial(text, again)
+        except NotPolynomial as why:
+            m = _RUN_TIME_VALUE.match(str(why))
+            value = m["value"].strip('"') if m else None
+            variable = physical_bounds.variable_of(value, reading, parameters) if value else None
+            if variable is None or value in substituted:
+                return None
+            substituted[value] = Polynomial.symbol(variable)
+            named[value] = variable
+            continue
+        if not value_of.symbols & set(named.values()):
+            return None
+        return value_of, named, list(dict.fromkeys(again.assumptions))
+    return None
+
+
+def _variables_note(named: dict[str, str], symbols: set[str]) -> str:
+    """What the named run-time values are, in words, and how to set them."""
+    variables = [f"`{name}` (%{value})" for value, name in named.items() if name.isidentifier()]
+    members = [f"`{name}` (%{value})" for value, name in named.items() if not name.isidentifier()]
+    said = []
+    if variables:
+        said.append(f"the value of the C variable{'s' if len(variables) > 1 else ''} {', '.join(variables)}, which "
+                    f"the function computes at run time")
+    if members:
+        said.append(f"{', '.join(members)}, read from memory on each entry")
+    sets = " ".join(f"--param '{symbol}=N'" for symbol in sorted(symbols))
+    return f"{' and '.join(said)}: kept symbolic (set it with {sets})"
 
 
 def _walk_trip(record, parameters: set[str], analyses: FunctionAnalyses, early_exit: str, assumptions: list[str],

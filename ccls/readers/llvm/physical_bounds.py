@@ -1,0 +1,293 @@
+"""Bounds that a loop's own operations put on how often it can run, where ScalarEvolution gives
+none: what C leaves undefined cannot happen in a correct program, so it limits the count.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from ccls.readers import data_walks
+from ccls.readers.llvm.reading import _Reading, _successors
+from ccls.readers.scev import FunctionAnalyses
+
+_SHIFTS = ("shl", "lshr", "ashr")
+_CASTS = ("zext", "sext", "trunc", "freeze")
+_ADD_RECURRENCE = re.compile(r"^\{(?P<start>.+),\+,(?P<step>\d+)\}(?:<[a-z]+>)*<%(?P<loop>\"[^\"]+\"|[-\w.$]+)>$")
+_INT = re.compile(r"^i(\d+)$")
+
+
+def _uncast(name: str, reading: _Reading) -> str:
+    """The value behind integer casts (`zext nneg i32 %bits to i64` → `bits`)."""
+    for _ in range(4):
+        instr = reading.definitions.get(name)
+        if instr is None or instr.opcode not in _CASTS or not instr.operands[0].name:
+            return name
+        name = instr.operands[0].name
+    return name
+
+
+def _reaches_avoiding(start: str, goals: set[str], avoid: str, inside: set[str], terminators: dict) -> bool:
+    """Whether a path inside the loop leads from `start` to one of `goals` without passing `avoid`."""
+    seen, stack = {start}, [start]
+    while stack:
+        block = stack.pop()
+        if block in goals:
+            return True
+        for target in _successors(terminators[block]) if block in terminators else ():
+            target = target.strip('"')
+            if target in inside and target != avoid and target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return False
+
+
+def _on_every_iteration(block: str, header: str, inside: set[str], terminators: dict) -> bool:
+    """Whether `block` runs on every iteration that goes round again: each path from the header
+    to a block that jumps back to it passes through `block`."""
+    if block == header:
+        return True
+    latches = {b for b in inside if b in terminators
+               and header in (t.strip('"') for t in _successors(terminators[b]))}
+    return bool(latches) and not _reaches_avoiding(header, latches, block, inside, terminators)
+
+
+def shift_width_trip(record, analyses: FunctionAnalyses, terminators: dict,
+                     reading: _Reading) -> tuple[int, str] | None:
+    """A counter stepped up by a constant that is, on every iteration, the amount of a shift
+    (a bit buffer: `while (bits < need) { hold += (unsigned long)*in++ << bits; bits += 8; }`).
+    C defines `x << n` only for 0 <= n < the width of x, so the counter takes at most
+    ceil(width / step) values on the iterations that go round again: the loop runs at most one
+    more time than that. (iterations, what the bound assumes, in words), or None."""
+    inside = set(record.blocks)
+    best: tuple[int, str] | None = None
+    for block in record.blocks:
+        for instr in reading.instructions.get(block, ()):
+            if instr.opcode not in _SHIFTS or len(instr.operands) < 2 or not instr.operands[1].name:
+                continue
+            width = _INT.match(instr.operands[0].type_text or "")
+            counter = _uncast(instr.operands[1].name, reading)
+            recurrence = _ADD_RECURRENCE.match(analyses.value_scevs.get(counter, ""))
+            if width is None or recurrence is None or recurrence["loop"].strip('"') != record.header:
+                continue
+            bits, step = int(width[1]), int(recurrence["step"])
+            if not 0 < step < bits or not _on_every_iteration(block, record.header, inside, terminators):
+                continue
+            # the iterations that go round again each shift by a distinct amount in [0, bits)
+            most = math.ceil(bits / step) + (0 if block == record.header else 1)
+            why = (f"its counter grows by {step} each iteration and is the amount of a shift of a {bits}-bit "
+                   f"value, which C defines only below {bits}: at most {most} iterations")
+            if best is None or most < best[0]:
+                best = (most, why)
+    return best
+
+
+# The names clang and LLVM give the values they make (`%add60`, `%conv42`, `%spec.select`,
+# `%indvars.iv`); a phi named otherwise is a C variable's value (`%len.0`, `%op.3.ph`: mem2reg
+# names a variable's merged values after it).
+_MADE_NAMES = frozenset("""
+    add sub mul div rem shl shr and or xor not neg conv call cmp tobool lnot land lor cond inc dec
+    incdec arrayidx arraydecay idx idxprom idxext frombool tmp retval spec ind indvars lsr xtraiter niter
+    unroll narrow sext zext trunc cast ptr vla agg coerce this bf sroa storemerge lcssa promoted min max
+    umin umax smin smax abs select sel phi iv index vec vector broadcast splat reass mask masked wide
+    or_cond brmerge switch predphi exitcond cleanup cleanup_dest ehselector exn
+""".split())
+# mem2reg's `len.0`, `len.addr.017`, with the suffixes of LLVM's loop passes (`op.3.ph`, `op.3.unr`,
+# `len.0.lcssa`) and the inliner's `.i`; not LICM's `have.promoted` (a memory location)
+_VARIABLE = re.compile(r"^(?P<base>[A-Za-z_]\w*?)(?:\.addr)?(?:\.\d+)+"
+                       r"(?:\.(?:ph|unr|lcssa\d*|be|us\d*|epil|prol|i\d*|\d+))*$")
+
+
+def variable_of(value: str, reading: _Reading, parameters: set[str]) -> str | None:
+    """The C variable whose value `value` is, where its name says so: an integer phi named after
+    a variable the function assigns (`%len.0` → `len`; a select, where LLVM made the merge one),
+    or a merge of reads of one member (`s->lookahead`); None for a value LLVM made (`%add60`, a
+    numbered `%i42`), a load, a pointer (an address, no count), or a parameter's own name (its
+    value at entry is the parameter)."""
+    instr = reading.definitions.get(value)
+    m = _VARIABLE.match(value)
+    if instr is None or instr.opcode not in ("phi", "select") or not _INT.match(instr.type_text):
+        return None
+    if m is None:  # a merge of what the loop reads from one member each time (`s->lookahead`, re-read)
+        return _one_member_read(instr, reading, parameters)
+    base = m["base"]
+    if base.rstrip("0123456789").lower() in _MADE_NAMES or data_walks.GENERIC.match(base) or base in parameters:
+        return None
+    return base
+
+
+def _one_member_read(phi, reading: _Reading, parameters: set[str]) -> str | None:
+    """`s->lookahead` for a phi whose incoming values are all reads of that one member."""
+    if phi.opcode != "phi":
+        return None
+    names = data_walks.Names(reading.definitions, parameters)
+    read = set()
+    for value, _ in _PHI_PAIR.findall(phi.text):
+        instr = reading.definitions.get(value[1:].strip('"')) if value.startswith("%") else None
+        if instr is None or instr.opcode != "load":
+            return None
+        read.add(names.loaded_from(instr.operands[0]))
+    named = read.pop() if len(read) == 1 else None
+    return named
+
+
+_ZERO_TEST = re.compile(r"= icmp (?P<predicate>eq|ne) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), 0(?:,|$)")
+_BRANCH = re.compile(r"^br i1 %(?P<cond>\"[^\"]+\"|[-\w.$]+), label %(?P<true>\"[^\"]+\"|[-\w.$]+), "
+                     r"label %(?P<false>\"[^\"]+\"|[-\w.$]+)")
+_RECURRENCE = re.compile(r"^\{(?P<body>.+)\}(?:<[a-z]+>)*<%(?P<loop>\"[^\"]+\"|[-\w.$]+)>$")
+
+
+def _start_step(scev: str, header: str) -> tuple[str, int] | None:
+    """(start, constant step) of this loop's add recurrence `{start,+,step}<%header>`."""
+    m = _RECURRENCE.match(scev)
+    if m is None or m["loop"].strip('"') != header:
+        return None
+    body, depth = m["body"], 0
+    for index, char in enumerate(body):
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(char, 0)
+        if depth == 0 and body.startswith(",+,", index):
+            step = body[index + 3:]
+            return (body[:index], int(step)) if re.fullmatch(r"-?\d+", step) else None
+    return None
+
+
+def down_to_zero(record, analyses: FunctionAnalyses, terminators: dict,
+                 reading: _Reading) -> tuple[str, int, str] | None:
+    """A loop whose only exit is its counter reaching zero, stepped down by a constant k > 1
+    (`do { … } while (n -= 4)`, or the body LLVM unrolled k times after a prologue ran the
+    remainder): ScalarEvolution gives no count, since a start that is not a multiple of k
+    would wrap around. The counter taken to reach zero exactly: start / k iterations go round
+    again. (that backedge-taken count as SCEV text, what it assumes), or None."""
+    inside = set(record.blocks)
+    exits = [b for b in record.blocks if b in terminators
+             and any(t.strip('"') not in inside for t in _successors(terminators[b]))]
+    branch = _BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
+    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+    zero = _ZERO_TEST.search(test.text) if test is not None and test.opcode == "icmp" else None
+    if zero is None:
+        return None
+    leaves_when_zero = branch["true"].strip('"') not in inside
+    if leaves_when_zero != (zero["predicate"] == "eq"):
+        return None  # leaves while the counter is not zero: a search, not a count
+    recurrence = _start_step(analyses.value_scevs.get(zero["value"].strip('"'), ""), record.header)
+    if recurrence is None or recurrence[1] >= -1:
+        return None  # a step of -1 ScalarEvolution counts itself; upward steps are not this shape
+    start, step = recurrence[0], -recurrence[1]
+    return (start, step,
+            f"its counter steps down by {step} until it is exactly zero, taken to start at a multiple of {step} "
+            f"(a remainder run before it, as LLVM arranges for a loop it unrolls; otherwise it would wrap around)")
+
+
+_ARRAY_ELEMENT = re.compile(r"= getelementptr (?:inbounds )?(?:nuw )?\[(?P<n>\d+) x [^\]]+\], "
+                            r"ptr [%@](?:\"[^\"]+\"|[-\w.$]+), i\d+ 0, i\d+ %(?P<index>\"[^\"]+\"|[-\w.$]+)(?:,|$)")
+
+
+def array_index_trip(record, analyses: FunctionAnalyses, terminators: dict,
+                     reading: _Reading) -> tuple[int, str] | None:
+    """A counter stepped by a constant that indexes an array of N elements, read or written on
+    every iteration (`while (s->count[bits] == 0) bits--;`, `lens[order[have++]] = 0`): C
+    defines `a[i]` only for 0 <= i < N, so the counter takes at most ceil(N / |step|) values on
+    the iterations that go round again. (iterations, what the bound assumes), or None."""
+    inside = set(record.blocks)
+    best: tuple[int, str] | None = None
+    for block in record.blocks:
+        every = None  # whether the block runs on every iteration, found once it matters
+        for instr in reading.instructions.get(block, ()):
+            if instr.opcode not in ("load", "store") or not instr.operands:
+                continue
+            pointer = instr.operands[0 if instr.opcode == "load" else 1].name
+            gep = reading.definitions.get(pointer) if pointer else None
+            m = _ARRAY_ELEMENT.search(gep.text) if gep is not None and gep.opcode == "getelementptr" else None
+            if m is None or int(m["n"]) < 2:  # [0 x T] and [1 x T]: a trailing array of any length
+                continue
+            recurrence = _start_step(analyses.value_scevs.get(_uncast(m["index"].strip('"'), reading), ""),
+                                     record.header)
+            if recurrence is None or recurrence[1] == 0:
+                continue
+            if every is None:
+                every = _on_every_iteration(block, record.header, inside, terminators)
+            if not every:
+                break
+            n, step = int(m["n"]), abs(recurrence[1])
+            most = math.ceil(n / step) + (0 if block == record.header else 1)
+            why = (f"its counter, stepped by {recurrence[1]} each iteration, indexes an array of {n} elements on "
+                   f"every iteration, which C defines only below {n}: at most {most} iterations")
+            if best is None or most < best[0]:
+                best = (most, why)
+    return best
+
+
+_PHI_PAIR = re.compile(r"\[\s*(%?(?:\"[^\"]+\"|[-\w.$]+)),\s*%(\"[^\"]+\"|[-\w.$]+)\s*\]")
+_SHIFT_BY = re.compile(r"= (?P<op>lshr|shl)(?: exact| nuw| nsw)* i(?P<bits>\d+) %(?P<of>\"[^\"]+\"|[-\w.$]+), "
+                       r"(?P<k>\d+)(?:,|$)")
+_PURE = frozenset(("add", "sub", "mul", "and", "or", "xor", "shl", "lshr", "ashr", "icmp", "select", "zext", "sext",
+                   "trunc", "freeze", "udiv", "sdiv", "urem", "srem"))
+
+
+def _shifted_to_zero(phi, inside: set[str], reading: _Reading) -> int | None:
+    """How many nonzero values a header phi takes when it starts at a constant and is shifted
+    by a constant each iteration (`m = 1u << 31; … m >>= 1`): after that many it is 0 for good."""
+    pairs = [(value, block.strip('"')) for value, block in _PHI_PAIR.findall(phi.text)]
+    starts = [value for value, block in pairs if block not in inside]
+    steps = [value for value, block in pairs if block in inside]
+    if len(starts) != 1 or len(steps) != 1 or not re.fullmatch(r"-?\d+", starts[0]) or not steps[0].startswith("%"):
+        return None
+    step = reading.definitions.get(steps[0][1:].strip('"'))
+    m = _SHIFT_BY.search(step.text) if step is not None else None
+    if m is None or m["of"].strip('"') != phi.name or not 0 < int(m["k"]) < int(m["bits"]):
+        return None
+    bits, k = int(m["bits"]), int(m["k"])
+    start = int(starts[0]) % (1 << bits)
+    if start == 0:
+        return None
+    if m["op"] == "lshr":
+        return start.bit_length() // k + (1 if start.bit_length() % k else 0)
+    trailing = (start & -start).bit_length() - 1
+    return math.ceil((bits - trailing) / k)
+
+
+def shifted_mask_trip(record, terminators: dict, reading: _Reading) -> tuple[int, str] | None:
+    """A loop whose every branch depends only on values from before the loop and on masks
+    shifted from a constant to zero (`for (m = 0x80; …; m >>= 1)`, a bit-at-a-time product):
+    once the masks are 0 each iteration goes the same way, so a loop that ends at all ends
+    within one iteration more. (iterations, what the bound assumes), or None."""
+    inside = set(record.blocks)
+    header = reading.instructions.get(record.header, ())
+    masks = {}
+    for phi in header:
+        if phi.opcode == "phi" and (count := _shifted_to_zero(phi, inside, reading)) is not None:
+            masks[phi.name] = count
+    if not masks:
+        return None
+    seen: set[str] = set()
+
+    def depends_only_on_masks(name: str) -> bool:
+        if not name or name in seen or reading.block_of.get(name) not in inside:
+            return True  # a constant, or a value from before the loop
+        seen.add(name)
+        if len(seen) > 200:
+            return False
+        instr = reading.definitions.get(name)
+        if instr is None:
+            return False
+        if instr.opcode == "phi":
+            if name in masks:
+                return True
+            if reading.block_of.get(name) == record.header:
+                return False  # state the loop carries: its branches may change as long as it does
+            return all(depends_only_on_masks(value[1:].strip('"'))
+                       for value, _ in _PHI_PAIR.findall(instr.text) if value.startswith("%"))
+        return instr.opcode in _PURE and all(depends_only_on_masks(op.name) for op in instr.operands)
+
+    for block in record.blocks:
+        term = terminators.get(block)
+        if term is None or term.opcode not in ("br", "switch") or not term.operands:
+            continue
+        if term.opcode == "br" and len(term.operands) == 1:
+            continue  # unconditional
+        if not depends_only_on_masks(term.operands[0].name):
+            return None
+    most = max(masks.values()) + 1
+    why = (f"its branches depend only on values from before it and on a mask shifted by a constant each "
+           f"iteration, which is zero after {most - 1} iterations and from then on sends every iteration the same "
+           f"way: if it ends at all it ends within {most} iterations")
+    return most, why
