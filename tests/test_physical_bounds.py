@@ -2,6 +2,7 @@
 (issue 17 §2): a bit buffer's counter is a shift amount, defined only below the shifted value's
 width. Inline C, compiled by clang-19 as the C front end does."""
 import shutil
+from fractions import Fraction
 
 import pytest
 
@@ -78,7 +79,7 @@ unsigned sum4(const unsigned *p, unsigned n) {
 }
 """)["sum4"]
     assert by_line(fn)[4] == ("symbolic", Polynomial.symbol("n") * Polynomial.constant(0.25))
-    assert any("its counter steps down by 4 until it is exactly zero, taken to start at a multiple of 4" in note
+    assert any("its counter steps by -4 until it is exactly zero, taken to meet it (a start at a multiple of 4" in note
                for note in fn.assumptions)
 
 
@@ -246,3 +247,17 @@ void insert_all(struct win *s) {
     assert ("data", Polynomial.symbol("s->lookahead") - Polynomial.constant(2)) in by_line_all(fn)
     assert any("depends on `s->lookahead`" in note and "read from memory on each entry" in note
                for note in fn.assumptions)
+
+
+def test_a_counter_stepped_up_by_a_constant_to_a_size_it_must_meet_counts_the_distance_over_the_step():
+    # `i != n` with i += 4: it leaves only on meeting n, so (n − 0) / 4 iterations where it ends.
+    fn = analyse("""
+void g(void);
+long every_fourth(const long *a, long n) {
+    long s = 0;
+    for (long i = 0; i != n; i += 4) { s += a[i]; if (s == 12345) g(); }
+    return s;
+}
+""")["every_fourth"]
+    counts = [loop.trip_count for loop in fn.loops.values()]
+    assert any(t.iterations == Polynomial.symbol("n") * Fraction(1, 4) for t in counts), counts

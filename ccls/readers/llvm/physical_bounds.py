@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 
 from ccls.readers import data_walks
-from ccls.readers.llvm.reading import _Reading, _successors
+from ccls.readers.llvm.reading import _exit_test, _Reading, _start_and_step, _successors
 from ccls.readers.scev import FunctionAnalyses
 
 _SHIFTS = ("shl", "lshr", "ashr")
@@ -130,51 +131,51 @@ def _one_member_read(phi, reading: _Reading, parameters: set[str]) -> str | None
     return named
 
 
-_ZERO_TEST = re.compile(r"= icmp (?P<predicate>eq|ne) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), 0(?:,|$)")
-_BRANCH = re.compile(r"^br i1 %(?P<cond>\"[^\"]+\"|[-\w.$]+), label %(?P<true>\"[^\"]+\"|[-\w.$]+), "
-                     r"label %(?P<false>\"[^\"]+\"|[-\w.$]+)")
-_RECURRENCE = re.compile(r"^\{(?P<body>.+)\}(?:<[a-z]+>)*<%(?P<loop>\"[^\"]+\"|[-\w.$]+)>$")
+_EQUALITY_TEST = re.compile(r"= icmp (?P<predicate>eq|ne) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), "
+                            r"(?P<target>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+))\s*(?:,|$)")
+
+
+@dataclass(frozen=True)
+class ExactStride:
+    """A counter that leaves its loop only on meeting a value (`exact_stride`)."""
+
+    start: str  # where the counter starts, as ScalarEvolution writes it
+    step: int
+    target: str  # the value it leaves on: a constant, or `%value`
+    note: str
 
 
 def _start_step(scev: str, header: str) -> tuple[str, int] | None:
     """(start, constant step) of this loop's add recurrence `{start,+,step}<%header>`."""
-    m = _RECURRENCE.match(scev)
-    if m is None or m["loop"].strip('"') != header:
+    found = _start_and_step(scev)
+    if found is None or found[2] != header or not re.fullmatch(r"-?\d+", found[1]):
         return None
-    body, depth = m["body"], 0
-    for index, char in enumerate(body):
-        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(char, 0)
-        if depth == 0 and body.startswith(",+,", index):
-            step = body[index + 3:]
-            return (body[:index], int(step)) if re.fullmatch(r"-?\d+", step) else None
-    return None
+    return found[0], int(found[1])
 
 
-def down_to_zero(record, analyses: FunctionAnalyses, terminators: dict,
-                 reading: _Reading) -> tuple[str, int, str] | None:
-    """A loop whose only exit is its counter reaching zero, stepped down by a constant k > 1
-    (`do { … } while (n -= 4)`, or the body LLVM unrolled k times after a prologue ran the
-    remainder): ScalarEvolution gives no count, since a start that is not a multiple of k
-    would wrap around. The counter taken to reach zero exactly: start / k iterations go round
-    again. (that backedge-taken count as SCEV text, what it assumes), or None."""
+def exact_stride(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading) -> ExactStride | None:
+    """A loop whose only exit is its counter, stepped by a constant of 2 or more, becoming equal
+    to a value (`for (; length; length -= 16)`, `do { … } while (n -= 4)`, the body LLVM
+    unrolled k times after a prologue ran the remainder): ScalarEvolution gives no count, since
+    a counter that steps past the value would wrap around and go on. A loop that ends meets the
+    value exactly: (target − start) / step iterations go round again. None for other loops."""
     inside = set(record.blocks)
-    exits = [b for b in record.blocks if b in terminators
-             and any(t.strip('"') not in inside for t in _successors(terminators[b]))]
-    branch = _BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
-    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
-    zero = _ZERO_TEST.search(test.text) if test is not None and test.opcode == "icmp" else None
-    if zero is None:
+    branch, test = _exit_test(record, terminators, reading)
+    equal = _EQUALITY_TEST.search(test.text) if test is not None else None
+    if equal is None:
         return None
-    leaves_when_zero = branch["true"].strip('"') not in inside
-    if leaves_when_zero != (zero["predicate"] == "eq"):
-        return None  # leaves while the counter is not zero: a search, not a count
-    recurrence = _start_step(analyses.value_scevs.get(zero["value"].strip('"'), ""), record.header)
-    if recurrence is None or recurrence[1] >= -1:
-        return None  # a step of -1 ScalarEvolution counts itself; upward steps are not this shape
-    start, step = recurrence[0], -recurrence[1]
-    return (start, step,
-            f"its counter steps down by {step} until it is exactly zero, taken to start at a multiple of {step} "
-            f"(a remainder run before it, as LLVM arranges for a loop it unrolls; otherwise it would wrap around)")
+    if (branch["true"].strip('"') not in inside) != (equal["predicate"] == "eq"):
+        return None  # leaves while the counter differs from the value: a search, not a count
+    recurrence = _start_step(analyses.value_scevs.get(equal["value"].strip('"'), ""), record.header)
+    if recurrence is None or abs(recurrence[1]) < 2:
+        return None  # a step of 1 ScalarEvolution counts itself
+    start, step = recurrence
+    target = equal["target"]
+    where = "zero" if target == "0" else "the value it leaves on"
+    return ExactStride(start, step, target,
+                       f"its counter steps by {step} until it is exactly {where}, taken to meet it (a start at a "
+                       f"multiple of {abs(step)} from it, as LLVM arranges for a loop it unrolls; otherwise it would "
+                       f"wrap around and not end)")
 
 
 _ARRAY_ELEMENT = re.compile(r"= getelementptr (?:inbounds )?(?:nuw )?\[(?P<n>\d+) x [^\]]+\], "

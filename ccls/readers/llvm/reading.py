@@ -3,6 +3,7 @@ function's definitions, and the loop nest's small questions (inside, ancestors, 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ccls.polynomial import Polynomial
@@ -87,3 +88,30 @@ def _ancestors_innermost_first(loop_id: str, analyses: FunctionAnalyses) -> list
         out.append(parent)
         parent = analyses.loops[parent].parent
     return out
+
+
+def _exit_test(record, terminators: dict, reading: _Reading) -> tuple[re.Match | None, object | None]:
+    """The branch of a loop's only exiting block and the `icmp` it tests, where there is one."""
+    inside = set(record.blocks)
+    exits = [name for name in record.blocks if name in terminators
+             and any(target not in inside for target in _successors(terminators[name]))]
+    branch = data_walks.BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
+    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+    return branch, test if test is not None and test.opcode == "icmp" else None
+
+
+_ADD_RECURRENCE = re.compile(r"^\{(?P<body>.+)\}(?:<[a-z]+>)*<%(?P<loop>[^>]+)>$")
+
+
+def _start_and_step(scev: str) -> tuple[str, str, str] | None:
+    """(start, step, loop) of an add recurrence `{start,+,step}<flags><%loop>`, whose parts may
+    hold commas and braces of their own."""
+    m = _ADD_RECURRENCE.match(scev)
+    if m is None:
+        return None
+    body, depth = m["body"], 0
+    for index, char in enumerate(body):
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(char, 0)
+        if depth == 0 and body.startswith(",+,", index):
+            return body[:index], body[index + 3:], m["loop"].strip('"')
+    return None

@@ -14,7 +14,7 @@ from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers import alias_checks, data_walks
 from ccls.readers.llvm import physical_bounds
 from ccls.readers.llvm.opcodes import _callee_name
-from ccls.readers.llvm.reading import _Reading, _scev_context, _successors
+from ccls.readers.llvm.reading import _exit_test, _Reading, _scev_context, _start_and_step, _successors
 from ccls.readers.llvm.text import IRInstruction
 from ccls.readers.scev import (BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget, spoken, to_polynomial,
                                ValueTable)
@@ -159,21 +159,27 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     text = record.backedge_taken or ""
     unread = unread_bound = ""  # counts and bounds in run-time values, for `_named_run_time_values`
     ctx = _scev_context(analyses, parameters, enclosing, substituted, reading)
-    derived = physical_bounds.down_to_zero(record, analyses, terminators, reading) if not text else None
-    scale = Fraction(1, derived[1]) if derived is not None else Fraction(1)  # the count is start / step
-    if derived is not None:
-        text = derived[0]
-        assumptions.append(f"loop %{record.header}: {derived[2]}")
+    derived = physical_bounds.exact_stride(record, analyses, terminators, reading) if not text else None
+    target = _stride_target(derived, analyses, ctx) if derived is not None else None
+    if target is None:
+        derived = None
+    else:
+        text = derived.start
+        assumptions.append(f"loop %{record.header}: {derived.note}")
+
+    def counted(start: Polynomial) -> Polynomial:  # iterations from the counter's start
+        return start + 1 if derived is None else (target - start) * Fraction(1, derived.step) + 1
+
     if text:
         try:
-            iterations = to_polynomial(text, ctx) * scale + 1
+            iterations = counted(to_polynomial(text, ctx))
             if (few := iterations.constant_value()) is not None and few <= 1 and "max" in text and "%" in text:
                 # max(c, s) − s read as s − s: the constant was the bound (`for (i = n1 - 1; i < 32000;
                 # …)`). Not for a remainder loop, whose start is where the main loop ended.
                 again = replace(ctx, max_takes_constant=True, assumptions=[], memo=ValueTable())
-                counted = to_polynomial(text, again) * scale + 1
+                retried = counted(to_polynomial(text, again))
                 if not again.read_phi_merge:
-                    ctx, iterations = again, counted
+                    ctx, iterations = again, retried
             for note in dict.fromkeys(ctx.assumptions):
                 assumptions.append(f"loop %{record.header}: {note}")
             if (most := _at_most_at_zero_sizes(iterations, record.header, assumptions)) is not None:
@@ -185,7 +191,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
             reason = str(why)
             unread = text  # a count in run-time values: named after their variables below, if nothing else says more
         if derived is not None:  # the count from the counter alone says no more than ScalarEvolution
-            assumptions.pop(next(i for i in range(len(assumptions) - 1, -1, -1) if derived[2] in assumptions[i]))
+            assumptions.pop(next(i for i in range(len(assumptions) - 1, -1, -1) if derived.note in assumptions[i]))
             text, reason = "", "ScalarEvolution cannot predict it"
     else:
         reason = "ScalarEvolution cannot predict it"
@@ -228,12 +234,6 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its counter is stepped on each path through the body (the "
                            f"copies merge before the exit test): {spoken(merged)} iterations")
         return TripCount("constant" if merged.constant_value() is not None else "symbolic", merged, text)
-    if (exact := _exact_stride_trip(record, analyses, terminators, reading, ctx)) is not None:
-        count, step, target = exact
-        assumptions.append(f"loop %{record.header}: its counter steps by {step} and it leaves only when the counter "
-                           f"equals {spoken(target)}: a loop that ends meets that value exactly, after {spoken(count)} "
-                           f"iterations (ScalarEvolution counts it only where it can prove the counter does not step past)")
-        return TripCount("constant" if count.constant_value() is not None else "symbolic", count, text)
     if (most := _run_time_step_trip(record, analyses, terminators, reading, ctx)) is not None:
         assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
                            f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
@@ -241,10 +241,10 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     if unread and (read := _named_run_time_values(unread, ctx, parameters, reading)) is not None:
         # a count in values the function computes, named after the variables that hold them
         value_of, named, notes = read
-        iterations = value_of * scale + 1
+        iterations = counted(value_of)
         symbols = iterations.symbols & set(named.values())
         if derived is not None:
-            assumptions.append(f"loop %{record.header}: {derived[2]}")
+            assumptions.append(f"loop %{record.header}: {derived.note}")
         assumptions.extend(f"loop %{record.header}: {note}" for note in notes)
         reading.data_symbols.update(symbols)
         assumptions.append(f"loop %{record.header}: its count, {spoken(iterations)}, depends on "
@@ -255,8 +255,12 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
                                   physical_bounds.shifted_mask_trip(record, terminators, reading)) if found]
     if bounds:
         most, why = min(bounds)
-        assumptions.append(f"loop %{record.header}: {why}, taken as that")
-        return TripCount("bounded", Polynomial.constant(most), text)
+        if most <= default_trip_count:
+            assumptions.append(f"loop %{record.header}: {why}, taken as that")
+            return TripCount("bounded", Polynomial.constant(most), text)
+        # A worst case above what a loop of unknown count is taken to run says little of how
+        # often it runs (as for a type's range): the default stays, and the bound is stated.
+        reason += f"; {why}"
     if unread_bound and (read := _named_run_time_values(unread_bound, ctx, parameters, reading)) is not None:
         # it may leave early on data, at the latest after a count in such values
         value_of, named, notes = read
@@ -353,16 +357,6 @@ _COMPARE_CONSTANT = re.compile(r"= icmp (?P<predicate>eq|ne|slt|ult) i\d+ %(?P<v
 _STEP_FROM = re.compile(r"^\((?P<step>\d+) \+ %(?P<counter>\"[^\"]+\"|[-\w.$]+)\)(?:<[a-z]+>)*$")
 
 
-def _exit_test(record, terminators: dict, reading: _Reading) -> tuple[re.Match | None, object | None]:
-    """The branch of a loop's only exiting block and the `icmp` it tests, where there is one."""
-    inside = set(record.blocks)
-    exits = [name for name in record.blocks if name in terminators
-             and any(target not in inside for target in _successors(terminators[name]))]
-    branch = data_walks.BRANCH.match(terminators[exits[0]].text) if len(exits) == 1 else None
-    test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
-    return branch, test if test is not None and test.opcode == "icmp" else None
-
-
 def _merged_counter(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading):
     """(exit branch, its compare, the counter's phi, its start, its step) of a loop whose counter
     is stepped on each path and merged before the exit test (`_merged_counter_trip`), or None."""
@@ -430,52 +424,16 @@ def _merged_counter_trip(record, analyses: FunctionAnalyses, terminators: dict, 
 
 _COMPARE_BOUND = re.compile(r"= icmp (?P<predicate>slt|ult|ne) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), "
                             r"(?P<bound>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+))\s*(?:,|$)")
-_ADD_RECURRENCE = re.compile(r"^\{(?P<body>.+)\}(?:<[a-z]+>)*<%(?P<loop>[^>]+)>$")
 
 
-def _start_and_step(scev: str) -> tuple[str, str, str] | None:
-    """(start, step, loop) of an add recurrence `{start,+,step}<flags><%loop>`, whose parts may
-    hold commas and braces of their own."""
-    m = _ADD_RECURRENCE.match(scev)
-    if m is None:
-        return None
-    body, depth = m["body"], 0
-    for index, char in enumerate(body):
-        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(char, 0)
-        if depth == 0 and body.startswith(",+,", index):
-            return body[:index], body[index + 3:], m["loop"].strip('"')
-    return None
-
-
-_COMPARE_EQUAL = re.compile(r"= icmp (?P<predicate>eq|ne) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), "
-                            r"(?P<target>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+))\s*(?:,|$)")
-
-
-def _exact_stride_trip(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading,
-                       ctx) -> tuple[Polynomial, int, Polynomial] | None:
-    """A counter stepped by a constant of 2 or more that leaves the loop only when it equals a
-    constant (`for (; length; length -= 16)`, a block cipher's blocks): ScalarEvolution does not
-    count it, since a counter that steps past the value would wrap and go on. A loop that ends
-    meets the value exactly, so it runs (target − start) / step + 1 times through its test.
-    (count, step, target), or None for any other loop."""
-    inside = set(record.blocks)
-    branch, test = _exit_test(record, terminators, reading)
-    compare = _COMPARE_EQUAL.search(test.text) if test is not None else None
-    if compare is None or (compare["predicate"] == "eq") != (branch["true"].strip('"') not in inside):
-        return None  # not a loop that leaves when the counter equals the value
-    counter = _start_and_step(analyses.value_scevs.get(compare["value"].strip('"'), ""))
-    if counter is None or counter[2] != record.header or not re.fullmatch(r"-?\d+", counter[1]) \
-            or abs(int(counter[1])) < 2:
-        return None  # not this loop's counter, or a step of 1 ScalarEvolution counts itself
-    written = compare["target"]
+def _stride_target(stride: physical_bounds.ExactStride, analyses: FunctionAnalyses, ctx) -> Polynomial | None:
+    """The value an exact-stride counter leaves on, as a polynomial (None where it is not one)."""
     try:
-        start = to_polynomial(counter[0], ctx)
-        target = Polynomial.constant(int(written)) if written[0] != "%" else \
-            to_polynomial(analyses.value_scevs.get(written[1:].strip('"'), "") or written, ctx)
+        if stride.target[0] != "%":
+            return Polynomial.constant(int(stride.target))
+        return to_polynomial(analyses.value_scevs.get(stride.target[1:].strip('"'), "") or stride.target, ctx)
     except NotPolynomial:
         return None
-    step = int(counter[1])
-    return (target - start) * Fraction(1, step) + 1, step, target
 
 
 def _run_time_step_trip(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading,
