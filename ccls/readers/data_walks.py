@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ccls.polynomial import Polynomial
+from ccls.readers.llvm.text import VALUE_NAME
 
 STRLEN = "strlen("  # symbol prefixes of sizes named by data (`strlen(s)`, `len(head)`)
 LIST_LEN = "len("
 
-_NAME = r"(?:\"[^\"]+\"|[-\w.$]+)"
+_NAME = VALUE_NAME
 BRANCH = re.compile(rf"^br i1 %(?P<cond>{_NAME}), label %(?P<true>{_NAME}), label %(?P<false>{_NAME})")
 _ZERO_TEST = re.compile(rf"= icmp (?P<predicate>eq|ne) (?P<type>i\d+|ptr) %(?P<value>{_NAME}), (?:0|null)\b")
 _SWITCH_ZERO = re.compile(rf"\bi\d+ 0, label %(?P<target>{_NAME})")

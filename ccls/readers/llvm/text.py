@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_NAME = r'(?:"[^"]*"|[-\w.$]+)'
+# An LLVM value or block name as printed: quoted (any characters) or bare.
+VALUE_NAME = r'(?:"[^"]*"|[-\w.$]+)'
+_NAME = VALUE_NAME
 _RESULT = re.compile(rf"%({_NAME}) = ")
 _DBG = re.compile(r"!dbg !(\d+)")
 _LABEL = re.compile(rf"^({_NAME}):(?:\s*; preds = (.*))?$")
