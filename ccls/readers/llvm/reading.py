@@ -25,6 +25,7 @@ class _Reading:
     instructions: dict[str, list] = field(default_factory=dict)  # block → its instructions
     parameters: list[str] = field(default_factory=list)  # the function's arguments
     data_symbols: set[str] = field(default_factory=set)  # sizes named after data (`a->count`, `strlen(s)`)
+    merged_counters: dict = field(default_factory=dict)  # loop header → `trips._merged_counter`'s finding
 
 
 def _stopped_note(budget: ReadingBudget, stopped_lines: list[int | None], default_trip_count: int) -> str:

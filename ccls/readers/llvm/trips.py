@@ -359,7 +359,14 @@ _STEP_FROM = re.compile(r"^\((?P<step>\d+) \+ %(?P<counter>\"[^\"]+\"|[-\w.$]+)\
 
 def _merged_counter(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading):
     """(exit branch, its compare, the counter's phi, its start, its step) of a loop whose counter
-    is stepped on each path and merged before the exit test (`_merged_counter_trip`), or None."""
+    is stepped on each path and merged before the exit test (`_merged_counter_trip`), or None.
+    Found once per loop (the index substitution and the trip count both ask)."""
+    if record.header not in reading.merged_counters:
+        reading.merged_counters[record.header] = _find_merged_counter(record, analyses, terminators, reading)
+    return reading.merged_counters[record.header]
+
+
+def _find_merged_counter(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading):
     branch, test = _exit_test(record, terminators, reading)
     compare = _COMPARE_CONSTANT.search(test.text) if test is not None else None
     if compare is None:
