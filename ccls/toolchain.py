@@ -151,17 +151,97 @@ _VERSION_TIMEOUT_S = 20.0
 _VERSION_MEMORY_MB = 1024
 
 
-@functools.lru_cache(maxsize=None)
+def tool_identity(name: str) -> tuple[str, int, int, int] | None:
+    """(resolved path, mtime in ns, size, inode) of a logical tool's binary, or None when it is
+    missing: a binary replaced in place (an upgrade) has another identity."""
+    path = find_tool(name)
+    if path is None:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return os.path.realpath(path), st.st_mtime_ns, st.st_size, st.st_ino
+
+
+# Versions by logical name, with the identity of the binary they were read from; `--version`
+# runs started ahead of need (`start_versions`), by name with that identity too.
+_VERSIONS: dict[str, tuple[tuple | None, str]] = {}
+_VERSION_RUNS: dict[str, tuple[tuple | None, "RunningTool"]] = {}
+_VERSIONS_LOCK = threading.Lock()
+
+
+def start_versions(names: Sequence[str]) -> None:
+    """Start `<tool> --version` for each tool whose version this process does not know for its
+    binary, without waiting: `tool_version` then collects them, so several run side by side
+    (each costs ~20 ms of loading LLVM) and beside whatever the caller does meanwhile."""
+    for name in names:
+        path, identity = find_tool(name), tool_identity(name)
+        if path is None:
+            continue
+        with _VERSIONS_LOCK:
+            known = _VERSIONS.get(name)
+            if (known is not None and known[0] == identity) or name in _VERSION_RUNS:
+                continue
+        try:
+            running = start_tool([path, "--version"], memory_mb=_VERSION_MEMORY_MB, stdin=False)
+        except (ToolMissing, OSError):
+            continue
+        with _VERSIONS_LOCK:
+            earlier = _VERSION_RUNS.get(name)
+            if earlier is None:
+                _VERSION_RUNS[name] = (identity, running)
+        if earlier is not None:  # another thread started one meanwhile
+            running.cancel()
+
+
 def tool_version(name: str) -> str:
     """One identifying line of `<tool> --version` ("Debian clang version 19.1.7 (3~deb12u1)"),
-    or "" when the tool is missing or fails. Part of cache keys, so it must be stable per install."""
+    or "" when the tool is missing or fails. Part of cache keys, so it must be stable per install.
+    Remembered in this process for the binary's identity (`tool_identity`): a tool replaced on
+    disk is asked again."""
     path = find_tool(name)
     if path is None:
         return ""
+    identity = tool_identity(name)
+    with _VERSIONS_LOCK:
+        known = _VERSIONS.get(name)
+        if known is not None and known[0] == identity:
+            return known[1]
+        started = _VERSION_RUNS.pop(name, None)
     try:
-        result = run_tool([path, "--version"], timeout_s=_VERSION_TIMEOUT_S, memory_mb=_VERSION_MEMORY_MB)
+        if started is not None and started[0] != identity:
+            started[1].cancel()  # started for a binary that has been replaced since
+            started = None
+        running = started[1] if started is not None else \
+            start_tool([path, "--version"], memory_mb=_VERSION_MEMORY_MB, stdin=False)
+        result = running.finish(None, _VERSION_TIMEOUT_S)
     except (ToolTimeout, ToolMissing, OSError):
-        return ""
+        version = ""
+    else:
+        version = _version_line(result)
+    with _VERSIONS_LOCK:
+        _VERSIONS[name] = (identity, version)
+    return version
+
+
+def tool_versions(names: Sequence[str]) -> list[str]:
+    """`tool_version` of each name; the `--version` runs not remembered yet run side by side."""
+    start_versions(names)
+    return [tool_version(name) for name in names]
+
+
+def forget_tool_versions() -> None:
+    """Drop the remembered versions (and stop `--version` runs not collected yet)."""
+    with _VERSIONS_LOCK:
+        runs = [running for _, running in _VERSION_RUNS.values()]
+        _VERSIONS.clear()
+        _VERSION_RUNS.clear()
+    for running in runs:
+        running.cancel()
+
+
+def _version_line(result: ToolResult) -> str:
     lines = [line.strip() for line in (result.stdout or result.stderr).splitlines() if line.strip()]
     # nvcc prints a banner first; its release line is the one that identifies the compiler.
     for line in lines:

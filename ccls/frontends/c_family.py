@@ -175,10 +175,14 @@ def _compile(source: SourceFile, options: AnalysisOptions, language: str, extra_
     """(LLVM IR before optimisation, assumptions, the flags that shape the code: target,
     the compile database's or settings' flags, optimisation level)."""
     clang = toolchain.require_tool("clang")
-    assumptions = [f"compiled by {toolchain.tool_version('clang') or clang} {options.optimization}; "
-                   f"flags from {flags.origin}"]
-    if flags.dropped:
-        assumptions.append("unsafe flags ignored: " + " ".join(flags.dropped))
+    toolchain.start_versions(("clang",))  # named in the assumptions: its --version runs beside the compile
+
+    def assumptions() -> list[str]:
+        said = [f"compiled by {toolchain.tool_version('clang') or clang} {options.optimization}; "
+                f"flags from {flags.origin}"]
+        if flags.dropped:
+            said.append("unsafe flags ignored: " + " ".join(flags.dropped))
+        return said
     source_dir = os.path.dirname(os.path.abspath(source.path))
     target = CPU_TARGETS.get(options.arch)
     head = [clang, f"--target={target[0]}"] if target else [clang]
@@ -198,14 +202,14 @@ def _compile(source: SourceFile, options: AnalysisOptions, language: str, extra_
             argv = [*head, "-x", record.clang_x, *common, "-include-pch", pch]
             ir_text = _run_clang(argv, split.body, source, options, cwd)
             if ir_text is not None:
-                return ir_text, assumptions, code_flags
+                return ir_text, assumptions(), code_flags
             store.drop(key)  # on any doubt, compile the whole text without it
     ir_text = _run_clang([*head, "-x", record.clang_x, *common], source.text, source, options, cwd,
                          raise_on_error=True)
     if split is not None and pch is None:
         # Built only after the buffer compiled: a preamble that fails is never retried.
         _build_preamble(store, key, split.header, [*head, "-x", record.preamble_x, *common], options, cwd)
-    return ir_text, assumptions, code_flags
+    return ir_text, assumptions(), code_flags
 
 
 def _run_clang(argv: list[str], text: str, source: SourceFile, options: AnalysisOptions, cwd: str,

@@ -66,7 +66,9 @@ def count_program(sources: Sequence[SourceFile], options: AnalysisOptions, table
     progress = progress or Progress()
     store = TableStore(tables=tables)
     analyzer = Analyzer(cache or CountCache(None), store)
-    entries = [_Entry(source, _context(analyzer, source, options)) for source in sources]
+    # Without a cache nothing is keyed: no context (and no tool versions, no engine digest) to compute.
+    entries = [_Entry(source, _context(analyzer, source, options) if cache is not None else None)
+               for source in sources]
     if cache is not None:
         for entry in entries:
             if entry.context is not None:
@@ -74,6 +76,8 @@ def count_program(sources: Sequence[SourceFile], options: AnalysisOptions, table
                 if found is not None:
                     entry.calls, entry.calls_known = _calls_from_json(found), True
     results: list[CountedFile | None] = [None] * len(entries)
+    if executor is None:  # no more worker processes than files; one file is done here, not in a pool
+        jobs = min(jobs, len(entries))
     with _executor(jobs, tables, executor) as pool:
         to_read = [i for i, entry in enumerate(entries) if not entry.calls_known]
         stored_calls = []

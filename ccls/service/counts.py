@@ -113,7 +113,7 @@ class Analyzer:
         self.tables = tables
         self._header_digests: dict[str, tuple[tuple[int, int], str, tuple]] = {}
         self._function_keys: dict[tuple, str] = {}  # (context, text hash, deps) -> key
-        self._tool_versions: dict[str, str] = {}
+        self._tool_versions: dict[str, str] = {}  # by the key of the binary's identity
         self._lock = threading.Lock()
         self.compiles = 0
         self.functions_compiled = 0
@@ -124,7 +124,7 @@ class Analyzer:
         """Everything a function's counts depend on besides its own text and its callees."""
         counting_options = options.counting_fields()
         record = language_named(snapshot.language)
-        compiler = [self.tool_version(tool) for tool in record.tools] or f"python {sys.version}"
+        compiler = self.tool_versions(record.tools) or f"python {sys.version}"
         flags: tuple[str, ...] = ()
         include_dirs: list[str] = [os.path.dirname(snapshot.path)]
         if record.reducible:
@@ -141,27 +141,33 @@ class Analyzer:
                          self.tables.counting_version(), text_digest(context), headers)
 
     def tool_version(self, tool: str) -> str:
-        """`tool --version`'s identifying line, remembered in the cache directory by the binary's
-        identity: running clang, opt, llc and llvm-mca once each costs an unchanged re-run of
-        `ccls analyze` (or a server start) a few hundred ms."""
+        """`tool --version`'s identifying line (`tool_versions`)."""
+        return self.tool_versions((tool,))[0]
+
+    def tool_versions(self, tools: Sequence[str]) -> list[str]:
+        """Each tool's `--version` identifying line, remembered in the cache directory by the
+        binary's identity (resolved path, mtime, size, inode): running clang, opt, llc and
+        llvm-mca once each costs an unchanged re-run of `ccls analyze` (or a server start) a few
+        hundred ms. Those not remembered run side by side. A binary replaced on disk is asked again."""
+        found: dict[str, str] = {}
+        keys: dict[str, str | None] = {}
+        for tool in tools:
+            identity = toolchain.tool_identity(tool)
+            key = keys[tool] = cache_key("tool-version/1", *identity) if identity is not None else None
+            with self._lock:
+                known = self._tool_versions.get(key) if key is not None else None
+            if known is None and key is not None:
+                stored = self.cache.get_json(key)
+                known = stored if isinstance(stored, str) else None
+            if known is not None:
+                found[tool] = known
+        asked = [tool for tool in tools if tool not in found]
+        for tool, version in zip(asked, toolchain.tool_versions(asked)):
+            found[tool] = version
+        self.cache.put_json_many([(keys[tool], found[tool]) for tool in asked if keys[tool] is not None and found[tool]])
         with self._lock:
-            known = self._tool_versions.get(tool)
-        if known is not None:
-            return known
-        path = toolchain.find_tool(tool)
-        try:
-            st = os.stat(path) if path is not None else None
-        except OSError:
-            st = None
-        key = cache_key("tool-version/1", os.path.realpath(path), st.st_mtime_ns, st.st_size, st.st_ino) \
-            if st is not None else None
-        found = self.cache.get_json(key) if key is not None else None
-        version = found if isinstance(found, str) else toolchain.tool_version(tool)
-        if key is not None and version and found is None:
-            self.cache.put_json_many([(key, version)])
-        with self._lock:
-            self._tool_versions[tool] = version
-        return version
+            self._tool_versions.update((keys[tool], found[tool]) for tool in tools if keys[tool] is not None)
+        return [found[tool] for tool in tools]
 
     def header_digest(self, data: bytes, include_dirs: Sequence[str]) -> str:
         """Digest of the contents of every header reachable from the text through include
