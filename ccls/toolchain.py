@@ -225,6 +225,13 @@ def tool_version(name: str) -> str:
     return version
 
 
+def remember_version(name: str, identity: tuple | None, version: str) -> None:
+    """Tell this process a tool's version learnt elsewhere (the count cache's directory) for
+    the binary of that identity: `tool_version` then runs nothing for it."""
+    with _VERSIONS_LOCK:
+        _VERSIONS[name] = (identity, version)
+
+
 def tool_versions(names: Sequence[str]) -> list[str]:
     """`tool_version` of each name; the `--version` runs not remembered yet run side by side."""
     start_versions(names)

@@ -253,6 +253,7 @@ def test_tool_versions_are_remembered_in_the_cache_dir_by_the_binary(tmp_path, m
         assert a_new_process().tool_versions(["clang"]) == ["my clang version 1.0"]
         analyzer = a_new_process()
         assert analyzer.tool_versions(["clang"]) == ["my clang version 1.0"] and runs() == 1
+        assert toolchain.tool_version("clang") == "my clang version 1.0" and runs() == 1  # the front end's
         install("my clang version 1.0.2")  # replaced in place: another size, another mtime
         os.utime(fake, ns=(os.stat(fake).st_atime_ns, os.stat(fake).st_mtime_ns + 10**9))
         assert analyzer.tool_versions(["clang"]) == ["my clang version 1.0.2"] and runs() == 2

@@ -6,9 +6,11 @@ language server) the buffer's include block is precompiled there once (`ccls.pre
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import logging
 import os
 import re
+import sys
 import tempfile
 import threading
 from typing import Any, NamedTuple, Sequence
@@ -21,8 +23,6 @@ from ccls.model import AnalysisError, FunctionIR
 from ccls.options import OPTIMIZATION_LEVELS, AnalysisOptions
 from ccls.readers.call_sites import ModuleCalls, read_call_sites
 from ccls.readers.global_constants import passed_globals, read_only_constants, with_contents
-from ccls.readers.llvm_ir import IRNotReadable, ModuleText, parse_module, read_functions, readable_ir
-from ccls.readers.scev import parse_opt_output
 from ccls.targets import CPU_TARGETS
 
 log = logging.getLogger(__name__)
@@ -32,6 +32,9 @@ ANALYSIS_PASSES = "instnamer,print<loops>,print<scalar-evolution>,print<branch-p
 # the optimiser neither drops nor merges them (clang -O2 would).
 _LOCAL_LINKAGE = re.compile(r"^define (?:linkonce_odr|linkonce|weak_odr|internal|private|available_externally) ", re.M)
 STDIN_NAME = "<stdin>"  # clang's name for the main file it reads from stdin (diagnostics, debug info)
+# What reading the compiled IR needs (llvmlite and the IR readers: ~0.1 s of a cold run's imports),
+# loaded on a thread while clang compiles (`_load_meanwhile`): waiting for clang releases the GIL.
+_READERS = ("ccls.readers.llvm_ir", "ccls.readers.scev", "ccls.machine_code", "ccls.frontends.machine_cycles")
 
 
 class CompileFailed(Exception):
@@ -76,6 +79,7 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
     flags = compile_db.flags_for(source.path, language=language, override=options.flags_override,
                                  extra=options.extra_flags, query_driver=options.query_driver)
     options = _built_level(flags.flags, options)
+    loading = _load_meanwhile(_READERS)
     try:
         with tempfile.TemporaryDirectory(prefix="ccls-") as work:
             opt = start_opt(options)  # the analyses; starts while clang runs
@@ -86,6 +90,9 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
             except BaseException:
                 opt.cancel()
                 raise
+            finally:
+                if loading is not None:  # before this thread imports anything itself
+                    loading.join()
             outline = _outline(source, language)
             functions = read_ir_text(optimised, source.path, language, options, main_file=STDIN_NAME, opt=opt,
                                      loop_bounds=outline.loop_bounds if outline is not None else ())
@@ -93,7 +100,7 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
         return FrontendResult(errors=[failed.error])
     except (toolchain.ToolMissing, toolchain.ToolLimit) as problem:
         return FrontendResult(errors=[AnalysisError(source.path, None, str(problem))])
-    except IRNotReadable as problem:  # the file alone is lost, never the run
+    except _ir_not_readable() as problem:  # the file alone is lost, never the run
         return FrontendResult(errors=[AnalysisError(source.path, None, f"ccls cannot read the compiled IR: {problem}")])
     _demangle(functions, options)
     if outline is not None:
@@ -102,6 +109,32 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
         fn.assumptions[:0] = assumptions
         fn.compile_flags = code_flags
     return FrontendResult(functions=functions, calls=calls.result())
+
+
+def _load_meanwhile(modules: Sequence[str]) -> threading.Thread | None:
+    """Import `modules` on a thread (None when they are loaded already): the caller joins it
+    before importing anything itself, so the two never wait on each other's import locks. A
+    module that fails to import fails again, with its error, where it is used."""
+    missing = [name for name in modules if name not in sys.modules]
+    if not missing:
+        return None
+
+    def load() -> None:
+        for name in missing:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - raised again at the import where it is used
+                return
+    thread = threading.Thread(target=load, name="ccls-load-readers", daemon=True)
+    thread.start()
+    return thread
+
+
+def _ir_not_readable() -> type[Exception]:
+    """`IRNotReadable`, imported where an exception is being matched (not with this module)."""
+    from ccls.readers.llvm_ir import IRNotReadable
+
+    return IRNotReadable
 
 
 class CallSiteReader:
@@ -269,6 +302,8 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
     estimates the blocks' cycles meanwhile. `loop_bounds`: source_map.LoopBound of the source."""
     from ccls.frontends.machine_cycles import CYCLES
     from ccls.machine_code import lowering_skipped, verbose_assembly
+    from ccls.readers.llvm_ir import ModuleText, parse_module, read_functions, readable_ir
+    from ccls.readers.scev import parse_opt_output
 
     opt = opt or start_opt(options)
     result = opt.finish(ir_text, options.compile_timeout_s)

@@ -159,6 +159,8 @@ class Analyzer:
             if known is None and key is not None:
                 stored = self.cache.get_json(key)
                 known = stored if isinstance(stored, str) else None
+                if known is not None:  # the front ends (this process, forked workers) ask too
+                    toolchain.remember_version(tool, identity, known)
             if known is not None:
                 found[tool] = known
         asked = [tool for tool in tools if tool not in found]
