@@ -367,6 +367,10 @@ class RunningTool:
         _kill_group(self._proc.pid)
         self._proc.communicate()
 
+    def kill(self) -> None:
+        """Kill it (with its children), for a `finish` waiting on another thread to reap."""
+        _kill_group(self._proc.pid)
+
     def waiting(self) -> bool:
         return self._proc.poll() is None
 

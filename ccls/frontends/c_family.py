@@ -13,6 +13,7 @@ import re
 import sys
 import tempfile
 import threading
+from concurrent.futures import Future
 from typing import Any, NamedTuple, Sequence
 
 from ccls import compile_db, preamble, toolchain
@@ -26,7 +27,12 @@ from ccls.readers.global_constants import passed_globals, read_only_constants, w
 from ccls.targets import CPU_TARGETS
 
 log = logging.getLogger(__name__)
-ANALYSIS_PASSES = "instnamer,print<loops>,print<scalar-evolution>,print<branch-prob>"
+# Two opt runs: the first names values and prints the loops (cheap), the second prints
+# ScalarEvolution and branch probabilities for the named IR (on a large module, many times the
+# compile). The machine code is lowered and simulated (llvm-mca) while the second one runs.
+NAMING_PASSES = "instnamer,print<loops>"
+SCEV_PASSES = "print<scalar-evolution>,print<branch-prob>"
+ANALYSIS_PASSES = f"{NAMING_PASSES},{SCEV_PASSES}"  # the same analyses in one run
 # Inline and template functions nobody calls yet, and static functions that get inlined, are
 # what a person is editing too: emit them all before optimisation and make them external, so
 # the optimiser neither drops nor merges them (clang -O2 would).
@@ -289,10 +295,30 @@ def _compile_error(stderr: str, source: SourceFile) -> AnalysisError:
 
 
 def start_opt(options: AnalysisOptions) -> toolchain.RunningTool:
-    """opt, started ahead of its input: name values, and print LLVM's loop and ScalarEvolution
-    analyses (to stderr) for the IR fed to it on stdin."""
-    return toolchain.start_warm([toolchain.require_tool("opt"), f"-passes={ANALYSIS_PASSES}", "-S", "-o", "-", "-"],
+    """opt, started ahead of its input: name values, print LLVM's loops (to stderr) and the
+    named IR (to stdout) for the IR fed to it on stdin."""
+    return toolchain.start_warm([toolchain.require_tool("opt"), f"-passes={NAMING_PASSES}", "-S", "-o", "-", "-"],
                                 memory_mb=options.compile_memory_mb, warm=options.warm_tools)
+
+
+def _start_scev(options: AnalysisOptions) -> toolchain.RunningTool:
+    """opt, started ahead of its input: print ScalarEvolution and branch probabilities (to
+    stderr) for the named IR `start_opt` prints."""
+    return toolchain.start_warm([toolchain.require_tool("opt"), f"-passes={SCEV_PASSES}", "-disable-output", "-"],
+                                memory_mb=options.compile_memory_mb, warm=options.warm_tools)
+
+
+def _finish_on_thread(tool: toolchain.RunningTool, text: str, timeout_s: float) -> Future:
+    """`tool.finish(text)` on a thread of its own (waiting for a tool releases the GIL)."""
+    future: Future = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(tool.finish(text, timeout_s))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller through the future
+            future.set_exception(exc)
+    threading.Thread(target=run, name="ccls-opt-scev", daemon=True).start()
+    return future
 
 
 def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOptions,
@@ -306,20 +332,44 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
     from ccls.readers.scev import parse_opt_output
 
     opt = opt or start_opt(options)
-    result = opt.finish(ir_text, options.compile_timeout_s)
+    try:
+        scev = _start_scev(options)
+    except BaseException:
+        opt.cancel()
+        raise
+    try:
+        result = opt.finish(ir_text, options.compile_timeout_s)
+    except BaseException:
+        scev.cancel()
+        raise
     if result.returncode != 0:
+        scev.cancel()
         raise CompileFailed(_opt_error(result.stderr, path))
-    named = readable_ir(result.stdout)  # as llvmlite's LLVM reads it (x86_mmx upgraded)
-    assembly = None
-    too_large = lowering_skipped(len(named)) if options.machine_code else None
-    if options.machine_code and too_large is None:
-        try:
-            assembly = verbose_assembly(named)
-        except RuntimeError:
-            assembly = None  # e.g. a triple llvmlite can't lower; counts still work
-    module = parse_module(ModuleText(named, parse_opt_output(result.stderr), assembly), main_file)
-    blocks = module.machine_blocks()
-    pending = CYCLES.start(blocks, options) if blocks else None
+    printed = _finish_on_thread(scev, result.stdout, options.compile_timeout_s)
+    try:
+        named = readable_ir(result.stdout)  # as llvmlite's LLVM reads it (x86_mmx upgraded)
+        assembly = None
+        too_large = lowering_skipped(len(named)) if options.machine_code else None
+        if options.machine_code and too_large is None:
+            try:
+                assembly = verbose_assembly(named)
+            except RuntimeError:
+                assembly = None  # e.g. a triple llvmlite can't lower; counts still work
+        # The machine blocks' contexts need only the loops: llvm-mca starts before ScalarEvolution is in.
+        module = parse_module(ModuleText(named, parse_opt_output(result.stderr), assembly), main_file)
+        blocks = module.machine_blocks()
+        pending = CYCLES.start(blocks, options) if blocks else None
+        analysed = printed.result()
+    except BaseException:
+        scev.kill()  # its thread reaps it
+        raise
+    if analysed.returncode != 0:
+        raise CompileFailed(_opt_error(analysed.stderr, path))
+    # Per function: its loops, then its ScalarEvolution and branch probabilities, as one opt
+    # run would have printed them.
+    loops = result.stderr if result.stderr.endswith("\n") or not result.stderr else result.stderr + "\n"
+    analyses = parse_opt_output(loops + analysed.stderr)
+    module = dataclasses.replace(module, module=ModuleText(named, analyses, assembly))
     functions = read_functions(module, path, language, options.arch, options.default_trip_count, loop_bounds,
                                early_exit=options.early_exit)
     if pending is not None:
