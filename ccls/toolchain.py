@@ -225,6 +225,14 @@ def tool_version(name: str) -> str:
     return version
 
 
+def known_version(name: str) -> str | None:
+    """The version this process remembers for the tool's binary as it is now, or None."""
+    identity = tool_identity(name)
+    with _VERSIONS_LOCK:
+        known = _VERSIONS.get(name)
+    return known[1] if known is not None and known[0] == identity else None
+
+
 def remember_version(name: str, identity: tuple | None, version: str) -> None:
     """Tell this process a tool's version learnt elsewhere (the count cache's directory) for
     the binary of that identity: `tool_version` then runs nothing for it."""

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from ccls import compile_db, source_map, toolchain
+from ccls import compile_db, source_map
 from ccls.cache import CountCache, cache_key, text_digest
 from ccls.engine import CountedFile, count_source
 from ccls.frontends import SourceFile, language_named
@@ -30,6 +30,7 @@ from ccls.service import units
 from ccls.service.digest import engine_digest
 from ccls.service.program_sizes import DocumentSizes
 from ccls.service.tables import TableStore
+from ccls.service.versions import ask_versions, tool_versions
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +114,6 @@ class Analyzer:
         self.tables = tables
         self._header_digests: dict[str, tuple[tuple[int, int], str, tuple]] = {}
         self._function_keys: dict[tuple, str] = {}  # (context, text hash, deps) -> key
-        self._tool_versions: dict[str, str] = {}  # by the key of the binary's identity
         self._lock = threading.Lock()
         self.compiles = 0
         self.functions_compiled = 0
@@ -124,7 +124,7 @@ class Analyzer:
         """Everything a function's counts depend on besides its own text and its callees."""
         counting_options = options.counting_fields()
         record = language_named(snapshot.language)
-        compiler = self.tool_versions(record.tools) or f"python {sys.version}"
+        versions = ask_versions(self.cache, record.tools)  # their --version runs while the rest is hashed
         flags: tuple[str, ...] = ()
         include_dirs: list[str] = [os.path.dirname(snapshot.path)]
         if record.reducible:
@@ -137,39 +137,17 @@ class Analyzer:
         functions = snapshot.functions or ()
         context = units.context_text(snapshot.data, functions) if snapshot.functions is not None else b""
         headers = self.header_digest(snapshot.data, include_dirs) if record.reducible else ""
-        return cache_key("ctx/1", engine_digest(), snapshot.language, compiler, flags, counting_options,
+        digest = engine_digest()
+        compiler = versions() or f"python {sys.version}"
+        return cache_key("ctx/1", digest, snapshot.language, compiler, flags, counting_options,
                          self.tables.counting_version(), text_digest(context), headers)
 
     def tool_version(self, tool: str) -> str:
-        """`tool --version`'s identifying line (`tool_versions`)."""
-        return self.tool_versions((tool,))[0]
+        """`tool --version`'s identifying line, remembered by the binary's identity (`service.versions`)."""
+        return tool_versions(self.cache, (tool,))[0]
 
     def tool_versions(self, tools: Sequence[str]) -> list[str]:
-        """Each tool's `--version` identifying line, remembered in the cache directory by the
-        binary's identity (resolved path, mtime, size, inode): running clang, opt, llc and
-        llvm-mca once each costs an unchanged re-run of `ccls analyze` (or a server start) a few
-        hundred ms. Those not remembered run side by side. A binary replaced on disk is asked again."""
-        found: dict[str, str] = {}
-        keys: dict[str, str | None] = {}
-        for tool in tools:
-            identity = toolchain.tool_identity(tool)
-            key = keys[tool] = cache_key("tool-version/1", *identity) if identity is not None else None
-            with self._lock:
-                known = self._tool_versions.get(key) if key is not None else None
-            if known is None and key is not None:
-                stored = self.cache.get_json(key)
-                known = stored if isinstance(stored, str) else None
-                if known is not None:  # the front ends (this process, forked workers) ask too
-                    toolchain.remember_version(tool, identity, known)
-            if known is not None:
-                found[tool] = known
-        asked = [tool for tool in tools if tool not in found]
-        for tool, version in zip(asked, toolchain.tool_versions(asked)):
-            found[tool] = version
-        self.cache.put_json_many([(keys[tool], found[tool]) for tool in asked if keys[tool] is not None and found[tool]])
-        with self._lock:
-            self._tool_versions.update((keys[tool], found[tool]) for tool in tools if keys[tool] is not None)
-        return [found[tool] for tool in tools]
+        return tool_versions(self.cache, tools)
 
     def header_digest(self, data: bytes, include_dirs: Sequence[str]) -> str:
         """Digest of the contents of every header reachable from the text through include
