@@ -11,12 +11,14 @@ import os
 import threading
 from collections import OrderedDict
 import re
+import selectors
 import shutil
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 
 class ToolMissing(Exception):
@@ -370,6 +372,59 @@ class RunningTool:
             raise ToolOutOfMemory(self.argv, self.memory_mb)
         return ToolResult(proc.returncode, out.decode("utf-8", errors="replace"), stderr)
 
+    def finish_lines(self, input: str | bytes | None, timeout_s: float, on_line: Callable[[str], None]) -> ToolResult:
+        """`finish`, handing each line of stderr to `on_line` as the tool prints it (a printout
+        read while it is being made); the result's stderr is still the whole text."""
+        proc = self._proc
+        data = input.encode("utf-8") if isinstance(input, str) else input
+        deadline = time.monotonic() + timeout_s
+        feeder = threading.Thread(target=_feed, args=(proc.stdin, data), name="ccls-tool-stdin", daemon=True)
+        feeder.start()
+        out, err, partial = [], [], b""
+        with selectors.DefaultSelector() as selector:
+            for stream in (proc.stdout, proc.stderr):
+                if stream is not None:
+                    selector.register(stream, selectors.EVENT_READ)
+            try:
+                while selector.get_map():
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        _kill_group(proc.pid)
+                        proc.wait()
+                        raise ToolTimeout(self.argv, timeout_s)
+                    for key, _ in selector.select(remaining):
+                        chunk = os.read(key.fd, 1 << 16)
+                        if not chunk:
+                            selector.unregister(key.fileobj)
+                        elif key.fileobj is proc.stderr:
+                            err.append(chunk)
+                            *lines, partial = (partial + chunk).split(b"\n")
+                            for line in lines:
+                                on_line(line.decode("utf-8", errors="replace"))
+                        else:
+                            out.append(chunk)
+                if partial:
+                    on_line(partial.decode("utf-8", errors="replace"))
+                proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _kill_group(proc.pid)
+                proc.wait()
+                raise ToolTimeout(self.argv, timeout_s) from None
+            except BaseException:
+                _kill_group(proc.pid)
+                proc.wait()
+                raise
+            finally:
+                feeder.join()
+                for stream in (proc.stdout, proc.stderr):
+                    if stream is not None:
+                        stream.close()
+        _kill_group(proc.pid)  # background children left holding the group
+        stderr = b"".join(err).decode("utf-8", errors="replace")
+        if proc.returncode != 0 and _OUT_OF_MEMORY.search(stderr):
+            raise ToolOutOfMemory(self.argv, self.memory_mb)
+        return ToolResult(proc.returncode, b"".join(out).decode("utf-8", errors="replace"), stderr)
+
     def cancel(self) -> None:
         """Kill it (with its children) and reap it."""
         _kill_group(self._proc.pid)
@@ -381,6 +436,22 @@ class RunningTool:
 
     def waiting(self) -> bool:
         return self._proc.poll() is None
+
+
+def _feed(stdin: Any, data: bytes | None) -> None:
+    """Write a tool's input and close its stdin (a tool that stops reading only ends the write)."""
+    if stdin is None:
+        return
+    try:
+        if data:
+            stdin.write(data)
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+    finally:
+        try:
+            stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
 
 
 _SpareKey = tuple[tuple[str, ...], "str | None", int]

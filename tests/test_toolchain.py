@@ -368,3 +368,37 @@ def test_a_module_over_the_lowering_size_is_counted_from_its_ir_and_says_so(monk
     [fn] = result.functions
     assert lowered == [] and any(a.startswith("machine code not lowered") for a in fn.assumptions)
     assert all(not b.machine_code and b.machine_cycles is None for b in fn.blocks)
+
+
+# --- reading a printout while it is made -------------------------------------------------------
+
+def test_stderr_lines_are_handed_over_as_the_tool_prints_them(tmp_path):
+    go_on = tmp_path / "go-on"
+    # The tool prints its second line only once the first has been handed over (else: a timeout).
+    script = f"echo first >&2; while [ ! -e {go_on} ]; do sleep 0.01; done; echo second >&2; echo out"
+    seen = []
+
+    def on_line(line: str) -> None:
+        seen.append(line)
+        go_on.touch()
+    tool = toolchain.start_tool(["sh", "-c", script], memory_mb=256)
+    result = tool.finish_lines(None, 10, on_line)
+    assert seen == ["first", "second"]
+    assert result == ToolResult(0, "out\n", "first\nsecond\n")
+
+
+def test_a_large_input_and_printout_do_not_block_each_other():
+    text = "".join(f"line {i}\n" for i in range(200_000))  # ~2 MB each way, beyond any pipe buffer
+    seen = []
+    result = toolchain.start_tool(["sh", "-c", "cat >&2; exit 4"], memory_mb=256).finish_lines(text, 60, seen.append)
+    assert result.returncode == 4 and result.stderr == text and result.stdout == ""
+    assert seen == text.splitlines()
+
+
+def test_streaming_a_tool_past_its_time_kills_it():
+    tool = toolchain.start_tool(["sh", "-c", "echo started >&2; exec sleep 30"], memory_mb=256)
+    seen = []
+    started = time.monotonic()
+    with pytest.raises(ToolTimeout):
+        tool.finish_lines(None, 0.5, seen.append)
+    assert time.monotonic() - started < 10 and seen == ["started"]

@@ -14,7 +14,7 @@ import sys
 import tempfile
 import threading
 from concurrent.futures import Future
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Iterator, NamedTuple, Sequence
 
 from ccls import compile_db, preamble, toolchain
 from ccls.demangle import demangled_names, without_parameters  # noqa: F401 - without_parameters: callers
@@ -308,17 +308,61 @@ def _start_scev(options: AnalysisOptions) -> toolchain.RunningTool:
                                 memory_mb=options.compile_memory_mb, warm=options.warm_tools)
 
 
-def _finish_on_thread(tool: toolchain.RunningTool, text: str, timeout_s: float) -> Future:
-    """`tool.finish(text)` on a thread of its own (waiting for a tool releases the GIL)."""
-    future: Future = Future()
+class _Printout:
+    """opt's ScalarEvolution printout as it is made: one section per function (its SCEV, then its
+    branch probabilities), each handed over once the next one starts (or opt ends), so a
+    function is read while opt still prints those after it."""
 
-    def run() -> None:
+    _STARTS = "Printing analysis 'Scalar Evolution Analysis' for function '"
+
+    def __init__(self, tool: toolchain.RunningTool, text: str, timeout_s: float):
+        self._sections: list[tuple[str, str]] = []  # (function as the header names it, its text)
+        self._name: str | None = None
+        self._lines: list[str] = []
+        self._done = threading.Condition()
+        self._ended = False
+        self._future: Future = Future()
+        threading.Thread(target=self._run, args=(tool, text, timeout_s), name="ccls-opt-scev", daemon=True).start()
+
+    def _run(self, tool: toolchain.RunningTool, text: str, timeout_s: float) -> None:
         try:
-            future.set_result(tool.finish(text, timeout_s))
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller through the future
-            future.set_exception(exc)
-    threading.Thread(target=run, name="ccls-opt-scev", daemon=True).start()
-    return future
+            self._future.set_result(tool.finish_lines(text, timeout_s, self._line))
+        except BaseException as exc:  # noqa: BLE001 - handed to the reader through the future
+            self._future.set_exception(exc)
+        finally:
+            with self._done:
+                self._close_section()
+                self._ended = True
+                self._done.notify_all()
+
+    def _line(self, line: str) -> None:
+        if line.startswith(self._STARTS) and line.endswith("':"):
+            with self._done:
+                self._close_section()
+                self._name = line[len(self._STARTS):-2]
+                self._done.notify_all()
+        self._lines.append(line)
+
+    def _close_section(self) -> None:  # under the condition's lock
+        if self._lines:
+            self._sections.append((self._name or "", "".join(line + "\n" for line in self._lines)))
+            self._lines = []
+
+    def sections(self) -> Iterator[tuple[str, str]]:
+        """Each completed section (name, text) in the order opt printed them, waiting for the next."""
+        given = 0
+        while True:
+            with self._done:
+                while given == len(self._sections) and not self._ended:
+                    self._done.wait()
+                ready = self._sections[given:]
+            if not ready:  # opt has ended and everything it printed was handed over
+                return
+            given += len(ready)
+            yield from ready
+
+    def result(self) -> toolchain.ToolResult:
+        return self._future.result()
 
 
 def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOptions,
@@ -328,7 +372,7 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
     estimates the blocks' cycles meanwhile. `loop_bounds`: source_map.LoopBound of the source."""
     from ccls.frontends.machine_cycles import CYCLES
     from ccls.machine_code import lowering_skipped, verbose_assembly
-    from ccls.readers.llvm_ir import ModuleText, parse_module, read_functions, readable_ir
+    from ccls.readers.llvm_ir import ModuleText, parse_module, readable_ir
     from ccls.readers.scev import parse_opt_output
 
     opt = opt or start_opt(options)
@@ -345,7 +389,7 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
     if result.returncode != 0:
         scev.cancel()
         raise CompileFailed(_opt_error(result.stderr, path))
-    printed = _finish_on_thread(scev, result.stdout, options.compile_timeout_s)
+    printed = _Printout(scev, result.stdout, options.compile_timeout_s)
     try:
         named = readable_ir(result.stdout)  # as llvmlite's LLVM reads it (x86_mmx upgraded)
         assembly = None
@@ -359,24 +403,62 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
         module = parse_module(ModuleText(named, parse_opt_output(result.stderr), assembly), main_file)
         blocks = module.machine_blocks()
         pending = CYCLES.start(blocks, options) if blocks else None
-        analysed = printed.result()
+        functions = _read_as_printed(module, printed, _by_function(result.stderr), path, language, options,
+                                     loop_bounds)
     except BaseException:
         scev.kill()  # its thread reaps it
         raise
-    if analysed.returncode != 0:
-        raise CompileFailed(_opt_error(analysed.stderr, path))
-    # Per function: its loops, then its ScalarEvolution and branch probabilities, as one opt
-    # run would have printed them.
-    loops = result.stderr if result.stderr.endswith("\n") or not result.stderr else result.stderr + "\n"
-    analyses = parse_opt_output(loops + analysed.stderr)
-    module = dataclasses.replace(module, module=ModuleText(named, analyses, assembly))
-    functions = read_functions(module, path, language, options.arch, options.default_trip_count, loop_bounds,
-                               early_exit=options.early_exit)
     if pending is not None:
         _attach_block_cycles(functions, pending.result())
     for fn in functions if too_large else ():
         fn.assumptions.append(too_large)
     return functions
+
+
+def _by_function(loops: str) -> dict[str, str]:
+    """`print<loops>`' printout cut per function (by the name its header line gives)."""
+    out: dict[str, str] = {}
+    name = ""
+    for line in loops.splitlines(keepends=True):
+        if line.startswith("Loop info for function '") and line.rstrip("\n").endswith("':"):
+            name = line.rstrip("\n")[len("Loop info for function '"):-2]
+        out[name] = out.get(name, "") + (line if line.endswith("\n") else line + "\n")
+    return out
+
+
+def _read_as_printed(module: Any, printed: _Printout, loops: dict[str, str], path: str, language: str,
+                     options: AnalysisOptions, loop_bounds: Sequence[Any]) -> list[FunctionIR]:
+    """Each function of `module` read as soon as opt has printed its analyses: each is read
+    alone, with its own loops, ScalarEvolution and branch probabilities, as one opt run would
+    have printed them (`parse_opt_output` keeps nothing from one function to the next)."""
+    from ccls.readers.llvm_ir import ModuleText, read_functions
+    from ccls.readers.scev import parse_opt_output
+
+    analyses: dict = {}
+    sections = printed.sections()
+    done: list[FunctionIR] = []
+    unread = list(module.functions)
+    while unread:
+        wanted = unread[0].fn.name
+        if wanted not in analyses:
+            section = next(sections, None)
+            if section is not None:
+                name, text = section
+                analyses.update(parse_opt_output(loops.pop(name, "") + text))
+                continue
+            analysed = printed.result()  # opt has ended: its failure is the file's error
+            if analysed.returncode != 0:
+                raise CompileFailed(_opt_error(analysed.stderr, path))
+            analyses.update(parse_opt_output("".join(loops.values())))  # functions it printed no SCEV for
+            loops.clear()
+        alone = dataclasses.replace(module, functions=[unread.pop(0)],
+                                    module=ModuleText(module.module.ir, analyses, module.module.assembly))
+        done += read_functions(alone, path, language, options.arch, options.default_trip_count, loop_bounds,
+                               early_exit=options.early_exit)
+    analysed = printed.result()
+    if analysed.returncode != 0:
+        raise CompileFailed(_opt_error(analysed.stderr, path))
+    return done
 
 
 def _attach_block_cycles(functions: list[FunctionIR], timings: dict[tuple[str, ...], Any]) -> None:
