@@ -516,7 +516,7 @@ class SparePool:
             spare.cancel()
 
 
-SPARES = SparePool()
+SPARES = SparePool(limit=6)  # an edit runs six: clang twice, opt three times (names, SCEV, call sites), llvm-mca
 
 
 def start_warm(argv: Sequence[str], *, memory_mb: int, cwd: str | None = None, warm: bool) -> RunningTool:

@@ -19,7 +19,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from ccls import compile_db, source_map
 from ccls.cache import CountCache, cache_key, text_digest
 from ccls.engine import CountedFile, count_source
 from ccls.frontends import SourceFile, language_named
@@ -51,6 +50,8 @@ def language_for(path: str) -> str | None:
 
 def parse_functions(data: bytes, language: str, old_tree: Any = None) -> tuple[Any, tuple | None]:
     """(tree, functions) for languages tree-sitter knows, (None, None) for the others."""
+    from ccls import source_map  # tree-sitter: the editor's per-function mode only
+
     try:
         tree = source_map.parse(data, language, old_tree)
     except (ValueError, KeyError, LookupError):
@@ -128,6 +129,8 @@ class Analyzer:
         flags: tuple[str, ...] = ()
         include_dirs: list[str] = [os.path.dirname(snapshot.path)]
         if record.reducible:
+            from ccls import compile_db  # C family only
+
             # Looked up exactly as the front end looks them up, so the key names the flags used.
             found = compile_db.flags_for(snapshot.path, language=snapshot.language,
                                          override=options.flags_override, extra=options.extra_flags,
