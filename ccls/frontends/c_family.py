@@ -88,13 +88,15 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
     loading = _load_meanwhile(_READERS)
     try:
         with tempfile.TemporaryDirectory(prefix="ccls-") as work:
-            opt = start_opt(options)  # the analyses; starts while clang runs
+            opt = None
             try:
+                opt = start_opt(options)  # names values and prints the loops; starts while clang runs
                 ir_text, assumptions, code_flags = _compile(source, options, language, extra_flags, work, flags)
                 calls = CallSiteReader(ir_text, source.path, options)  # runs beside the optimiser
                 optimised = _optimise(_LOCAL_LINKAGE.sub("define ", ir_text), code_flags, source, options)
             except BaseException:
-                opt.cancel()
+                if opt is not None:
+                    opt.cancel()
                 raise
             finally:
                 if loading is not None:  # before this thread imports anything itself
