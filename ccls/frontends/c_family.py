@@ -318,7 +318,7 @@ class _Printout:
     _STARTS = "Printing analysis 'Scalar Evolution Analysis' for function '"
 
     def __init__(self, tool: toolchain.RunningTool, text: str, timeout_s: float):
-        self._sections: list[tuple[str, str]] = []  # (function as the header names it, its text)
+        self._sections: list[tuple[str, str] | None] = []  # (function as its header names it, its text)
         self._name: str | None = None
         self._lines: list[str] = []
         self._done = threading.Condition()
@@ -358,6 +358,7 @@ class _Printout:
                 while given == len(self._sections) and not self._ended:
                     self._done.wait()
                 ready = self._sections[given:]
+                self._sections[given:] = [None] * len(ready)  # handed over: not kept twice
             if not ready:  # opt has ended and everything it printed was handed over
                 return
             given += len(ready)
