@@ -240,13 +240,14 @@ def run_analyze(args: argparse.Namespace) -> int:
         errors += counted.errors
     reports = report(functions, tables, settings, options)
     if args.format in ("json", "sarif", "html", "markdown"):
-        from ccls.reports import FORMATTERS, summarize
-        from ccls.reports.summary import summary_json
+        from ccls.reports.summary import summarize, summary_json
 
         summary = summarize(reports, errors, _report_context(args, tables, options, settings))
         if args.format == "json":
             print(analysis_json(reports, errors, settings, args.arch, tables.version, summary=summary_json(summary)))
         else:
+            from ccls.reports import FORMATTERS
+
             print(FORMATTERS[args.format](summary))
     else:
         print(analysis_table(reports, errors, settings, args.arch))

@@ -13,7 +13,6 @@ import json
 import math
 import re
 from dataclasses import replace
-from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -127,7 +126,12 @@ def _table_dir(directory: str | None):
             raise TableError(str(path), "cost table directory not found")
         return path
     tried = []
+    beside = Path(__file__).parent / PACKAGED_DIR  # the package on disk: importlib.resources not needed
+    if beside.is_dir():
+        return beside
     try:
+        from importlib import resources  # e.g. a zipped install
+
         packaged = resources.files("ccls").joinpath(PACKAGED_DIR)
         if packaged.is_dir():
             return packaged
@@ -167,30 +171,38 @@ def _parse_envelope(name: str, raw: bytes) -> dict:
     return doc
 
 
-def _check_provenance(name: str, node: Any, path: str, inherited: bool | None) -> None:
-    """Every number needs a source+method on its own object or an enclosing one; none negative."""
+def _check_provenance(name: str, node: Any, path: str, inherited: bool | None, at: tuple = ()) -> None:
+    """Every number needs a source+method on its own object or an enclosing one; none negative.
+    `at`: the keys and indices below `path` (spelt out only in an error: a table has thousands)."""
     if isinstance(node, dict):
         has_source = isinstance(node.get("source"), str) and bool(node["source"].strip())
         if "method" in node or has_source:
             if not has_source:
-                raise TableError(name, f"{path}: 'source' must be a non-empty string")
+                raise TableError(name, f"{_spelt(path, at)}: 'source' must be a non-empty string")
             if node.get("method") not in METHODS:
-                raise TableError(name, f"{path}: method {node.get('method')!r} is not one of {sorted(METHODS)}")
+                raise TableError(name, f"{_spelt(path, at)}: method {node.get('method')!r} is not one of {sorted(METHODS)}")
             inherited = True
         if "energy_method" in node and node["energy_method"] not in METHODS:
-            raise TableError(name, f"{path}: energy_method {node['energy_method']!r} is not one of {sorted(METHODS)}")
+            raise TableError(name, f"{_spelt(path, at)}: energy_method {node['energy_method']!r} is not one of "
+                                   f"{sorted(METHODS)}")
         for key, value in node.items():
-            _check_provenance(name, value, f"{path}.{key}", inherited)
+            _check_provenance(name, value, path, inherited, (*at, key))
     elif isinstance(node, list):
         for i, value in enumerate(node):
-            _check_provenance(name, value, f"{path}[{i}]", inherited)
+            _check_provenance(name, value, path, inherited, (*at, i))
     elif _is_number(node):
         if not math.isfinite(node):
-            raise TableError(name, f"{path}: {node!r} is not a finite number")
+            raise TableError(name, f"{_spelt(path, at)}: {node!r} is not a finite number")
         if node < 0:
-            raise TableError(name, f"{path}: negative value {node!r}")
+            raise TableError(name, f"{_spelt(path, at)}: negative value {node!r}")
         if not inherited:
-            raise TableError(name, f"{path}: number {node!r} has no 'source' and 'method' on it or an enclosing entry")
+            raise TableError(name, f"{_spelt(path, at)}: number {node!r} has no 'source' and 'method' on it or an "
+                                   "enclosing entry")
+
+
+def _spelt(path: str, at: tuple) -> str:
+    """`data.costs[2].x` for ("costs", 2, "x") below "data"."""
+    return path + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in at)
 
 
 def _is_number(value: Any) -> bool:

@@ -11,12 +11,14 @@ import os
 import threading
 from collections import OrderedDict
 import re
+import selectors
 import shutil
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 
 class ToolMissing(Exception):
@@ -151,17 +153,112 @@ _VERSION_TIMEOUT_S = 20.0
 _VERSION_MEMORY_MB = 1024
 
 
-@functools.lru_cache(maxsize=None)
+def tool_identity(name: str) -> tuple[str, int, int, int] | None:
+    """(resolved path, mtime in ns, size, inode) of a logical tool's binary, or None when it is
+    missing: a binary replaced in place (an upgrade) has another identity."""
+    path = find_tool(name)
+    if path is None:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return os.path.realpath(path), st.st_mtime_ns, st.st_size, st.st_ino
+
+
+# Versions by logical name, with the identity of the binary they were read from; `--version`
+# runs started ahead of need (`start_versions`), by name with that identity too.
+_VERSIONS: dict[str, tuple[tuple | None, str]] = {}
+_VERSION_RUNS: dict[str, tuple[tuple | None, "RunningTool"]] = {}
+_VERSIONS_LOCK = threading.Lock()
+
+
+def start_versions(names: Sequence[str]) -> None:
+    """Start `<tool> --version` for each tool whose version this process does not know for its
+    binary, without waiting: `tool_version` then collects them, so several run side by side
+    (each costs ~20 ms of loading LLVM) and beside whatever the caller does meanwhile."""
+    for name in names:
+        path, identity = find_tool(name), tool_identity(name)
+        if path is None:
+            continue
+        with _VERSIONS_LOCK:
+            known = _VERSIONS.get(name)
+            if (known is not None and known[0] == identity) or name in _VERSION_RUNS:
+                continue
+        try:
+            running = start_tool([path, "--version"], memory_mb=_VERSION_MEMORY_MB, stdin=False)
+        except (ToolMissing, OSError):
+            continue
+        with _VERSIONS_LOCK:
+            earlier = _VERSION_RUNS.get(name)
+            if earlier is None:
+                _VERSION_RUNS[name] = (identity, running)
+        if earlier is not None:  # another thread started one meanwhile
+            running.cancel()
+
+
 def tool_version(name: str) -> str:
     """One identifying line of `<tool> --version` ("Debian clang version 19.1.7 (3~deb12u1)"),
-    or "" when the tool is missing or fails. Part of cache keys, so it must be stable per install."""
+    or "" when the tool is missing or fails. Part of cache keys, so it must be stable per install.
+    Remembered in this process for the binary's identity (`tool_identity`): a tool replaced on
+    disk is asked again."""
     path = find_tool(name)
     if path is None:
         return ""
+    identity = tool_identity(name)
+    with _VERSIONS_LOCK:
+        known = _VERSIONS.get(name)
+        if known is not None and known[0] == identity:
+            return known[1]
+        started = _VERSION_RUNS.pop(name, None)
     try:
-        result = run_tool([path, "--version"], timeout_s=_VERSION_TIMEOUT_S, memory_mb=_VERSION_MEMORY_MB)
+        if started is not None and started[0] != identity:
+            started[1].cancel()  # started for a binary that has been replaced since
+            started = None
+        running = started[1] if started is not None else \
+            start_tool([path, "--version"], memory_mb=_VERSION_MEMORY_MB, stdin=False)
+        result = running.finish(None, _VERSION_TIMEOUT_S)
     except (ToolTimeout, ToolMissing, OSError):
-        return ""
+        version = ""
+    else:
+        version = _version_line(result)
+    with _VERSIONS_LOCK:
+        _VERSIONS[name] = (identity, version)
+    return version
+
+
+def known_version(name: str) -> str | None:
+    """The version this process remembers for the tool's binary as it is now, or None."""
+    identity = tool_identity(name)
+    with _VERSIONS_LOCK:
+        known = _VERSIONS.get(name)
+    return known[1] if known is not None and known[0] == identity else None
+
+
+def remember_version(name: str, identity: tuple | None, version: str) -> None:
+    """Tell this process a tool's version learnt elsewhere (the count cache's directory) for
+    the binary of that identity: `tool_version` then runs nothing for it."""
+    with _VERSIONS_LOCK:
+        _VERSIONS[name] = (identity, version)
+
+
+def tool_versions(names: Sequence[str]) -> list[str]:
+    """`tool_version` of each name; the `--version` runs not remembered yet run side by side."""
+    start_versions(names)
+    return [tool_version(name) for name in names]
+
+
+def forget_tool_versions() -> None:
+    """Drop the remembered versions (and stop `--version` runs not collected yet)."""
+    with _VERSIONS_LOCK:
+        runs = [running for _, running in _VERSION_RUNS.values()]
+        _VERSIONS.clear()
+        _VERSION_RUNS.clear()
+    for running in runs:
+        running.cancel()
+
+
+def _version_line(result: ToolResult) -> str:
     lines = [line.strip() for line in (result.stdout or result.stderr).splitlines() if line.strip()]
     # nvcc prints a banner first; its release line is the one that identifies the compiler.
     for line in lines:
@@ -275,13 +372,86 @@ class RunningTool:
             raise ToolOutOfMemory(self.argv, self.memory_mb)
         return ToolResult(proc.returncode, out.decode("utf-8", errors="replace"), stderr)
 
+    def finish_lines(self, input: str | bytes | None, timeout_s: float, on_line: Callable[[str], None]) -> ToolResult:
+        """`finish`, handing each line of stderr to `on_line` as the tool prints it (a printout
+        read while it is being made); the result's stderr is still the whole text."""
+        proc = self._proc
+        data = input.encode("utf-8") if isinstance(input, str) else input
+        deadline = time.monotonic() + timeout_s
+        feeder = threading.Thread(target=_feed, args=(proc.stdin, data), name="ccls-tool-stdin", daemon=True)
+        feeder.start()
+        out, err, partial = [], [], b""
+        with selectors.DefaultSelector() as selector:
+            for stream in (proc.stdout, proc.stderr):
+                if stream is not None:
+                    selector.register(stream, selectors.EVENT_READ)
+            try:
+                while selector.get_map():
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        _kill_group(proc.pid)
+                        proc.wait()
+                        raise ToolTimeout(self.argv, timeout_s)
+                    for key, _ in selector.select(remaining):
+                        chunk = os.read(key.fd, 1 << 16)
+                        if not chunk:
+                            selector.unregister(key.fileobj)
+                        elif key.fileobj is proc.stderr:
+                            err.append(chunk)
+                            *lines, partial = (partial + chunk).split(b"\n")
+                            for line in lines:
+                                on_line(line.decode("utf-8", errors="replace"))
+                        else:
+                            out.append(chunk)
+                if partial:
+                    on_line(partial.decode("utf-8", errors="replace"))
+                proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _kill_group(proc.pid)
+                proc.wait()
+                raise ToolTimeout(self.argv, timeout_s) from None
+            except BaseException:
+                _kill_group(proc.pid)
+                proc.wait()
+                raise
+            finally:
+                feeder.join()
+                for stream in (proc.stdout, proc.stderr):
+                    if stream is not None:
+                        stream.close()
+        _kill_group(proc.pid)  # background children left holding the group
+        stderr = b"".join(err).decode("utf-8", errors="replace")
+        if proc.returncode != 0 and _OUT_OF_MEMORY.search(stderr):
+            raise ToolOutOfMemory(self.argv, self.memory_mb)
+        return ToolResult(proc.returncode, b"".join(out).decode("utf-8", errors="replace"), stderr)
+
     def cancel(self) -> None:
         """Kill it (with its children) and reap it."""
         _kill_group(self._proc.pid)
         self._proc.communicate()
 
+    def kill(self) -> None:
+        """Kill it (with its children), for a `finish` waiting on another thread to reap."""
+        _kill_group(self._proc.pid)
+
     def waiting(self) -> bool:
         return self._proc.poll() is None
+
+
+def _feed(stdin: Any, data: bytes | None) -> None:
+    """Write a tool's input and close its stdin (a tool that stops reading only ends the write)."""
+    if stdin is None:
+        return
+    try:
+        if data:
+            stdin.write(data)
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+    finally:
+        try:
+            stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
 
 
 _SpareKey = tuple[tuple[str, ...], "str | None", int]
@@ -346,7 +516,7 @@ class SparePool:
             spare.cancel()
 
 
-SPARES = SparePool()
+SPARES = SparePool(limit=6)  # an edit runs six: clang twice, opt three times (names, SCEV, call sites), llvm-mca
 
 
 def start_warm(argv: Sequence[str], *, memory_mb: int, cwd: str | None = None, warm: bool) -> RunningTool:

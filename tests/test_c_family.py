@@ -576,3 +576,35 @@ def test_a_counter_stepped_on_both_sides_of_a_goto_is_still_counted():
                          "  goto L10;\nL20:\n  c[i + 1] = a[i] + d[i];\nL10:\n  ;\n }\n}\n", flags_override=["-O3"])
     [loop] = counted["f"].loops
     assert loop.trip_count.kind == "constant" and loop.trip_count.iterations.evaluate({}) == 31999
+
+
+def test_the_two_opt_runs_read_per_function_as_one_run_printed_them():
+    """Names and loops first, ScalarEvolution and branch probabilities second, cut per function
+    as they are printed: the same analyses as the single run of ANALYSIS_PASSES."""
+    import subprocess
+
+    from ccls import toolchain
+    from ccls.frontends.c_family import (ANALYSIS_PASSES, NAMING_PASSES, SCEV_PASSES, _by_function, _Printout)
+    from ccls.readers.scev import parse_opt_output
+
+    code = ("double dot(const double *a, const double *b, int n) { double s = 0;\n"
+            "  for (int i = 0; i < n; i++) s += a[i] * b[i]; return s; }\n"
+            "void tri(int *m, int n) { for (int i = 0; i < n; i++) for (int j = 0; j < i; j++) m[i * n + j] = i ^ j; }\n"
+            "int none(int x) { return x > 3 ? x * 2 : x - 1; }\n")
+    clang, opt = toolchain.require_tool("clang"), toolchain.require_tool("opt")
+    ir = subprocess.run([clang, "-O2", "-x", "c", "-S", "-emit-llvm", "-o", "-", "-"], input=code,
+                        capture_output=True, text=True, check=True).stdout
+    one = subprocess.run([opt, f"-passes={ANALYSIS_PASSES}", "-S", "-o", "-", "-"], input=ir,
+                         capture_output=True, text=True, check=True)
+    named = subprocess.run([opt, f"-passes={NAMING_PASSES}", "-S", "-o", "-", "-"], input=ir,
+                           capture_output=True, text=True, check=True)
+    assert named.stdout == one.stdout  # the IR every reader reads
+    printed = _Printout(toolchain.start_tool([opt, f"-passes={SCEV_PASSES}", "-disable-output", "-"], memory_mb=4096),
+                        named.stdout, 60)
+    loops, analyses = _by_function(named.stderr), {}
+    sections = list(printed.sections())
+    assert [name for name, _ in sections] == ["dot", "tri", "none"] and printed.result().returncode == 0
+    for name, text in sections:
+        analyses.update(parse_opt_output(loops.pop(name, "") + text))
+    assert analyses == parse_opt_output(one.stderr)
+    assert analyses["tri"].loops and analyses["dot"].value_scevs and analyses["tri"].edge_probabilities

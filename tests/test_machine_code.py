@@ -126,3 +126,28 @@ def test_a_chain_through_eliminated_moves_is_not_lost():
     lost, followed = block_cycles([_CHAIN_THROUGH_MOVES, _CHAIN_MCA_FOLLOWS], "x86_64-zen4", 30, 1024)
     assert lost.cycles >= 25  # llvm-mca alone: 5.4
     assert 5.5 <= followed.cycles <= 6.5  # no moves' cycle added where llvm-mca already follows the chain
+
+
+def test_regions_are_cut_in_order_into_runs_of_about_equal_lines():
+    from ccls.frontends.machine_cycles import _chunks
+
+    regions = [("a",) * n for n in (5, 1, 1, 3, 2, 4, 4)]
+    for count in (1, 2, 3):
+        chunks = _chunks(regions, count)
+        assert len(chunks) == count and [r for chunk in chunks for r in chunk] == regions
+    assert [sum(map(len, chunk)) for chunk in _chunks(regions, 2)] == [10, 10]
+
+
+@pytest.mark.skipif(shutil.which("llvm-mca-19") is None and shutil.which("llvm-mca") is None,
+                    reason="llvm-mca not installed")
+def test_llvm_mca_processes_side_by_side_give_the_figures_of_one(monkeypatch):
+    from ccls.frontends import machine_cycles
+
+    blocks = [_CHAIN_THROUGH_MOVES, _CHAIN_MCA_FOLLOWS, ("\taddq\t%rax, %rcx", "\timulq\t%rcx, %rax"),
+              ("\tdivsd\t%xmm1, %xmm0",)]
+    monkeypatch.setattr(machine_cycles, "_LINES_PER_PROCESS", 10**9)
+    one = block_cycles(blocks, "x86_64-zen4", 30, 1024)
+    monkeypatch.setattr(machine_cycles, "_LINES_PER_PROCESS", 1)
+    monkeypatch.setattr(machine_cycles.os, "sched_getaffinity", lambda pid: set(range(4)))
+    assert machine_cycles._processes(blocks) == 4
+    assert block_cycles(blocks, "x86_64-zen4", 30, 1024) == one and None not in one

@@ -223,3 +223,42 @@ def test_a_progress_bar_on_a_terminal_for_the_table_only(tmp_path):
     assert "scale" in table and "ccls:" in bar and "/2" in bar and "file" in bar
     as_json, quiet = _stderr_on_a_terminal("analyze", str(tmp_path / "src"), "--cache-dir", cache, "--format", "json")
     assert json.loads(as_json)["functions"] and quiet == ""
+
+
+# -- tool versions ----------------------------------------------------------------------------
+
+def test_tool_versions_are_remembered_in_the_cache_dir_by_the_binary(tmp_path, monkeypatch):
+    from ccls import toolchain
+    from ccls.service.counts import Analyzer
+    from ccls.service.tables import TableStore
+
+    fake, log = tmp_path / "bin" / "my-clang", tmp_path / "runs"
+    fake.parent.mkdir()
+
+    def install(version: str) -> None:
+        fake.write_text(f"#!/bin/sh\necho run >> {log}\necho '{version}'\n")
+        fake.chmod(0o755)
+
+    def runs() -> int:
+        return log.read_text().count("run")
+
+    def a_new_process() -> Analyzer:  # only the cache directory remembers
+        toolchain.forget_tool_versions()
+        return Analyzer(CountCache(str(tmp_path / "cache")), TableStore())
+
+    install("my clang version 1.0")
+    monkeypatch.setenv("CCLS_CLANG", str(fake))
+    toolchain.find_tool.cache_clear()
+    try:
+        assert a_new_process().tool_versions(["clang"]) == ["my clang version 1.0"]
+        analyzer = a_new_process()
+        assert analyzer.tool_versions(["clang"]) == ["my clang version 1.0"] and runs() == 1
+        assert toolchain.tool_version("clang") == "my clang version 1.0" and runs() == 1  # the front end's
+        install("my clang version 1.0.2")  # replaced in place: another size, another mtime
+        os.utime(fake, ns=(os.stat(fake).st_atime_ns, os.stat(fake).st_mtime_ns + 10**9))
+        assert analyzer.tool_versions(["clang"]) == ["my clang version 1.0.2"] and runs() == 2
+        assert a_new_process().tool_version("clang") == "my clang version 1.0.2" and runs() == 2
+    finally:
+        monkeypatch.undo()
+        toolchain.find_tool.cache_clear()
+        toolchain.forget_tool_versions()

@@ -19,10 +19,10 @@ from ccls.toolchain import (ToolMissing, ToolResult, ToolTimeout, env_var_for, f
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     find_tool.cache_clear()
-    tool_version.cache_clear()
+    toolchain.forget_tool_versions()
     yield
     find_tool.cache_clear()
-    tool_version.cache_clear()
+    toolchain.forget_tool_versions()
 
 
 def _alive(pid: int) -> bool:
@@ -107,6 +107,48 @@ def test_find_tool_prefers_versioned_llvm(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("CCLS_OPT", raising=False)
     assert find_tool("opt") == str(tmp_path / "opt-19")
+
+
+def _counting_tool(path, version: str, log) -> None:
+    """A stand-in compiler that prints `version` and notes each run in `log`."""
+    path.write_text(f"#!/bin/sh\necho run >> {log}\necho '{version}'\n")
+    path.chmod(0o755)
+
+
+def test_version_is_remembered_until_the_binary_changes(monkeypatch, tmp_path):
+    fake, log = tmp_path / "my-clang", tmp_path / "runs"
+    _counting_tool(fake, "my clang version 1.0", log)
+    monkeypatch.setenv("CCLS_CLANG", str(fake))
+    assert tool_version("clang") == "my clang version 1.0"
+    assert tool_version("clang") == "my clang version 1.0"
+    assert log.read_text().count("run") == 1  # asked once for this binary
+
+    _counting_tool(fake, "my clang version 2.0.1", log)  # upgraded in place: another size
+    os.utime(fake, ns=(time.time_ns(), time.time_ns() + 10**9))
+    assert toolchain.tool_identity("clang")[0] == os.path.realpath(fake)
+    assert tool_version("clang") == "my clang version 2.0.1"
+    assert log.read_text().count("run") == 2
+
+
+def test_versions_started_ahead_are_collected_once(monkeypatch, tmp_path):
+    logs = []
+    for name, var in (("clang", "CCLS_CLANG"), ("opt", "CCLS_OPT")):
+        fake, log = tmp_path / f"my-{name}", tmp_path / f"runs-{name}"
+        _counting_tool(fake, f"my {name} version 7", log)
+        monkeypatch.setenv(var, str(fake))
+        logs.append(log)
+    toolchain.start_versions(["clang", "opt"])
+    toolchain.start_versions(["clang"])  # already running: not started twice
+    assert toolchain.tool_versions(["clang", "opt"]) == ["my clang version 7", "my opt version 7"]
+    assert tool_version("opt") == "my opt version 7"
+    assert [log.read_text().count("run") for log in logs] == [1, 1]
+
+
+def test_version_of_a_missing_tool_is_empty(monkeypatch, tmp_path):
+    monkeypatch.setenv("CCLS_CLANG", str(tmp_path / "absent"))
+    toolchain.start_versions(["clang"])
+    assert toolchain.tool_versions(["clang"]) == [""]
+    assert toolchain.tool_identity("clang") is None
 
 
 @pytest.mark.skipif(find_tool("clang") is None, reason="clang not installed")
@@ -326,3 +368,37 @@ def test_a_module_over_the_lowering_size_is_counted_from_its_ir_and_says_so(monk
     [fn] = result.functions
     assert lowered == [] and any(a.startswith("machine code not lowered") for a in fn.assumptions)
     assert all(not b.machine_code and b.machine_cycles is None for b in fn.blocks)
+
+
+# --- reading a printout while it is made -------------------------------------------------------
+
+def test_stderr_lines_are_handed_over_as_the_tool_prints_them(tmp_path):
+    go_on = tmp_path / "go-on"
+    # The tool prints its second line only once the first has been handed over (else: a timeout).
+    script = f"echo first >&2; while [ ! -e {go_on} ]; do sleep 0.01; done; echo second >&2; echo out"
+    seen = []
+
+    def on_line(line: str) -> None:
+        seen.append(line)
+        go_on.touch()
+    tool = toolchain.start_tool(["sh", "-c", script], memory_mb=256)
+    result = tool.finish_lines(None, 10, on_line)
+    assert seen == ["first", "second"]
+    assert result == ToolResult(0, "out\n", "first\nsecond\n")
+
+
+def test_a_large_input_and_printout_do_not_block_each_other():
+    text = "".join(f"line {i}\n" for i in range(200_000))  # ~2 MB each way, beyond any pipe buffer
+    seen = []
+    result = toolchain.start_tool(["sh", "-c", "cat >&2; exit 4"], memory_mb=256).finish_lines(text, 60, seen.append)
+    assert result.returncode == 4 and result.stderr == text and result.stdout == ""
+    assert seen == text.splitlines()
+
+
+def test_streaming_a_tool_past_its_time_kills_it():
+    tool = toolchain.start_tool(["sh", "-c", "echo started >&2; exec sleep 30"], memory_mb=256)
+    seen = []
+    started = time.monotonic()
+    with pytest.raises(ToolTimeout):
+        tool.finish_lines(None, 0.5, seen.append)
+    assert time.monotonic() - started < 10 and seen == ["started"]

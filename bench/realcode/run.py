@@ -200,6 +200,14 @@ def report(libraries: list[LibraryRun]) -> str:
     return "\n".join(lines + ["", "Targets:"] + targets + (["", "Errors and files over target:"] + notes if notes else []))
 
 
+def byte_compile() -> None:
+    """ccls's modules compiled to bytecode first, as an installed package has them (pip compiles
+    them at install): with PYTHONDONTWRITEBYTECODE set and no __pycache__, every run would compile
+    ccls's own source again (~0.2 s) and count it against the file."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "ccls")], stdout=subprocess.DEVNULL,
+                   check=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("libraries", nargs="+", metavar="NAME=PATH[,PATH...]")
@@ -213,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.flags:
         name, _, text = item.partition("=")
         flags[name] = text.split()
+    byte_compile()
     specs = []
     for item in args.libraries:
         name, sep, paths = item.partition("=")

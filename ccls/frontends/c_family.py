@@ -6,12 +6,15 @@ language server) the buffer's include block is precompiled there once (`ccls.pre
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import logging
 import os
 import re
+import sys
 import tempfile
 import threading
-from typing import Any, NamedTuple, Sequence
+from concurrent.futures import Future
+from typing import Any, Iterator, NamedTuple, Sequence
 
 from ccls import compile_db, preamble, toolchain
 from ccls.demangle import demangled_names, without_parameters  # noqa: F401 - without_parameters: callers
@@ -21,17 +24,23 @@ from ccls.model import AnalysisError, FunctionIR
 from ccls.options import OPTIMIZATION_LEVELS, AnalysisOptions
 from ccls.readers.call_sites import ModuleCalls, read_call_sites
 from ccls.readers.global_constants import passed_globals, read_only_constants, with_contents
-from ccls.readers.llvm_ir import IRNotReadable, ModuleText, parse_module, read_functions, readable_ir
-from ccls.readers.scev import parse_opt_output
 from ccls.targets import CPU_TARGETS
 
 log = logging.getLogger(__name__)
-ANALYSIS_PASSES = "instnamer,print<loops>,print<scalar-evolution>,print<branch-prob>"
+# Two opt runs: the first names values and prints the loops (cheap), the second prints
+# ScalarEvolution and branch probabilities for the named IR (on a large module, many times the
+# compile). The machine code is lowered and simulated (llvm-mca) while the second one runs.
+NAMING_PASSES = "instnamer,print<loops>"
+SCEV_PASSES = "print<scalar-evolution>,print<branch-prob>"
+ANALYSIS_PASSES = f"{NAMING_PASSES},{SCEV_PASSES}"  # the same analyses in one run
 # Inline and template functions nobody calls yet, and static functions that get inlined, are
 # what a person is editing too: emit them all before optimisation and make them external, so
 # the optimiser neither drops nor merges them (clang -O2 would).
 _LOCAL_LINKAGE = re.compile(r"^define (?:linkonce_odr|linkonce|weak_odr|internal|private|available_externally) ", re.M)
 STDIN_NAME = "<stdin>"  # clang's name for the main file it reads from stdin (diagnostics, debug info)
+# What reading the compiled IR needs (llvmlite and the IR readers: ~0.1 s of a cold run's imports),
+# loaded on a thread while clang compiles (`_load_meanwhile`): waiting for clang releases the GIL.
+_READERS = ("ccls.readers.llvm_ir", "ccls.readers.scev", "ccls.machine_code", "ccls.frontends.machine_cycles")
 
 
 class CompileFailed(Exception):
@@ -76,16 +85,22 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
     flags = compile_db.flags_for(source.path, language=language, override=options.flags_override,
                                  extra=options.extra_flags, query_driver=options.query_driver)
     options = _built_level(flags.flags, options)
+    loading = _load_meanwhile(_READERS)
     try:
         with tempfile.TemporaryDirectory(prefix="ccls-") as work:
-            opt = start_opt(options)  # the analyses; starts while clang runs
+            opt = None
             try:
+                opt = start_opt(options)  # names values and prints the loops; starts while clang runs
                 ir_text, assumptions, code_flags = _compile(source, options, language, extra_flags, work, flags)
                 calls = CallSiteReader(ir_text, source.path, options)  # runs beside the optimiser
                 optimised = _optimise(_LOCAL_LINKAGE.sub("define ", ir_text), code_flags, source, options)
             except BaseException:
-                opt.cancel()
+                if opt is not None:
+                    opt.cancel()
                 raise
+            finally:
+                if loading is not None:  # before this thread imports anything itself
+                    loading.join()
             outline = _outline(source, language)
             functions = read_ir_text(optimised, source.path, language, options, main_file=STDIN_NAME, opt=opt,
                                      loop_bounds=outline.loop_bounds if outline is not None else ())
@@ -93,7 +108,7 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
         return FrontendResult(errors=[failed.error])
     except (toolchain.ToolMissing, toolchain.ToolLimit) as problem:
         return FrontendResult(errors=[AnalysisError(source.path, None, str(problem))])
-    except IRNotReadable as problem:  # the file alone is lost, never the run
+    except _ir_not_readable() as problem:  # the file alone is lost, never the run
         return FrontendResult(errors=[AnalysisError(source.path, None, f"ccls cannot read the compiled IR: {problem}")])
     _demangle(functions, options)
     if outline is not None:
@@ -102,6 +117,32 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
         fn.assumptions[:0] = assumptions
         fn.compile_flags = code_flags
     return FrontendResult(functions=functions, calls=calls.result())
+
+
+def _load_meanwhile(modules: Sequence[str]) -> threading.Thread | None:
+    """Import `modules` on a thread (None when they are loaded already): the caller joins it
+    before importing anything itself, so the two never wait on each other's import locks. A
+    module that fails to import fails again, with its error, where it is used."""
+    missing = [name for name in modules if name not in sys.modules]
+    if not missing:
+        return None
+
+    def load() -> None:
+        for name in missing:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - raised again at the import where it is used
+                return
+    thread = threading.Thread(target=load, name="ccls-load-readers", daemon=True)
+    thread.start()
+    return thread
+
+
+def _ir_not_readable() -> type[Exception]:
+    """`IRNotReadable`, imported where an exception is being matched (not with this module)."""
+    from ccls.readers.llvm_ir import IRNotReadable
+
+    return IRNotReadable
 
 
 class CallSiteReader:
@@ -175,10 +216,14 @@ def _compile(source: SourceFile, options: AnalysisOptions, language: str, extra_
     """(LLVM IR before optimisation, assumptions, the flags that shape the code: target,
     the compile database's or settings' flags, optimisation level)."""
     clang = toolchain.require_tool("clang")
-    assumptions = [f"compiled by {toolchain.tool_version('clang') or clang} {options.optimization}; "
-                   f"flags from {flags.origin}"]
-    if flags.dropped:
-        assumptions.append("unsafe flags ignored: " + " ".join(flags.dropped))
+    toolchain.start_versions(("clang",))  # named in the assumptions: its --version runs beside the compile
+
+    def assumptions() -> list[str]:
+        said = [f"compiled by {toolchain.tool_version('clang') or clang} {options.optimization}; "
+                f"flags from {flags.origin}"]
+        if flags.dropped:
+            said.append("unsafe flags ignored: " + " ".join(flags.dropped))
+        return said
     source_dir = os.path.dirname(os.path.abspath(source.path))
     target = CPU_TARGETS.get(options.arch)
     head = [clang, f"--target={target[0]}"] if target else [clang]
@@ -198,14 +243,14 @@ def _compile(source: SourceFile, options: AnalysisOptions, language: str, extra_
             argv = [*head, "-x", record.clang_x, *common, "-include-pch", pch]
             ir_text = _run_clang(argv, split.body, source, options, cwd)
             if ir_text is not None:
-                return ir_text, assumptions, code_flags
+                return ir_text, assumptions(), code_flags
             store.drop(key)  # on any doubt, compile the whole text without it
     ir_text = _run_clang([*head, "-x", record.clang_x, *common], source.text, source, options, cwd,
                          raise_on_error=True)
     if split is not None and pch is None:
         # Built only after the buffer compiled: a preamble that fails is never retried.
         _build_preamble(store, key, split.header, [*head, "-x", record.preamble_x, *common], options, cwd)
-    return ir_text, assumptions, code_flags
+    return ir_text, assumptions(), code_flags
 
 
 def _run_clang(argv: list[str], text: str, source: SourceFile, options: AnalysisOptions, cwd: str,
@@ -252,10 +297,75 @@ def _compile_error(stderr: str, source: SourceFile) -> AnalysisError:
 
 
 def start_opt(options: AnalysisOptions) -> toolchain.RunningTool:
-    """opt, started ahead of its input: name values, and print LLVM's loop and ScalarEvolution
-    analyses (to stderr) for the IR fed to it on stdin."""
-    return toolchain.start_warm([toolchain.require_tool("opt"), f"-passes={ANALYSIS_PASSES}", "-S", "-o", "-", "-"],
+    """opt, started ahead of its input: name values, print LLVM's loops (to stderr) and the
+    named IR (to stdout) for the IR fed to it on stdin."""
+    return toolchain.start_warm([toolchain.require_tool("opt"), f"-passes={NAMING_PASSES}", "-S", "-o", "-", "-"],
                                 memory_mb=options.compile_memory_mb, warm=options.warm_tools)
+
+
+def _start_scev(options: AnalysisOptions) -> toolchain.RunningTool:
+    """opt, started ahead of its input: print ScalarEvolution and branch probabilities (to
+    stderr) for the named IR `start_opt` prints."""
+    return toolchain.start_warm([toolchain.require_tool("opt"), f"-passes={SCEV_PASSES}", "-disable-output", "-"],
+                                memory_mb=options.compile_memory_mb, warm=options.warm_tools)
+
+
+class _Printout:
+    """opt's ScalarEvolution printout as it is made: one section per function (its SCEV, then its
+    branch probabilities), each handed over once the next one starts (or opt ends), so a
+    function is read while opt still prints those after it."""
+
+    _STARTS = "Printing analysis 'Scalar Evolution Analysis' for function '"
+
+    def __init__(self, tool: toolchain.RunningTool, text: str, timeout_s: float):
+        self._sections: list[tuple[str, str] | None] = []  # (function as its header names it, its text)
+        self._name: str | None = None
+        self._lines: list[str] = []
+        self._done = threading.Condition()
+        self._ended = False
+        self._future: Future = Future()
+        threading.Thread(target=self._run, args=(tool, text, timeout_s), name="ccls-opt-scev", daemon=True).start()
+
+    def _run(self, tool: toolchain.RunningTool, text: str, timeout_s: float) -> None:
+        try:
+            self._future.set_result(tool.finish_lines(text, timeout_s, self._line))
+        except BaseException as exc:  # noqa: BLE001 - handed to the reader through the future
+            self._future.set_exception(exc)
+        finally:
+            with self._done:
+                self._close_section()
+                self._ended = True
+                self._done.notify_all()
+
+    def _line(self, line: str) -> None:
+        if line.startswith(self._STARTS) and line.endswith("':"):
+            with self._done:
+                self._close_section()
+                self._name = line[len(self._STARTS):-2]
+                self._done.notify_all()
+        self._lines.append(line)
+
+    def _close_section(self) -> None:  # under the condition's lock
+        if self._lines:
+            self._sections.append((self._name or "", "".join(line + "\n" for line in self._lines)))
+            self._lines = []
+
+    def sections(self) -> Iterator[tuple[str, str]]:
+        """Each completed section (name, text) in the order opt printed them, waiting for the next."""
+        given = 0
+        while True:
+            with self._done:
+                while given == len(self._sections) and not self._ended:
+                    self._done.wait()
+                ready = self._sections[given:]
+                self._sections[given:] = [None] * len(ready)  # handed over: not kept twice
+            if not ready:  # opt has ended and everything it printed was handed over
+                return
+            given += len(ready)
+            yield from ready
+
+    def result(self) -> toolchain.ToolResult:
+        return self._future.result()
 
 
 def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOptions,
@@ -265,29 +375,93 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
     estimates the blocks' cycles meanwhile. `loop_bounds`: source_map.LoopBound of the source."""
     from ccls.frontends.machine_cycles import CYCLES
     from ccls.machine_code import lowering_skipped, verbose_assembly
+    from ccls.readers.llvm_ir import ModuleText, parse_module, readable_ir
+    from ccls.readers.scev import parse_opt_output
 
     opt = opt or start_opt(options)
-    result = opt.finish(ir_text, options.compile_timeout_s)
+    try:
+        scev = _start_scev(options)
+    except BaseException:
+        opt.cancel()
+        raise
+    try:
+        result = opt.finish(ir_text, options.compile_timeout_s)
+    except BaseException:
+        scev.cancel()
+        raise
     if result.returncode != 0:
+        scev.cancel()
         raise CompileFailed(_opt_error(result.stderr, path))
-    named = readable_ir(result.stdout)  # as llvmlite's LLVM reads it (x86_mmx upgraded)
-    assembly = None
-    too_large = lowering_skipped(len(named)) if options.machine_code else None
-    if options.machine_code and too_large is None:
-        try:
-            assembly = verbose_assembly(named)
-        except RuntimeError:
-            assembly = None  # e.g. a triple llvmlite can't lower; counts still work
-    module = parse_module(ModuleText(named, parse_opt_output(result.stderr), assembly), main_file)
-    blocks = module.machine_blocks()
-    pending = CYCLES.start(blocks, options) if blocks else None
-    functions = read_functions(module, path, language, options.arch, options.default_trip_count, loop_bounds,
-                               early_exit=options.early_exit)
+    printed = _Printout(scev, result.stdout, options.compile_timeout_s)
+    try:
+        named = readable_ir(result.stdout)  # as llvmlite's LLVM reads it (x86_mmx upgraded)
+        assembly = None
+        too_large = lowering_skipped(len(named)) if options.machine_code else None
+        if options.machine_code and too_large is None:
+            try:
+                assembly = verbose_assembly(named)
+            except RuntimeError:
+                assembly = None  # e.g. a triple llvmlite can't lower; counts still work
+        # The machine blocks' contexts need only the loops: llvm-mca starts before ScalarEvolution is in.
+        module = parse_module(ModuleText(named, parse_opt_output(result.stderr), assembly), main_file)
+        blocks = module.machine_blocks()
+        pending = CYCLES.start(blocks, options) if blocks else None
+        functions = _read_as_printed(module, printed, _by_function(result.stderr), path, language, options,
+                                     loop_bounds)
+    except BaseException:
+        scev.kill()  # its thread reaps it
+        raise
     if pending is not None:
         _attach_block_cycles(functions, pending.result())
     for fn in functions if too_large else ():
         fn.assumptions.append(too_large)
     return functions
+
+
+def _by_function(loops: str) -> dict[str, str]:
+    """`print<loops>`' printout cut per function (by the name its header line gives)."""
+    out: dict[str, str] = {}
+    name = ""
+    for line in loops.splitlines(keepends=True):
+        if line.startswith("Loop info for function '") and line.rstrip("\n").endswith("':"):
+            name = line.rstrip("\n")[len("Loop info for function '"):-2]
+        out[name] = out.get(name, "") + (line if line.endswith("\n") else line + "\n")
+    return out
+
+
+def _read_as_printed(module: Any, printed: _Printout, loops: dict[str, str], path: str, language: str,
+                     options: AnalysisOptions, loop_bounds: Sequence[Any]) -> list[FunctionIR]:
+    """Each function of `module` read as soon as opt has printed its analyses: each is read
+    alone, with its own loops, ScalarEvolution and branch probabilities, as one opt run would
+    have printed them (`parse_opt_output` keeps nothing from one function to the next)."""
+    from ccls.readers.llvm_ir import ModuleText, read_functions
+    from ccls.readers.scev import parse_opt_output
+
+    analyses: dict = {}
+    sections = printed.sections()
+    done: list[FunctionIR] = []
+    unread = list(module.functions)
+    while unread:
+        wanted = unread[0].fn.name
+        if wanted not in analyses:
+            section = next(sections, None)
+            if section is not None:
+                name, text = section
+                analyses.update(parse_opt_output(loops.pop(name, "") + text))
+                continue
+            analysed = printed.result()  # opt has ended: its failure is the file's error
+            if analysed.returncode != 0:
+                raise CompileFailed(_opt_error(analysed.stderr, path))
+            analyses.update(parse_opt_output("".join(loops.values())))  # functions it printed no SCEV for
+            loops.clear()
+        alone = dataclasses.replace(module, functions=[unread.pop(0)],
+                                    module=ModuleText(module.module.ir, analyses, module.module.assembly))
+        done += read_functions(alone, path, language, options.arch, options.default_trip_count, loop_bounds,
+                               early_exit=options.early_exit)
+    analysed = printed.result()
+    if analysed.returncode != 0:
+        raise CompileFailed(_opt_error(analysed.stderr, path))
+    return done
 
 
 def _attach_block_cycles(functions: list[FunctionIR], timings: dict[tuple[str, ...], Any]) -> None:

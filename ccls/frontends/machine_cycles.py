@@ -3,8 +3,9 @@ compile (ccls.machine_code builds its input and reads its report). Blocks are si
 per distinct text and remembered across modules (`CYCLES`)."""
 from __future__ import annotations
 
+import os
 import threading
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from ccls import toolchain
 from ccls.machine_code import MCA_ITERATIONS, BlockTiming, mca_input, parse_mca_cycles, without_move_elimination
@@ -26,21 +27,64 @@ def block_cycles(blocks: list[tuple[str, ...]], arch: str, timeout_s: float, mem
     rewritten = [without_move_elimination(code) for code in blocks] if triple.startswith("x86_64") else []
     second = [(index, code, moves) for index, (code, moves) in enumerate(rewritten) if moves]
     regions = blocks + [code for _, code, _ in second]
-    try:
-        result = toolchain.start_warm(
-            [mca, f"-mtriple={triple}", f"-mcpu={cpu}", f"-iterations={MCA_ITERATIONS}",
-             "-instruction-info=0", "-resource-pressure=0", "-skip-unsupported-instructions=any", "-"],
-            memory_mb=memory_mb, warm=warm).finish(mca_input(regions), timeout_s)
-    except (toolchain.ToolMissing, toolchain.ToolLimit):
+    argv = [mca, f"-mtriple={triple}", f"-mcpu={cpu}", f"-iterations={MCA_ITERATIONS}",
+            "-instruction-info=0", "-resource-pressure=0", "-skip-unsupported-instructions=any", "-"]
+    chunks = _chunks(regions, _processes(regions))
+    if len(chunks) == 1:
+        timings = _simulate(argv, regions, timeout_s, memory_mb, warm)
+    else:  # each region is simulated on its own: llvm-mca processes side by side give the same figures
+        with ThreadPoolExecutor(len(chunks), thread_name_prefix="ccls-llvm-mca") as pool:
+            parts = list(pool.map(lambda chunk: _simulate(argv, chunk, timeout_s, memory_mb, warm), chunks))
+        timings = None if any(part is None for part in parts) else [t for part in parts for t in part]
+    if timings is None:
         return [None] * len(blocks)
-    if result.returncode != 0:
-        return [None] * len(blocks)
-    timings = parse_mca_cycles(result.stdout, len(regions))
     for position, (index, _, moves) in enumerate(second):
         again, first = timings[len(blocks) + position], timings[index]
         if again is not None and first is not None and again.cycles - moves > first.cycles:
             timings[index] = BlockTiming(again.cycles - moves, first.throughput)
     return timings[:len(blocks)]
+
+
+# llvm-mca takes ~0.5 ms per instruction line of its input (100 iterations each); below this many
+# lines a second process costs more than it saves.
+_LINES_PER_PROCESS = 1000
+
+
+def _processes(regions: list[tuple[str, ...]]) -> int:
+    """How many llvm-mca processes share the regions: one per _LINES_PER_PROCESS lines, at most
+    one per core this process may run on."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, sum(len(code) for code in regions) // _LINES_PER_PROCESS))
+
+
+def _chunks(regions: list[tuple[str, ...]], count: int) -> list[list[tuple[str, ...]]]:
+    """`regions` cut, in order, into `count` runs of about the same number of lines."""
+    if count <= 1:
+        return [regions]
+    total = sum(len(code) for code in regions)
+    chunks: list[list[tuple[str, ...]]] = [[]]
+    done = 0
+    for code in regions:
+        if chunks[-1] and done >= total * len(chunks) / count and len(chunks) < count:
+            chunks.append([])
+        chunks[-1].append(code)
+        done += len(code)
+    return chunks
+
+
+def _simulate(argv: list[str], regions: list[tuple[str, ...]], timeout_s: float, memory_mb: int,
+              warm: bool) -> list[BlockTiming | None] | None:
+    """One llvm-mca run over `regions` (None when it fails)."""
+    try:
+        result = toolchain.start_warm(argv, memory_mb=memory_mb, warm=warm).finish(mca_input(regions), timeout_s)
+    except (toolchain.ToolMissing, toolchain.ToolLimit):
+        return None
+    if result.returncode != 0:
+        return None
+    return parse_mca_cycles(result.stdout, len(regions))
 
 
 class CycleMemo:

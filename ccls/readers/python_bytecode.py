@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import builtins
 import dis
+import functools
 import io
 import math
 import platform
@@ -457,6 +458,14 @@ class _Block:
     preds: list[int] = field(default_factory=list)
 
 
+@functools.lru_cache(maxsize=2048)
+def _instructions(code: types.CodeType) -> tuple[dis.Instruction, ...]:
+    """`dis.get_instructions(code)`, decoded once: a module's code objects are walked several
+    times (names it rebinds, cells, then each function). Equal code objects (same bytes,
+    constants, names and line table) have equal instructions."""
+    return tuple(dis.get_instructions(code))
+
+
 def _jump_target(instr: dis.Instruction) -> int | None:
     if instr.opcode not in _JUMPS:
         return None
@@ -565,7 +574,7 @@ class _FunctionReader:
         self.module = module or _NO_MODULE
         self.shadowed = self.module.shadowed  # module-level names that hide builtins of the same name
         self.prefix, self.overrides = prefix, overrides or {}
-        self.instrs = list(dis.get_instructions(code))
+        self.instrs = list(_instructions(code))
         self.line_of = self._lines()
         nparams = code.co_argcount + code.co_kwonlyargcount
         self.parameters = list(code.co_varnames[:nparams])
@@ -1283,7 +1292,7 @@ def _nonlocal_writes(code: types.CodeType) -> set[str]:
     while todo and cells:
         c = todo.pop()
         todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-        for ins in dis.get_instructions(c):
+        for ins in _instructions(c):
             if ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in cells:
                 out.add(str(ins.argval))
     return out
@@ -1347,7 +1356,7 @@ def _shadowed_names(module: types.CodeType) -> frozenset[str]:
         todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
         if code is not module and code.co_flags & CO_OPTIMIZED:
             bound.add(f".{code.co_name}")
-        for ins in dis.get_instructions(code):
+        for ins in _instructions(code):
             if ins.opname == "IMPORT_STAR" or (ins.opname == "CALL_INTRINSIC_1" and "IMPORT_STAR" in ins.argrepr):
                 return frozenset(dir(builtins))
             if ins.opname in ("STORE_NAME", "STORE_GLOBAL", "DELETE_NAME", "DELETE_GLOBAL") and (
@@ -1417,7 +1426,7 @@ def _rebound_globals(module: types.CodeType) -> frozenset[str]:
     while todo:
         code = todo.pop()
         todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-        for ins in dis.get_instructions(code):
+        for ins in _instructions(code):
             if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") or (ins.opname == "DELETE_NAME" and code is module):
                 out.add(str(ins.argval))
     return frozenset(out)

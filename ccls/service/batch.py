@@ -15,14 +15,12 @@ files, and are the same for any number of processes (`engine.count_sources` is t
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import signal
 import threading
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Executor, Future, as_completed
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from ccls.cache import CountCache, cache_key, text_digest
 from ccls.engine import CountedFile, ReadFile, count_read, read_source
@@ -34,6 +32,9 @@ from ccls.service.counts import Analyzer, Snapshot, language_for
 from ccls.service.tables import TableStore
 from ccls.sizes import InferredSize, infer_sizes
 from ccls.table_types import Tables
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,9 @@ def count_program(sources: Sequence[SourceFile], options: AnalysisOptions, table
     progress = progress or Progress()
     store = TableStore(tables=tables)
     analyzer = Analyzer(cache or CountCache(None), store)
-    entries = [_Entry(source, _context(analyzer, source, options)) for source in sources]
+    # Without a cache nothing is keyed: no context (and no tool versions, no engine digest) to compute.
+    entries = [_Entry(source, _context(analyzer, source, options) if cache is not None else None)
+               for source in sources]
     if cache is not None:
         for entry in entries:
             if entry.context is not None:
@@ -74,6 +77,8 @@ def count_program(sources: Sequence[SourceFile], options: AnalysisOptions, table
                 if found is not None:
                     entry.calls, entry.calls_known = _calls_from_json(found), True
     results: list[CountedFile | None] = [None] * len(entries)
+    if executor is None:  # no more worker processes than files; one file is done here, not in a pool
+        jobs = min(jobs, len(entries))
     with _executor(jobs, tables, executor) as pool:
         to_read = [i for i, entry in enumerate(entries) if not entry.calls_known]
         stored_calls = []
@@ -258,6 +263,9 @@ def process_pool(jobs: int, tables: Tables, start_method: str, max_tasks_per_chi
     """`jobs` worker processes that count with `tables` (the batch's, and the language server's
     background work): `start_method` where this platform has it, each worker replaced after
     `max_tasks_per_child` tasks (not with "fork"), `setup(*setup_args)` run in each at its start."""
+    import multiprocessing  # with the pool: a run that needs none (one file) does not load it
+    from concurrent.futures import ProcessPoolExecutor
+
     method = start_method if start_method in multiprocessing.get_all_start_methods() else None
     return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),
                                initializer=_start_worker, initargs=(tables, True, setup, setup_args),
@@ -270,6 +278,8 @@ def _run(pool: Executor, fn: Callable, args: Sequence[tuple], indices: Sequence[
         for a, index in zip(args, indices):
             yield index, fn(*a)
         return
+    from concurrent.futures.process import BrokenProcessPool
+
     died = getattr(pool, "worker_died", (BrokenProcessPool,))
     futures = {pool.submit(fn, *a): (index, a[0]) for a, index in zip(args, indices)}
     for future in as_completed(futures):

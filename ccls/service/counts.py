@@ -19,7 +19,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from ccls import compile_db, source_map, toolchain
 from ccls.cache import CountCache, cache_key, text_digest
 from ccls.engine import CountedFile, count_source
 from ccls.frontends import SourceFile, language_named
@@ -30,6 +29,7 @@ from ccls.service import units
 from ccls.service.digest import engine_digest
 from ccls.service.program_sizes import DocumentSizes
 from ccls.service.tables import TableStore
+from ccls.service.versions import ask_versions, tool_versions
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +50,8 @@ def language_for(path: str) -> str | None:
 
 def parse_functions(data: bytes, language: str, old_tree: Any = None) -> tuple[Any, tuple | None]:
     """(tree, functions) for languages tree-sitter knows, (None, None) for the others."""
+    from ccls import source_map  # tree-sitter: the editor's per-function mode only
+
     try:
         tree = source_map.parse(data, language, old_tree)
     except (ValueError, KeyError, LookupError):
@@ -113,7 +115,6 @@ class Analyzer:
         self.tables = tables
         self._header_digests: dict[str, tuple[tuple[int, int], str, tuple]] = {}
         self._function_keys: dict[tuple, str] = {}  # (context, text hash, deps) -> key
-        self._tool_versions: dict[str, str] = {}
         self._lock = threading.Lock()
         self.compiles = 0
         self.functions_compiled = 0
@@ -124,10 +125,12 @@ class Analyzer:
         """Everything a function's counts depend on besides its own text and its callees."""
         counting_options = options.counting_fields()
         record = language_named(snapshot.language)
-        compiler = [self.tool_version(tool) for tool in record.tools] or f"python {sys.version}"
+        versions = ask_versions(self.cache, record.tools)  # their --version runs while the rest is hashed
         flags: tuple[str, ...] = ()
         include_dirs: list[str] = [os.path.dirname(snapshot.path)]
         if record.reducible:
+            from ccls import compile_db  # C family only
+
             # Looked up exactly as the front end looks them up, so the key names the flags used.
             found = compile_db.flags_for(snapshot.path, language=snapshot.language,
                                          override=options.flags_override, extra=options.extra_flags,
@@ -137,31 +140,17 @@ class Analyzer:
         functions = snapshot.functions or ()
         context = units.context_text(snapshot.data, functions) if snapshot.functions is not None else b""
         headers = self.header_digest(snapshot.data, include_dirs) if record.reducible else ""
-        return cache_key("ctx/1", engine_digest(), snapshot.language, compiler, flags, counting_options,
+        digest = engine_digest()
+        compiler = versions() or f"python {sys.version}"
+        return cache_key("ctx/1", digest, snapshot.language, compiler, flags, counting_options,
                          self.tables.counting_version(), text_digest(context), headers)
 
     def tool_version(self, tool: str) -> str:
-        """`tool --version`'s identifying line, remembered in the cache directory by the binary's
-        identity: running clang, opt, llc and llvm-mca once each costs an unchanged re-run of
-        `ccls analyze` (or a server start) a few hundred ms."""
-        with self._lock:
-            known = self._tool_versions.get(tool)
-        if known is not None:
-            return known
-        path = toolchain.find_tool(tool)
-        try:
-            st = os.stat(path) if path is not None else None
-        except OSError:
-            st = None
-        key = cache_key("tool-version/1", os.path.realpath(path), st.st_mtime_ns, st.st_size, st.st_ino) \
-            if st is not None else None
-        found = self.cache.get_json(key) if key is not None else None
-        version = found if isinstance(found, str) else toolchain.tool_version(tool)
-        if key is not None and version and found is None:
-            self.cache.put_json_many([(key, version)])
-        with self._lock:
-            self._tool_versions[tool] = version
-        return version
+        """`tool --version`'s identifying line, remembered by the binary's identity (`service.versions`)."""
+        return tool_versions(self.cache, (tool,))[0]
+
+    def tool_versions(self, tools: Sequence[str]) -> list[str]:
+        return tool_versions(self.cache, tools)
 
     def header_digest(self, data: bytes, include_dirs: Sequence[str]) -> str:
         """Digest of the contents of every header reachable from the text through include

@@ -44,10 +44,14 @@ def counting_modules() -> tuple[str, ...]:
     """Every `ccls` module the counting entry points import, directly or not (sorted names)."""
     root = os.path.dirname(os.path.abspath(ccls.__file__))
     seen: set[str] = set()
+    not_modules: set[str] = set()  # `from ccls.model import Loop` names ccls.model.Loop: looked for once
     pending = list(COUNTING_ENTRY_POINTS)
     while pending:
         name = pending.pop()
-        if name in seen or not os.path.exists(_source_path(name, root)):
+        if name in seen or name in not_modules:
+            continue
+        if not os.path.exists(_source_path(name, root)):
+            not_modules.add(name)
             continue
         seen.add(name)
         pending.extend(_imports(name, root))
