@@ -6,19 +6,15 @@ from fractions import Fraction
 
 import pytest
 
-from ccls.frontends import SourceFile
-from ccls.frontends.c_family import analyze_with_clang
-from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
+from tests.test_data_loops import analyse as analyse_c
 
 pytestmark = pytest.mark.skipif(shutil.which("clang-19") is None and shutil.which("clang") is None,
                                 reason="clang-19 is not installed (apt-get install clang-19)")
 
 
-def analyse(code: str, path: str = "/tmp/ccls-test/physical_bounds.c"):
-    result = analyze_with_clang(SourceFile(path, code), AnalysisOptions(), "c", [])
-    assert result.errors == []
-    return {f.display_name: f for f in result.functions}
+def analyse(code: str):
+    return analyse_c(code, "/tmp/ccls-test/physical_bounds.c")
 
 
 def by_line(fn) -> dict:

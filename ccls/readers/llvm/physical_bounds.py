@@ -52,6 +52,13 @@ def _on_every_iteration(block: str, header: str, inside: set[str], terminators: 
     return bool(latches) and not _reaches_avoiding(header, latches, block, inside, terminators)
 
 
+def _passes_below(limit: int, step: int, block: str, header: str) -> int:
+    """Iterations of a counter stepped by `step` that a use in `block` on every iteration keeps
+    below `limit`: ⌈limit/step⌉ that go round again, and the last one if the use is past the
+    header's exit test."""
+    return math.ceil(limit / step) + (0 if block == header else 1)
+
+
 def shift_width_trip(record, analyses: FunctionAnalyses, terminators: dict,
                      reading: _Reading) -> tuple[int, str] | None:
     """A counter stepped up by a constant that is, on every iteration, the amount of a shift
@@ -74,7 +81,7 @@ def shift_width_trip(record, analyses: FunctionAnalyses, terminators: dict,
             if not 0 < step < bits or not _on_every_iteration(block, record.header, inside, terminators):
                 continue
             # the iterations that go round again each shift by a distinct amount in [0, bits)
-            most = math.ceil(bits / step) + (0 if block == record.header else 1)
+            most = _passes_below(bits, step, block, record.header)
             why = (f"its counter grows by {step} each iteration and is the amount of a shift of a {bits}-bit "
                    f"value, which C defines only below {bits}: at most {most} iterations")
             if best is None or most < best[0]:
@@ -209,7 +216,7 @@ def array_index_trip(record, analyses: FunctionAnalyses, terminators: dict,
             if not every:
                 break
             n, step = int(m["n"]), abs(recurrence[1])
-            most = math.ceil(n / step) + (0 if block == record.header else 1)
+            most = _passes_below(n, step, block, record.header)
             why = (f"its counter, stepped by {recurrence[1]} each iteration, indexes an array of {n} elements on "
                    f"every iteration, which C defines only below {n}: at most {most} iterations")
             if best is None or most < best[0]:
