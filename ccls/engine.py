@@ -371,9 +371,22 @@ def _within_uncertainty(reports: list[FunctionReport]) -> list[FunctionReport]:
     for p, i in enumerate(order):
         lo, hi = bands[i]
         own = shifted_cu[p]
-        near = [(abs(math.log(shifted_cu[q] / own)), names[q])
-                for q in range(max(0, p - SCAN_WITHIN_UNCERTAINTY), min(len(order), p + SCAN_WITHIN_UNCERTAINTY + 1))
-                if q != p and lows[q] <= hi and lo <= highs[q]]
+        # Outward from p, nearest CU first (CU order is distance order on each side), until the
+        # next one is farther than the nearest few found (ties still taken: they sort by name).
+        first, last = max(0, p - SCAN_WITHIN_UNCERTAINTY), min(len(order) - 1, p + SCAN_WITHIN_UNCERTAINTY)
+        left, right, near = p - 1, p + 1, []
+        while left >= first or right <= last:
+            below = abs(math.log(shifted_cu[left] / own)) if left >= first else math.inf
+            above = abs(math.log(shifted_cu[right] / own)) if right <= last else math.inf
+            distance = min(below, above)
+            if len(near) >= NEAREST_WITHIN_UNCERTAINTY and distance > near[NEAREST_WITHIN_UNCERTAINTY - 1][0]:
+                break
+            if below <= above:
+                q, left = left, left - 1
+            else:
+                q, right = right, right + 1
+            if lows[q] <= hi and lo <= highs[q]:
+                near.append((distance, names[q]))
         near.sort()
         out[i] = replace(reports[i], within_uncertainty_of=[name for _, name in near[:NEAREST_WITHIN_UNCERTAINTY]])
     return out

@@ -12,6 +12,8 @@ Cost lookup falls back from the most to the least specific key (see `ccls.costin
 """
 from __future__ import annotations
 
+import functools
+
 BASE_CLASSES: dict[str, str] = {
     "int_add": "integer add/sub",
     "int_logic": "integer and/or/xor/not",
@@ -62,6 +64,7 @@ def overlaps_compute(cls: str) -> bool:
     return base in ("load", "store") and qualifier in OVERLAPPED_TIERS
 
 
+@functools.lru_cache(maxsize=4096)  # a few hundred distinct keys, asked for tens of thousands of times
 def split(cls: str) -> tuple[str, str | None, int | None]:
     """``"fp_fma.f16@v128"`` → ``("fp_fma", "f16", 128)``."""
     width: int | None = None
