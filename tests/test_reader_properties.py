@@ -118,3 +118,22 @@ def test_a_real_module_with_lines_of_its_ir_removed_is_read_or_refused_as_ir_not
     except IRNotReadable:
         return
     read_functions(parsed, "fuzz.c", "c", "x86_64", 100)
+
+
+CALL_SITE_LINES = [
+    "define dso_local void @set(ptr noundef %c, i32 noundef %n) {", "define internal i32 @run(ptr %c) {", "}",
+    "  store i32 %n, ptr %c, align 4, !tbaa !13", "  store i32 14, ptr %c, !tbaa !13", "  store i32 %x, ptr %c",
+    "  %x = load i32, ptr %c, align 4, !tbaa !13", "  %y = load i32, ptr %c, !tbaa !99", "  %z = add i32 %x, %y",
+    "  %p = phi i32 [ %x, %a ], [ 3, %b ]", "  call void @work(i32 noundef %x, ptr %c), !dbg !20",
+    "  call void @set(ptr @G, i32 noundef %z)", "!13 = !{!14, !9, i64 0}", "!14 = !{!\"ctx\", !9, i64 0, !9, i64 4}",
+    "!13 = !{!13, !13, i64 0}", "!14 = !{!\"\", !14, i64 0, ", "!20 = !DILocation(line: 7, scope: !1)", "%", "!", "",
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(CALL_SITE_LINES), max_size=30))
+def test_call_sites_and_sizes_never_raise_on_shuffled_ir(lines):
+    from ccls.readers.call_sites import read_call_sites
+    from ccls.sizes import infer_sizes
+
+    infer_sizes([read_call_sites("\n".join(lines), "/src/fuzz.c")])
