@@ -21,15 +21,14 @@ from ccls.readers.llvm.text import VALUE_NAME
 STRLEN = "strlen("  # symbol prefixes of sizes named by data (`strlen(s)`, `len(head)`)
 LIST_LEN = "len("
 
-_NAME = VALUE_NAME
-BRANCH = re.compile(rf"^br i1 %(?P<cond>{_NAME}), label %(?P<true>{_NAME}), label %(?P<false>{_NAME})")
-_ZERO_TEST = re.compile(rf"= icmp (?P<predicate>eq|ne) (?P<type>i\d+|ptr) %(?P<value>{_NAME}), (?:0|null)\b")
-_SWITCH_ZERO = re.compile(rf"\bi\d+ 0, label %(?P<target>{_NAME})")
-_SWITCH_ON = re.compile(rf"^switch i\d+ %(?P<value>{_NAME}), label %(?P<default>{_NAME})")
-_INCOMING = re.compile(rf"\[ (?P<value>[^,\[\]]+), %(?P<block>{_NAME}) \]")
+BRANCH = re.compile(rf"^br i1 %(?P<cond>{VALUE_NAME}), label %(?P<true>{VALUE_NAME}), label %(?P<false>{VALUE_NAME})")
+_ZERO_TEST = re.compile(rf"= icmp (?P<predicate>eq|ne) (?P<type>i\d+|ptr) %(?P<value>{VALUE_NAME}), (?:0|null)\b")
+_SWITCH_ZERO = re.compile(rf"\bi\d+ 0, label %(?P<target>{VALUE_NAME})")
+_SWITCH_ON = re.compile(rf"^switch i\d+ %(?P<value>{VALUE_NAME}), label %(?P<default>{VALUE_NAME})")
+_INCOMING = re.compile(rf"\[ (?P<value>[^,\[\]]+), %(?P<block>{VALUE_NAME}) \]")
 # {start,+,step}<flags><%loop>: an address that moves by a constant each iteration of `loop`
-_ADD_RECURRENCE = re.compile(rf"^\{{(?P<start>[^{{}}]+),\+,(?P<step>\d+)\}}(?:<\w+>)*<%(?P<loop>{_NAME})>$")
-_START = re.compile(rf"^(?:%(?P<bare>{_NAME})|\((?P<offset>-?\d+) \+ %(?P<based>{_NAME})\))$")
+_ADD_RECURRENCE = re.compile(rf"^\{{(?P<start>[^{{}}]+),\+,(?P<step>\d+)\}}(?:<\w+>)*<%(?P<loop>{VALUE_NAME})>$")
+_START = re.compile(rf"^(?:%(?P<bare>{VALUE_NAME})|\((?P<offset>-?\d+) \+ %(?P<based>{VALUE_NAME})\))$")
 _CASTS = ("zext", "sext", "trunc", "freeze")
 # Names clang gives computed addresses and LLVM's passes give values: none names a member.
 GENERIC = re.compile(r"^(?:i|arrayidx|arraydecay|add\.ptr|incdec\.ptr|scevgep|uglygep|call|tmp|idx|ptr|"
@@ -143,7 +142,7 @@ def named_loads(record, definitions: dict, block_of: dict[str, str], parameters:
     names = Names(definitions, parameters)
     inside = set(record.blocks)
     out: dict[str, str] = {}
-    for value in dict.fromkeys(_unquote(v) for v in re.findall(rf"%({_NAME})", texts)):
+    for value in dict.fromkeys(_unquote(v) for v in re.findall(rf"%({VALUE_NAME})", texts)):
         instr = definitions.get(value)
         if value in substituted or instr is None or instr.opcode != "load" or not instr.type_text.startswith("i"):
             continue
@@ -201,7 +200,7 @@ def _from_zero(first: Polynomial, limit: Polynomial, what: str) -> tuple[Polynom
     return first, what, False
 
 
-_COUNTER_FROM = re.compile(rf"^\{{(?P<start>[^{{}}]+),\+,(?P<step>\d+)\}}(?:<\w+>)*<%(?P<loop>{_NAME})>$")
+_COUNTER_FROM = re.compile(rf"^\{{(?P<start>[^{{}}]+),\+,(?P<step>\d+)\}}(?:<\w+>)*<%(?P<loop>{VALUE_NAME})>$")
 
 
 def _counter_to_fixed_bound(test, record, definitions: dict, block_of: dict[str, str], names: Names,
@@ -235,7 +234,7 @@ def _counter_to_fixed_bound(test, record, definitions: dict, block_of: dict[str,
     return None
 
 
-_ADD_CONSTANT = re.compile(rf"^= add (?:nuw |nsw )*i\d+ %(?P<value>{_NAME}), (?P<constant>-?\d+)")
+_ADD_CONSTANT = re.compile(rf"^= add (?:nuw |nsw )*i\d+ %(?P<value>{VALUE_NAME}), (?P<constant>-?\d+)")
 
 
 def _plus_constant(name: str, definitions: dict) -> tuple[str, int]:
@@ -318,8 +317,8 @@ def _fixed_bound(bound: str, record, definitions: dict, block_of: dict[str, str]
 
 
 _CAST_WRAPPED = re.compile(r"^\((?:zext|sext|trunc) i\d+ (?P<inner>.+) to i\d+\)$")
-_COUNTER = re.compile(rf"^\{{(?P<start>-?\d+),\+,(?P<step>\d+)\}}(?:<\w+>)*<%(?P<loop>{_NAME})>$")
-_LOADED_PLUS = re.compile(rf"^(?:%(?P<bare>{_NAME})|\((?P<offset>-?\d+) \+ %(?P<based>{_NAME})\))$")
+_COUNTER = re.compile(rf"^\{{(?P<start>-?\d+),\+,(?P<step>\d+)\}}(?:<\w+>)*<%(?P<loop>{VALUE_NAME})>$")
+_LOADED_PLUS = re.compile(rf"^(?:%(?P<bare>{VALUE_NAME})|\((?P<offset>-?\d+) \+ %(?P<based>{VALUE_NAME})\))$")
 
 
 def _unwrapped(scev: str) -> str:

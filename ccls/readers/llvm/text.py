@@ -15,16 +15,15 @@ from dataclasses import dataclass, field
 
 # An LLVM value or block name as printed: quoted (any characters) or bare.
 VALUE_NAME = r'(?:"[^"]*"|[-\w.$]+)'
-_NAME = VALUE_NAME
-_RESULT = re.compile(rf"%({_NAME}) = ")
+_RESULT = re.compile(rf"%({VALUE_NAME}) = ")
 _DBG = re.compile(r"!dbg !(\d+)")
-_LABEL = re.compile(rf"^({_NAME}):(?:\s*; preds = (.*))?$")
-_DEFINE = re.compile(rf"^define [^\n]*?@({_NAME})\(")
-_GLOBAL_HEAD = re.compile(rf"^@({_NAME}) = (.*)$")
+_LABEL = re.compile(rf"^({VALUE_NAME}):(?:\s*; preds = (.*))?$")
+_DEFINE = re.compile(rf"^define [^\n]*?@({VALUE_NAME})\(")
+_GLOBAL_HEAD = re.compile(rf"^@({VALUE_NAME}) = (.*)$")
 _HEX_ESCAPE = re.compile(r"\\([0-9A-Fa-f]{2})")
 _DELIMITERS = re.compile(r'"[^"]*"|[()\[\]{}<>,]')
-_NAME_AT = re.compile(_NAME)
-_LAST_NAME = re.compile(rf"%({_NAME})$")
+_NAME_AT = re.compile(VALUE_NAME)
+_LAST_NAME = re.compile(rf"%({VALUE_NAME})$")
 _ORDERING = re.compile(r'(?: (?:syncscope\("[^"]*"\)|unordered|monotonic|acquire|release|acq_rel|seq_cst))+$')
 _VECTOR_TYPE = re.compile(r"^<(?:vscale x )?(\d+) x (.+)>$")
 
@@ -173,7 +172,7 @@ def _is_variable(rest: str) -> bool:
 
 def _function_head(line: str, module: IRModule) -> tuple[str, str, list[tuple[str, str]]] | None:
     """(name, linkage, arguments) of a `define`/`declare` line."""
-    m = re.search(rf"@({_NAME})\(", line)
+    m = re.search(rf"@({VALUE_NAME})\(", line)
     if m is None:
         return None
     words = line[:m.start()].split()[1:]
@@ -489,7 +488,7 @@ def _depth_at(text: str, index: int) -> int:
 def _callee_at(body: str) -> tuple[int, int, int]:
     """(start of the callee, start and end of the argument list's brackets) of a call's body."""
     depth = 0
-    for m in re.finditer(rf'"[^"]*"|[()\[\]{{}}<>]|[%@]{_NAME}\(|\basm\b', body):
+    for m in re.finditer(rf'"[^"]*"|[()\[\]{{}}<>]|[%@]{VALUE_NAME}\(|\basm\b', body):
         token = m.group(0)
         if token in "([{<":
             depth += 1
@@ -514,7 +513,7 @@ def _call_operands(body: str, op: str, module: IRModule | None, fn: IRFunction) 
     operands = [_typed(p, module, fn) for p in _split_top(body[open_at + 1:close])]
     tail = body[close + 1:]
     bundles = tail.find("[ ")
-    labels = re.findall(rf"label %({_NAME})", tail if bundles < 0 else tail[:bundles] + tail[_matching(tail, bundles):])
+    labels = re.findall(rf"label %({VALUE_NAME})", tail if bundles < 0 else tail[:bundles] + tail[_matching(tail, bundles):])
     if bundles >= 0:
         for m in re.finditer(r'"[^"]*"\(', tail[bundles:_matching(tail, bundles)]):
             inner = tail[bundles + m.end() - 1:]
