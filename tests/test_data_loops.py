@@ -133,6 +133,45 @@ def test_a_walk_that_steps_by_the_data_it_reads_stays_unknown(library):
     assert any("assuming 100" in a for a in library["hop"].assumptions)
 
 
+HEAP = """
+struct heap { int depth[600]; int len; int item[600]; };
+void sift(struct heap *s, int k) {
+  int v = s->item[k]; int j = k << 1;
+  while (j <= s->len) {
+    if (j < s->len && s->depth[s->item[j + 1]] < s->depth[s->item[j]]) j++;
+    if (s->depth[v] < s->depth[s->item[j]]) break;
+    s->item[k] = s->item[j]; k = j; j <<= 1;
+  }
+  s->item[k] = v;
+}
+int climb(const int *a, int k, int n) { int j = 2 * k; while (j < n && a[j] > 0) j = 2 * (j + a[j]); return j; }
+"""
+
+
+def test_a_heap_sift_down_is_bounded_by_log2_of_the_heap_size_read_from_its_struct():
+    fs = analyse(HEAP)
+    # j = 2j or 2(j + 1) each iteration: at least doubles until it passes s->len
+    assert trips(fs["sift"]) == [("bounded", Polynomial.symbol("log2(s->len)"))]
+    assert any("a heap's child index" in a and "log2(s->len)" in a for a in fs["sift"].assumptions)
+    # a step by loaded data before the doubling is no small constant: stays unknown
+    assert [kind for kind, _ in trips(fs["climb"])] == ["unknown"]
+
+
+def test_a_member_stepped_in_the_header_and_read_again_by_a_do_whiles_test_is_counted_from_the_member():
+    fs = analyse("""
+struct heap { int depth[600]; int len; int max; int item[600]; };
+void drop_min(struct heap *s, int *out);
+void drain_heap(struct heap *s, int *out) { do { s->len--; drop_min(s, out); } while (s->len >= 2); }
+void shrink(struct heap *s) {
+  do { s->len--; s->item[--s->max] = s->item[1]; s->item[1] = s->item[s->len + 1]; } while (s->len >= 2);
+}
+""")
+    # s->len = H: stepped to H - 1 before each test, on while above 1: H - 1 iterations
+    for name in ("drain_heap", "shrink"):
+        assert trips(fs[name]) == [("data", Polynomial.symbol("s->len") - 1)], name
+        assert any("steps `s->len` (kept in memory) by -1" in a for a in fs[name].assumptions)
+
+
 def run_cli(*args):
     return subprocess.run([sys.executable, "-m", "ccls", *args], capture_output=True, text=True, timeout=300)
 

@@ -220,6 +220,22 @@ def test_a_reading_over_its_budget_stops_with_budget_exhausted_not_a_guess():
     assert not c.budget.over_time  # spent by its steps: the same on any machine
 
 
+def test_a_share_of_the_budget_stops_its_part_alone_and_counts_as_spent():
+    budget = ReadingBudget(max_steps=100)
+    budget.spend(30)
+    part = budget.share(50)
+    assert part.max_steps == 50 and not part.exhausted
+    with pytest.raises(BudgetExhausted):
+        part.spend(51)
+    assert part.exhausted and not budget.exhausted  # the rest of the reading goes on
+    budget.absorb(part)
+    assert budget.steps == 81
+    assert budget.share(50).max_steps == 19  # never more than is left
+    with pytest.raises(BudgetExhausted):
+        budget.spend(20)
+    assert budget.share(50).exhausted
+
+
 def test_a_do_while_runs_to_the_operand_of_max_that_grows_with_the_sizes():
     # opt-19 on xxHash's `do { …; p += 16; } while (p < input + len - 15)`: the loop runs at least
     # once, so its end is max(input + 16, input + len - 15); the second exceeds the first by len - 31.

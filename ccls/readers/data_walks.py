@@ -271,11 +271,16 @@ def _counter_in_memory(test, block: str, record, definitions: dict, block_of: di
         if len(stores) != 1 or block_of.get(stores[0].operands[0].name) is None:
             continue
         stored, step = _plus_constant(stores[0].operands[0].name, definitions)
-        stored_from = definitions.get(stored)
-        if step == 0 or stored_from is None or stored_from.opcode != "load" or stored_from.operands[0].name != home \
-                or not any(i is stores[0] for i in block_instructions.get(block, ())) \
-                or (seen_ahead and seen_ahead != step):
+        store_block = next(b for b in record.blocks if any(i is stores[0] for i in block_instructions.get(b, ())))
+        # Read again after this iteration's store (later in its block, or past the header that
+        # stores it, as a do-while's latch does), the test sees this iteration's step.
+        order = [i for i in block_instructions.get(store_block, ())]
+        after_step = block_of.get(loaded.name) == store_block and order.index(loaded) > order.index(stores[0]) \
+            if loaded in order else store_block == record.header
+        if step == 0 or not _read_from(stored, home, record, definitions, block_of) \
+                or not (store_block == block or store_block == record.header) or (seen_ahead and seen_ahead != step):
             continue
+        seen_ahead = seen_ahead or (step if after_step else 0)
         named = names.loaded_from(loaded.operands[0], 0)
         if named is None:
             continue
@@ -293,6 +298,18 @@ def _counter_in_memory(test, block: str, record, definitions: dict, block_of: di
         symbol = sorted(limit.symbols)[0] if at_most else named
         return iterations, symbol, what, at_most
     return None
+
+
+def _read_from(value: str, home: str, record, definitions: dict, block_of: dict[str, str]) -> bool:
+    """Whether `value` is what `home` holds: a load of it, or the header's phi of such loads
+    (LLVM keeps the value read at the end of one iteration for the next, and reads it once
+    before the loop)."""
+    instr = definitions.get(value)
+    if instr is not None and instr.opcode == "phi" and block_of.get(value) == record.header:
+        reads = [definitions.get(v) for v, _ in _incoming(instr)]
+    else:
+        reads = [instr]
+    return all(r is not None and r.opcode == "load" and r.operands[0].name == home for r in reads)
 
 
 def _fixed_bound(bound: str, record, definitions: dict, block_of: dict[str, str], names: Names,

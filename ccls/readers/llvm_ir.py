@@ -29,7 +29,7 @@ from ccls.readers.llvm.reading import _Reading, _ancestors, _inside, _stopped_no
 from ccls.readers.llvm.text import IRFunction, read_module
 from ccls.readers.llvm.trips import (_checked_overlaps, _fallback_for_overlap, _halving_trip, _independent_entries,
                                      _merged_counters, _trip_count)
-from ccls.readers.scev import BudgetExhausted, FunctionAnalyses, ReadingBudget, ValueMemo
+from ccls.readers.scev import BudgetExhausted, FunctionAnalyses, MEMORY_ACCESS_STEPS, ReadingBudget, ValueMemo
 from ccls.taxonomy import with_vector
 from ccls.unknown_nests import share_unknown_nests
 
@@ -256,13 +256,22 @@ class _FunctionReader:
     def read(self) -> FunctionIR:
         request, budget, assumptions = self.request, self.budget, self.assumptions
         self._name_sizes()
-        blocks, lines_seen = self._blocks()
+        # Each loop's trip count first: what every cost is multiplied by. The memory accesses'
+        # address streams, many per loop and dearer to read, get a share of what is left.
+        trips = self._trips()
+        memory_budget = budget.share(MEMORY_ACCESS_STEPS)
+        blocks, lines_seen = self._blocks(memory_budget)
+        budget.absorb(memory_budget)
         entries = _weigh_data_branches(blocks, self.body, self.terminators, self.block_loop, self.analyses,
                                        self.definitions, self.loop_defined, self.loaded, budget, assumptions)
-        loops, stopped = self._loops(blocks, entries)
+        loops, stopped = self._loops(blocks, entries, trips)
         assumptions.extend(share_unknown_nests(loops, request.default_trip_count))
         if budget.exhausted:
             assumptions.append(_stopped_note(budget, stopped, request.default_trip_count))
+        elif memory_budget.exhausted:
+            assumptions.append(f"memory accesses: reading their addresses stopped after {memory_budget.steps} "
+                               f"steps (their share of the function's budget); the accesses left unread taken as "
+                               f"of unknown pattern")
         parameters = set(self.parameters)
         speech = _Speech({header: loop.line for header, loop in loops.items() if loop.line},
                          _value_lines(self.body, self.dbg_ids, self.parsed.dilocation_lines), self.loaded, parameters)
@@ -273,7 +282,7 @@ class _FunctionReader:
             line=line or (min(lines_seen) if lines_seen else None),
             end_line=max(lines_seen) if lines_seen else line, language=request.language, arch=request.arch,
             parameters=self.parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=fn.text,
-            stopped_on_time=budget.over_time,
+            stopped_on_time=budget.over_time or memory_budget.over_time,
             field_symbols=_field_symbols(self.substituted, self.definitions, parameters),
         )
 
@@ -295,10 +304,18 @@ class _FunctionReader:
         self.never_vectorised = _checked_overlaps(analyses, parameters, body, definitions, self.terminators,
                                                   substituted, reading, assumptions)
 
-    def _blocks(self) -> tuple[list[BasicBlock], list[int]]:
+    def _blocks(self, budget: ReadingBudget) -> tuple[list[BasicBlock], list[int]]:
         """Each block with its classified instructions (source line, divisor, memory access, bulk
-        bytes, whether a branch is on loaded data) and machine code; the source lines seen."""
-        analyses, reading, budget, substituted = self.analyses, self.reading, self.budget, self.substituted
+        bytes, whether a branch is on loaded data) and machine code; the source lines seen.
+        `budget`: what reading the addresses and branches may spend."""
+        main, self.reading.budget = self.reading.budget, budget
+        try:
+            return self._read_blocks(budget)
+        finally:
+            self.reading.budget = main
+
+    def _read_blocks(self, budget: ReadingBudget) -> tuple[list[BasicBlock], list[int]]:
+        analyses, reading, substituted = self.analyses, self.reading, self.substituted
         parameters, loaded, loop_defined, block_loop = self.parameters, self.loaded, self.loop_defined, self.block_loop
         ancestors, dbg_ids, dilocation_lines = self.ancestors, self.dbg_ids, self.parsed.dilocation_lines
         load_pointers, bases, definitions = self.load_pointers, self.bases, self.definitions
@@ -355,26 +372,38 @@ class _FunctionReader:
             blocks.append(block)
         return blocks, lines_seen
 
-    def _loops(self, blocks: list[BasicBlock],
-               entries: dict[str, Fraction]) -> tuple[dict[str, Loop], list[int | None]]:
-        """Each loop with its trip count, line, whether its entries are independent and its share
-        of entries; the lines of the loops left unread once the budget ran out."""
+    def _trips(self) -> dict[str, TripCount | None]:
+        """Each loop's trip count; None for the loops left unread once the budget ran out."""
         analyses, budget, body, definitions = self.analyses, self.budget, self.body, self.definitions
         parameters, assumptions, terminators = self.parameters, self.assumptions, self.terminators
         default_trip_count, early_exit = self.request.default_trip_count, self.request.early_exit
-        ancestors, never_vectorised, substituted, reading = (self.ancestors, self.never_vectorised, self.substituted,
-                                                             self.reading)
+        ancestors, substituted, reading = self.ancestors, self.substituted, self.reading
+        trips: dict[str, TripCount | None] = {}
+        for header, record in analyses.loops.items():
+            try:
+                budget.spend()
+                trips[header] = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
+                                 or _trip_count(record, analyses, set(parameters), ancestors[header],
+                                                default_trip_count, early_exit, assumptions, substituted, terminators,
+                                                reading))
+            except BudgetExhausted:
+                trips[header] = None
+        return trips
+
+    def _loops(self, blocks: list[BasicBlock], entries: dict[str, Fraction],
+               trips: dict[str, TripCount | None]) -> tuple[dict[str, Loop], list[int | None]]:
+        """Each loop with its trip count, line, whether its entries are independent and its share
+        of entries; the lines of the loops left unread once the budget ran out."""
+        analyses, budget, body, definitions = self.analyses, self.budget, self.body, self.definitions
+        assumptions, terminators = self.assumptions, self.terminators
+        default_trip_count, never_vectorised = self.request.default_trip_count, self.never_vectorised
         loops = {}
         defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}  # value -> its block
         stopped: list[int | None] = []  # lines of the loops left unread once the budget ran out
         for header, record in analyses.loops.items():
             header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
-            try:
-                budget.spend()
-                trip = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
-                        or _trip_count(record, analyses, set(parameters), ancestors[header], default_trip_count,
-                                       early_exit, assumptions, substituted, terminators, reading))
-            except BudgetExhausted:
+            trip = trips.get(header)
+            if trip is None:
                 trip = TripCount("unknown", Polynomial.constant(default_trip_count), record.backedge_taken or "")
                 stopped.append(header_line)
             if never_vectorised.get(header) == "stride":

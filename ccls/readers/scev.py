@@ -160,7 +160,13 @@ class BudgetExhausted(Exception):
 # memoised (zlib's inflate(), 422 blocks: ~60,000 steps), small enough that no function holds a
 # worker for long. The clock is the safety net for what steps do not measure (a loaded machine).
 DEFAULT_BUDGET_STEPS = 500_000
-DEFAULT_BUDGET_SECONDS = 5.0
+# The steps bound a reading on any machine alike; the clock only guards against a step that is
+# not counted (a machine under load would otherwise cut readings short at random).
+DEFAULT_BUDGET_SECONDS = 20.0
+# Of those, what reading the memory accesses' addresses may spend, after the trip counts: many
+# per loop, each dearer than a count (a step there is ~15 µs against ~7 µs), and only refining
+# a cost the counts already give.
+MEMORY_ACCESS_STEPS = 100_000
 
 
 @dataclass
@@ -192,6 +198,21 @@ class ReadingBudget:
     def elapsed_seconds(self) -> float:
         return time.monotonic() - self.started if self.started is not None else 0.0
 
+    def share(self, most_steps: int) -> ReadingBudget:
+        """A budget for one part of the reading: at most `most_steps` of what is left of this one
+        (steps and seconds), so that part cannot spend what the rest needs."""
+        left_seconds = self.max_seconds - self.elapsed_seconds()
+        part = ReadingBudget(max_steps=max(0, min(most_steps, self.max_steps - self.steps)),
+                             max_seconds=max(0.0, left_seconds))
+        part.exhausted = self.exhausted
+        return part
+
+    def absorb(self, part: ReadingBudget) -> None:
+        """Count what a `share` spent as spent here."""
+        self.steps += part.steps
+        if self.started is None:
+            self.started = part.started
+
 
 @dataclass
 class ValueTable:
@@ -209,10 +230,14 @@ class ValueMemo:
     resolved once, not 2^depth times."""
 
     def __init__(self) -> None:
-        self._tables: dict[tuple[frozenset, frozenset, bool], ValueTable] = {}
+        self._tables: dict[tuple[frozenset, frozenset, bool, frozenset], ValueTable] = {}
 
-    def table(self, parameters: set[str], enclosing_loops: set[str], global_bases: bool = False) -> ValueTable:
-        return self._tables.setdefault((frozenset(parameters), frozenset(enclosing_loops), global_bases), ValueTable())
+    def table(self, parameters: set[str], enclosing_loops: set[str], global_bases: bool = False,
+              also_named: frozenset = frozenset()) -> ValueTable:
+        """`also_named`: (value, symbol) pairs substituted beyond the function's own sizes (run-time
+        values named after their variables): values resolved under them are kept apart."""
+        key = (frozenset(parameters), frozenset(enclosing_loops), global_bases, also_named)
+        return self._tables.setdefault(key, ValueTable())
 
 
 @dataclass
@@ -289,11 +314,14 @@ _TOKEN = re.compile(
 
 
 _OPERATORS = ("+", "*", "/u", "smax", "umax", "smin", "umin", "umin_seq")
+# A budget step is about one expression node read; scanning this many tokens costs about as much.
+_TOKENS_PER_STEP = 8
 
 
 def to_polynomial(expr: str, ctx: ScevContext) -> Polynomial:
     """Convert a SCEV expression to a Polynomial, raising NotPolynomial if it can't be."""
     tokens = [t for t in _TOKEN.findall(expr) if t]
+    ctx.spend(1 + len(tokens) // _TOKENS_PER_STEP)  # tokenising is work too: long texts are read often
     parser = _Parser(tokens, ctx)
     try:
         return parser.expression()
@@ -611,15 +639,16 @@ class _Parser:
 
     def _skip_operand(self) -> None:
         """Move past the rest of the operand being read: to its group's next operator or end."""
-        depth = 0
+        depth, start = 0, self.pos
         while (tok := self._peek()) is not None:
             if depth == 0 and (tok == ")" or tok in _OPERATORS):
-                return
+                break
             if tok in ("(", "{"):
                 depth += 1
             elif tok in (")", "}"):
                 depth -= 1
             self.pos += 1
+        self.ctx.spend((self.pos - start) // _TOKENS_PER_STEP)
 
     def _cast_to(self) -> int:
         """The position of the `to` of the cast being read (past its operand)."""
@@ -631,6 +660,7 @@ class _Parser:
             elif tok in (")", "}"):
                 depth -= 1
             elif tok == "to" and depth == 0:
+                self.ctx.spend((at - self.pos) // _TOKENS_PER_STEP)  # nested casts scan their operands again
                 return at
             if depth < 0:
                 break

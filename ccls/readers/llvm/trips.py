@@ -49,7 +49,8 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
         step_text = definitions[step[0]].text.split(", !")[0] if step[0] in definitions else ""  # without metadata
         shrinking, growing = _HALVING.match(step_text), _GROWING.match(step_text)
         m = shrinking or growing
-        if not m or m["phi"] != instr.name or int(m["k"]) < 1:
+        if not m or int(m["k"]) < 1 or m["phi"] != instr.name and not (
+                growing and _at_least(m["phi"], instr.name, inside, definitions)):
             continue
         k = int(m["k"])
         bits = k if ("shr" in step_text or "shl" in step_text) else math.log2(k) if k >= 2 else 0.0
@@ -59,8 +60,12 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
             symbol = _log2_symbol(start[0], analyses, parameters)
             how = f"divided by {2 ** k if 'shr' in step_text else k} each iteration"
         else:
-            symbol = _growth_bound(instr.name, step[0], record, body, analyses, parameters)
+            symbol = _growth_bound(instr.name, step[0], record, body, definitions, analyses, parameters)
             how = f"multiplied by {2 ** k if 'shl' in step_text else k} each iteration until it reaches the bound"
+            if m["phi"] != instr.name:
+                how = (f"multiplied by {2 ** k if 'shl' in step_text else k} each iteration, after adding a small "
+                       f"constant on some paths (a heap's child index), until it passes the bound, or leaves "
+                       f"earlier on data (at most that many)")
         if symbol is None:
             continue
         iterations = Polynomial.symbol(symbol) * Fraction(1 / bits).limit_denominator(1000)
@@ -69,9 +74,39 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
     return None
 
 
-def _growth_bound(phi: str, step: str, record, body: list, analyses: FunctionAnalyses,
+_SMALL_STEP = re.compile(r"^%(?P<name>[-\w.$]+) = (?:add(?: nuw)?(?: nsw)?|or(?: disjoint)?) i\d+ "
+                         r"%(?P<phi>[-\w.$]+), (?P<c>\d+)$")
+
+
+def _at_least(value: str, phi: str, inside: set[str], definitions: dict, depth: int = 0) -> bool:
+    """Whether `value` merges, inside the loop, `phi` and `phi` plus a small constant (`j` or
+    `j + 1`, a heap's left or right child, through phis and selects): a value at least the
+    phi's, so that a counter multiplied from it grows at least as fast as one multiplied from it."""
+    merge = definitions.get(value)
+    if value == phi or depth > 3 or merge is None or merge.opcode not in ("phi", "select"):
+        return False
+    if merge.opcode == "phi":
+        pairs = _PHI_INCOMING.findall(merge.text)
+        if not pairs or any(block not in inside for _, block in pairs):
+            return False
+        arms = [v for v, _ in pairs]
+    else:
+        arms = [op.name for op in merge.operands[1:3]]
+    if phi not in arms:
+        return False
+    for v in arms:
+        step = definitions.get(v)
+        m = _SMALL_STEP.match(step.text.split(", !")[0]) if step is not None else None
+        if v != phi and not (m and m["phi"] == phi and int(m["c"]) <= 16) \
+                and not _at_least(v, phi, inside, definitions, depth + 1):
+            return False
+    return True
+
+
+def _growth_bound(phi: str, step: str, record, body: list, definitions: dict, analyses: FunctionAnalyses,
                   parameters: set[str]) -> str | None:
-    """``log2(n)`` for the bound a growing index is compared with in its loop (`i < n`)."""
+    """``log2(n)`` for the bound a growing index is compared with in its loop (`i < n`, `j <=
+    s->heap_len` read at each iteration from a member the loop does not store to)."""
     inside = set(record.blocks)
     for name, instrs in body:
         if name not in inside:
@@ -80,10 +115,28 @@ def _growth_bound(phi: str, step: str, record, body: list, analyses: FunctionAna
             m = _COMPARE.search(instr.text.split(", !")[0]) if instr.opcode == "icmp" else None
             if m and {m["a"], m["b"]} & {phi, step}:
                 other = m["b"] if m["a"] in (phi, step) else m["a"]
-                symbol = _log2_symbol(other, analyses, parameters)
+                symbol = _log2_symbol(other, analyses, parameters) or _log2_of_member(other, record, body,
+                                                                                      definitions, parameters)
                 if symbol is not None:
                     return symbol
     return None
+
+
+def _log2_of_member(value: str, record, body: list, definitions: dict, parameters: set[str]) -> str | None:
+    """``log2(s->heap_len)`` for a bound read from a named member, before the loop or in it from
+    an address the loop never stores to."""
+    loaded = definitions.get(value)
+    if loaded is None or loaded.opcode != "load":
+        return None
+    inside = set(record.blocks)
+    in_loop = {i.name for name, instrs in body if name in inside for i in instrs if i.name}
+    address = loaded.operands[0].name
+    if address in in_loop or value in in_loop and any(
+            i.opcode == "store" and len(i.operands) == 2 and i.operands[1].name == address
+            for name, instrs in body if name in inside for i in instrs):
+        return None
+    named = data_walks.Names(definitions, parameters).value(value)
+    return f"{LOG2_PREFIX}{named})" if named is not None else None
 
 
 _PHI_INCOMING = re.compile(r"\[\s*%?([-\w.$]+),\s*%([-\w.$]+)\s*\]")
@@ -93,47 +146,49 @@ def _independent_entries(record, analyses: FunctionAnalyses, body: list, definit
                          defined_in: dict[str, str], budget: ReadingBudget) -> bool:
     """Whether no value this loop carries starts from what an enclosing loop carried out of the
     loop's previous entry (``p = c[0]`` per point: independent; ``h`` hashed on across rows:
-    not). Top-level loops say no: their entries are calls, which this function cannot see."""
+    not). Top-level loops say no: their entries are calls, which this function cannot see.
+    Each question is a closure over the enclosing loop's values, found once (linear), not
+    walked again from every start value."""
     if record.parent is None:
         return False
     inside = set(record.blocks)
     outer = set(analyses.loops[record.parent].blocks)
     headers = {r.header: r for r in analyses.loops.values() if r.header != record.header}
-
-    def reaches_inside(name: str, seen: set[str]) -> bool:
-        """Whether `name` is computed (within the enclosing loop) from a value of this loop."""
-        if not name or name in seen or defined_in.get(name) not in outer:
-            return False
+    in_outer = [i for name, instrs in body if name in outer for i in instrs if i.name]
+    users: dict[str, list[str]] = {}  # value → the values of the enclosing loop computed from it
+    for instr in in_outer:
         budget.spend()
-        seen.add(name)
-        if defined_in[name] in inside:
-            return True
-        definition = definitions.get(name)
-        return definition is not None and any(reaches_inside(op.name, seen) for op in definition.operands)
-
-    def carried_from_before(name: str, seen: set[str]) -> bool:
-        """Whether a start value depends on an enclosing loop's phi fed by this loop."""
-        if not name or name in seen or defined_in.get(name) not in outer:
-            return False
-        budget.spend()
-        seen.add(name)
-        definition = definitions.get(name)
-        if definition is None:
-            return False
-        block = defined_in[name]
-        if definition.opcode == "phi" and block in headers:
+        for op in instr.operands:
+            if op.name:
+                users.setdefault(op.name, []).append(instr.name)
+    # values of the enclosing loop computed from a value of this loop
+    from_inside = _closure({i.name for i in in_outer if defined_in.get(i.name) in inside}, users, budget)
+    # ... and those computed from a loop header's phi fed (round that loop) by such a value
+    fed_back = set()
+    for instr in in_outer:
+        block = defined_in.get(instr.name)
+        if instr.opcode == "phi" and block in headers:
             loop_blocks = set(headers[block].blocks)
-            back = [v for v, b in _PHI_INCOMING.findall(definition.text) if b in loop_blocks]
-            if any(reaches_inside(v, set()) for v in back):
-                return True
-        return any(carried_from_before(op.name, seen) for op in definition.operands)
-
+            if any(v in from_inside for v, b in _PHI_INCOMING.findall(instr.text) if b in loop_blocks):
+                fed_back.add(instr.name)
+    carried = _closure(fed_back, users, budget)
     header = next((instrs for name, instrs in body if name == record.header), [])
     for phi in (i for i in header if i.opcode == "phi"):
-        starts = [v for v, b in _PHI_INCOMING.findall(phi.text) if b not in inside]
-        if any(carried_from_before(v, set()) for v in starts):
+        if any(v in carried for v, b in _PHI_INCOMING.findall(phi.text) if b not in inside):
             return False
     return True
+
+
+def _closure(seeds: set[str], users: dict[str, list[str]], budget: ReadingBudget) -> set[str]:
+    """`seeds` and every value computed from one of them, through `users`."""
+    found, work = set(seeds), list(seeds)
+    while work:
+        budget.spend()
+        for user in users.get(work.pop(), ()):
+            if user not in found:
+                found.add(user)
+                work.append(user)
+    return found
 
 
 def _log2_symbol(start: str, analyses: FunctionAnalyses, parameters: set[str]) -> str | None:
@@ -287,7 +342,11 @@ def _named_run_time_values(text: str, ctx, parameters: set[str],
     or None where one is not a variable's or the text names none."""
     substituted, named = dict(ctx.substituted), {}
     for _ in range(4):
-        again = replace(ctx, substituted=substituted, assumptions=[], memo=ValueTable())
+        # Under the same named values, the loops of a nest resolve the same phi webs: share them.
+        memo = reading.memo.table(ctx.parameters, ctx.enclosing_loops, ctx.global_bases,
+                                  frozenset((value, str(substituted[value])) for value in named)) \
+            if not ctx.max_takes_constant else ValueTable()
+        again = replace(ctx, substituted=substituted, assumptions=[], memo=memo)
         try:
             value_of = to_polynomial(text, again)
         except NotPolynomial as why:
