@@ -172,6 +172,23 @@ void shrink(struct heap *s) {
         assert any("steps `s->len` (kept in memory) by -1" in a for a in fs[name].assumptions)
 
 
+def test_a_count_in_the_distance_between_two_pointers_is_named_after_them():
+    fs = analyse("""
+#include <stddef.h>
+void emit(unsigned char *, int);
+unsigned char *run_length(const unsigned char **ip, const unsigned char **anchor, unsigned char *op) {
+  size_t len = (size_t)(*ip - *anchor);
+  for (; len >= 255; len -= 255) emit(op++, 255);
+  return op;
+}
+""")
+    [(kind, count)] = trips(fs["run_length"])
+    # (*ip - *anchor) / 255 iterations (the remainder of the division taken at its mean)
+    assert kind == "data" and count.symbols == {"(*ip-*anchor)"}
+    assert count.evaluate({"(*ip-*anchor)": 2550}) == pytest.approx(10, abs=0.6)
+    assert any("the bytes from the pointer `*anchor` to `*ip`" in a for a in fs["run_length"].assumptions)
+
+
 def run_cli(*args):
     return subprocess.run([sys.executable, "-m", "ccls", *args], capture_output=True, text=True, timeout=300)
 

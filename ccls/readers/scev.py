@@ -159,14 +159,14 @@ class BudgetExhausted(Exception):
 # Per function: far more than the phi web of a decoder's state machine takes once its values are
 # memoised (zlib's inflate(), 422 blocks: ~60,000 steps), small enough that no function holds a
 # worker for long. The clock is the safety net for what steps do not measure (a loaded machine).
-DEFAULT_BUDGET_STEPS = 500_000
+DEFAULT_BUDGET_STEPS = 300_000  # ~2-4 s of one core; real libraries' functions take < 60k but a few
 # The steps bound a reading on any machine alike; the clock only guards against a step that is
 # not counted (a machine under load would otherwise cut readings short at random).
 DEFAULT_BUDGET_SECONDS = 20.0
 # Of those, what reading the memory accesses' addresses may spend, after the trip counts: many
 # per loop, each dearer than a count (a step there is ~15 µs against ~7 µs), and only refining
 # a cost the counts already give.
-MEMORY_ACCESS_STEPS = 100_000
+MEMORY_ACCESS_STEPS = 40_000
 
 
 @dataclass

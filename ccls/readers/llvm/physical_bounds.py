@@ -112,13 +112,22 @@ def variable_of(value: str, reading: _Reading, parameters: set[str]) -> str | No
     numbered `%i42`), a load, a pointer (an address, no count), or a parameter's own name (its
     value at entry is the parameter)."""
     instr = reading.definitions.get(value)
-    m = _VARIABLE.match(value)
     if instr is None or instr.opcode not in ("phi", "select") or not _INT.match(instr.type_text):
         return None
-    if m is None:  # a merge of what the loop reads from one member each time (`s->lookahead`, re-read)
+    if _VARIABLE.match(value) is None:  # a merge of what the loop reads from one member each time (`s->lookahead`, re-read)
         return _one_member_read(instr, reading, parameters)
+    base = variable_name(value)
+    return base if base not in parameters else None
+
+
+def variable_name(value: str) -> str | None:
+    """The C variable a merge LLVM made is named after (`%len.0`, `%ip.addr.0.lcssa` → `len`,
+    `ip`); None for a name LLVM made (`%add60`, `%cond228`)."""
+    m = _VARIABLE.match(value)
+    if m is None:
+        return None
     base = m["base"]
-    if base.rstrip("0123456789").lower() in _MADE_NAMES or data_walks.GENERIC.match(base) or base in parameters:
+    if base.rstrip("0123456789").lower() in _MADE_NAMES or data_walks.GENERIC.match(base):
         return None
     return base
 

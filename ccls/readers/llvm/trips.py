@@ -341,6 +341,7 @@ def _named_run_time_values(text: str, ctx, parameters: set[str],
     symbolic under the variable's name: (the polynomial, value → variable, the reading's notes),
     or None where one is not a variable's or the text names none."""
     substituted, named = dict(ctx.substituted), {}
+    pointers = {symbol for symbol in ctx.parameters if f"ptrtoint ptr %{symbol} " in text}  # addresses, as numbers
     for _ in range(4):
         # Under the same named values, the loops of a nest resolve the same phi webs: share them.
         memo = reading.memo.table(ctx.parameters, ctx.enclosing_loops, ctx.global_bases,
@@ -353,22 +354,72 @@ def _named_run_time_values(text: str, ctx, parameters: set[str],
             m = _RUN_TIME_VALUE.match(str(why))
             value = m["value"].strip('"') if m else None
             variable = physical_bounds.variable_of(value, reading, parameters) if value else None
+            if variable is None and value and f"ptrtoint ptr %{value} " in text:
+                variable = _pointer_name(value, reading, parameters)
+                pointers.add(variable)
             if variable is None or value in substituted:
                 return None
             substituted[value] = Polynomial.symbol(variable)
             named[value] = variable
             continue
+        if pointers & value_of.symbols:
+            value_of = _as_distances(value_of, pointers)
+            if value_of is None:
+                return None
+            named = {value: name for value, name in named.items() if name not in pointers}
+            named.update({f"{symbol}": symbol for symbol in value_of.symbols if symbol.startswith("(")
+                          and symbol.endswith(")") and "-" in symbol})
         if not value_of.symbols & set(named.values()):
             return None
         return value_of, named, list(dict.fromkeys(again.assumptions))
     return None
 
 
+def _pointer_name(value: str, reading: _Reading, parameters: set[str]) -> str | None:
+    """The source's name of a pointer the function holds (`*ip` read through a `const BYTE **`,
+    `s->next_in`, a local `d`), for a count in the distance between two pointers."""
+    instr = reading.definitions.get(value)
+    if instr is None or instr.type_text != "ptr" or instr.opcode not in ("load", "phi", "select"):
+        return None
+    named = physical_bounds.variable_name(value) if instr.opcode != "load" else \
+        data_walks.Names(reading.definitions, parameters).value(value)
+    return named if named is not None and "-" not in named else None
+
+
+def _as_distances(count: Polynomial, pointers: set[str]) -> Polynomial | None:
+    """`count` with each pair of pointers that appear only as a difference (`c·ip − c·anchor`,
+    the bytes from one to the other) made one size, `(ip-anchor)`; None where an address
+    appears otherwise (alone, or multiplied): a count in an address itself means nothing."""
+    weights: dict[str, Fraction] = {}
+    for monomial, coefficient in count.terms:
+        used = [symbol for symbol, _ in monomial if symbol in pointers]
+        if not used:
+            continue
+        if len(monomial) != 1 or monomial[0][1] != 1:
+            return None
+        weights[used[0]] = weights.get(used[0], Fraction(0)) + coefficient
+    ends = sorted((symbol for symbol, w in weights.items() if w > 0), key=lambda s: (weights[s], s))
+    starts = sorted((symbol for symbol, w in weights.items() if w < 0), key=lambda s: (-weights[s], s))
+    if len(ends) != len(starts):
+        return None
+    for end, start in zip(ends, starts):
+        if weights[end] != -weights[start]:
+            return None
+        distance = Polynomial.symbol(f"({end}-{start})") * weights[end]
+        count = count.substitute(end, Polynomial()).substitute(start, Polynomial()) + distance
+    return count
+
+
 def _variables_note(named: dict[str, str], symbols: set[str]) -> str:
     """What the named run-time values are, in words, and how to set them."""
+    distances = [name for value, name in named.items() if value == name]  # `_as_distances`' sizes
     variables = [f"`{name}` (%{value})" for value, name in named.items() if name.isidentifier()]
-    members = [f"`{name}` (%{value})" for value, name in named.items() if not name.isidentifier()]
+    members = [f"`{name}` (%{value})" for value, name in named.items()
+               if not name.isidentifier() and value != name]
     said = []
+    for name in distances:
+        end, start = name[1:-1].split("-", 1)
+        said.append(f"the bytes from the pointer `{start}` to `{end}`, which the function computes at run time")
     if variables:
         said.append(f"the value of the C variable{'s' if len(variables) > 1 else ''} {', '.join(variables)}, which "
                     f"the function computes at run time")
