@@ -19,14 +19,17 @@ import llvmlite.binding as llvm
 
 from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, TripCount
 from ccls.polynomial import Polynomial
-from ccls.readers.llvm.lines import _DEFINE_DBG, _Speech, _source_lines, _subprogram_info, _value_lines
+from ccls.readers import data_walks
+from ccls.readers.llvm import physical_bounds
+from ccls.readers.llvm.lines import (_DEFINE_DBG, _Speech, _inlined_from, _source_lines, _subprogram_info,
+                                     _value_lines)
 from ccls.readers.llvm.machine import _contexts, _machine_code, _machine_per_ir_block
 from ccls.readers.llvm.memory import (_branches_on_loaded_data, _bulk_bytes, _memory_access, _weigh_data_branches,
                                       global_sizes)
 from ccls.readers.llvm.named_bounds import _data_named_loads, _field_symbols, _named_loads
 from ccls.readers.llvm.opcodes import _BULK, _divisor_kind, _type_bits, classify
 from ccls.readers.llvm.reading import _Reading, _ancestors, _inside, _stopped_note
-from ccls.readers.llvm.text import IRFunction, read_module
+from ccls.readers.llvm.text import TWIN_SUFFIX, IRFunction, read_module
 from ccls.readers.llvm.trips import (_checked_overlaps, _fallback_for_overlap, _halving_trip, _independent_entries,
                                      _merged_counters, _trip_count)
 from ccls.readers.scev import BudgetExhausted, FunctionAnalyses, ReadingBudget, ValueMemo
@@ -68,6 +71,7 @@ class ParsedModule:
     module: ModuleText
     functions: list[_Defined]
     dilocation_lines: dict[str, int]
+    inlined_from: dict[str, str]  # debug location → the function its code was inlined from
     global_bytes: dict[str, int] = field(default_factory=dict)  # each global array's size in bytes
     allocators: frozenset[str] = frozenset()  # functions LLVM knows allocate memory (malloc, calloc…)
 
@@ -134,6 +138,7 @@ def _llvm_version() -> str:
     return ".".join(str(part) for part in llvm.llvm_version_info)
 
 
+_INT_BITS = re.compile(r"i(\d+)")
 # Linkages of functions a header defines inline: emitted wherever they are used, not the file's own.
 _EMITTED_WHERE_USED = {"linkonce", "linkonce_odr", "weak_odr", "available_externally"}
 
@@ -149,8 +154,8 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
     machine = _machine_code(module.assembly) if module.assembly else {}
     kept, from_headers = [], []
     for fn in read_module(text).functions:
-        if fn.is_declaration:
-            continue
+        if fn.is_declaration or TWIN_SUFFIX in fn.name:
+            continue  # a twin is the copy the build inlines; its original is reported
         name, line, defined_in = subprograms.get(fn_subprogram.get(fn.name, ""), ("", None, None))
         notes: list[str] = []
         own = not main_file or (defined_in is not None and os.path.basename(defined_in) == main_file)
@@ -164,7 +169,7 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
     # (`#define STB_IMAGE_IMPLEMENTATION` then `#include "stb_image.h"`): its functions are the
     # header's, brought into existence by the file.
     kept = kept or from_headers
-    return ParsedModule(module, kept, _source_lines(text), global_sizes(text), _allocators(text))
+    return ParsedModule(module, kept, _source_lines(text), _inlined_from(text), global_sizes(text), _allocators(text))
 
 
 _ATTRIBUTE_GROUP = re.compile(r"^attributes #(\d+) = \{(.*)\}$", re.M)
@@ -265,7 +270,8 @@ class _FunctionReader:
             assumptions.append(_stopped_note(budget, stopped, request.default_trip_count))
         parameters = set(self.parameters)
         speech = _Speech({header: loop.line for header, loop in loops.items() if loop.line},
-                         _value_lines(self.body, self.dbg_ids, self.parsed.dilocation_lines), self.loaded, parameters)
+                         _value_lines(self.body, self.dbg_ids, self.parsed.dilocation_lines), self.loaded, parameters,
+                         self._loop_origins(loops))
         assumptions[:] = [speech.text(note) for note in assumptions]
         fn, (name, line) = self.defined.fn, self.defined.subprogram
         return FunctionIR(
@@ -275,7 +281,46 @@ class _FunctionReader:
             parameters=self.parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=fn.text,
             stopped_on_time=budget.over_time,
             field_symbols=_field_symbols(self.substituted, self.definitions, parameters),
+            value_ceilings=self._value_ceilings(loops),
         )
+
+    def _loop_origins(self, loops: dict[str, Loop]) -> dict[str, str]:
+        """Each loop inlined from another function (a static helper, a header's template) →
+        that function's name: its line is the call's, in this function."""
+        inlined_from, own = self.parsed.inlined_from, self.defined.subprogram[0]
+        if not inlined_from:
+            return {}
+        first_dbg = {}
+        for at, (block, instrs) in enumerate(self.body):
+            if block in loops:
+                first_dbg[block] = next((i.dbg for i in instrs if i.dbg), None)
+        return {header: origin for header, dbg in first_dbg.items()
+                if dbg and (origin := inlined_from.get(dbg)) and origin != own}
+
+    def _value_ceilings(self, loops: dict[str, Loop]) -> dict[str, int]:
+        """The most each size can be where every value it names is an 8- or 16-bit integer (a
+        global `unsigned char w` read in `y < w`: 255): its type's range, a bound, not a count."""
+        symbols = {s for loop in loops.values() for s in loop.trip_count.iterations.symbols}
+        if not symbols:
+            return {}
+        widths: dict[str, int] = {}
+
+        def named(symbol: str | None, type_text: str) -> None:
+            if symbol in symbols:
+                bits = _INT_BITS.fullmatch(type_text)
+                widths[symbol] = max(widths.get(symbol, 0), int(bits.group(1)) if bits else 64)
+        for name, type_text in self.defined.fn.arguments:
+            named(name, type_text)
+        for value, size in self.substituted.items():
+            if value in self.definitions and len(size.symbols) == 1 and size == Polynomial.symbol(*size.symbols):
+                named(next(iter(size.symbols)), self.definitions[value].type_text)
+        names, parameters = data_walks.Names(self.definitions, set(self.parameters)), set(self.parameters)
+        for instr in self.definitions.values():
+            if instr.opcode == "load":
+                named(names.value(instr.name), instr.type_text)
+            elif instr.opcode in ("phi", "select"):
+                named(physical_bounds.variable_of(instr.name, self.reading, parameters), instr.type_text)
+        return {symbol: (1 << bits) - 1 for symbol, bits in sorted(widths.items()) if bits <= 16}
 
     def _name_sizes(self) -> None:
         """Sizes the IR reads from memory, named (from the source's loop bounds, from the data,
