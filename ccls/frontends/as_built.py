@@ -5,8 +5,8 @@ always, whatever its size), so a caller's code as built, and its executed instru
 the static callees it inlined. ccls also reports every function by itself, so before
 optimisation each static function that something references gets a twin: the twin keeps the
 local linkage and takes every reference, so the optimiser inlines it, specialises it or keeps
-it exactly as in the build; it has no debug info of its own, so its code inlined into a caller
-is placed at the call's line. The original, made external, nobody calls: it is optimised whole
+it exactly as in the build, and has debug info of its own, so that its code inlined into a
+caller keeps its source lines. The original, made external, nobody calls: it is optimised whole
 and reported under its own name. Inline and template functions (linkonce/weak) are inlined by
 the same rules whether or not they are external, so they are only made external."""
 from __future__ import annotations
@@ -19,10 +19,8 @@ _KEPT_LINKAGE = re.compile(r"^define (?:linkonce_odr|linkonce|weak_odr|available
 _LOCAL_DEFINE = re.compile(r'^define (?P<linkage>internal|private) [^\n]*?@(?P<name>"[^"]+"|[-\w.$]+)\(', re.M)
 _REFERENCE = re.compile(r'@("[^"]+"|[-\w.$]+)')
 _BODY_END = re.compile(r"^}\n?", re.M)
-_DEBUG_ATTACHMENT = re.compile(r",? !(?:dbg|DIAssignID|heapallocsite) !\d+")
 _DEBUG_RECORD = re.compile(r"^\s*(?:#dbg_\w+\(|(?:tail )?call void @llvm\.dbg\.)[^\n]*\n", re.M)
 _COMDAT = re.compile(r" comdat(?:\(\$[^)]*\))?")
-_LOOP_ATTACHMENT = re.compile(r"!llvm\.loop !(\d+)")
 _METADATA_NODE = re.compile(r"^!(\d+) = ([^\n]*)$", re.M)
 
 
@@ -68,9 +66,6 @@ def _external(ir: str) -> str:
     return _KEPT_LINKAGE.sub("define ", _LOCAL_LINKAGE.sub("define ", ir))
 
 
-_LOCAL_LINKAGE_ONLY = re.compile(r"^define (?:internal|private) ", re.M)
-
-
 def _body_end(ir: str, after: int) -> int:
     found = _BODY_END.search(ir, after)
     return len(ir) if found is None else found.end()
@@ -111,10 +106,12 @@ class _DebugCopies:
         self._lines: list[str] = []
 
     def own(self, twin: str) -> str:
-        head = twin[:twin.find("\n")]
-        subprogram = _SUBPROGRAM.search(head)
+        # Debug records name variables of the original's scope (ccls compiles with line
+        # tables only, which has none; a twin needs none either).
+        twin = _DEBUG_RECORD.sub("", twin)
+        subprogram = _SUBPROGRAM.search(twin[:twin.find("\n")])
         if subprogram is None or subprogram.group(1) not in self._nodes:
-            return _DEBUG_RECORD.sub("", _DEBUG_ATTACHMENT.sub("", _LOOP_ATTACHMENT.sub("", twin)))
+            return twin  # no debug info of its own to copy
         copied: dict[str, str] = {subprogram.group(1): self._new(self._nodes[subprogram.group(1)])}
 
         def copy(node: str) -> str:
