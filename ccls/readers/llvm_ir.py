@@ -24,8 +24,8 @@ from ccls.readers.llvm import physical_bounds
 from ccls.readers.llvm.lines import (_DEFINE_DBG, _Speech, _inlined_from, _source_lines, _subprogram_info,
                                      _value_lines)
 from ccls.readers.llvm.machine import _contexts, _machine_code, _machine_per_ir_block
-from ccls.readers.llvm.memory import (_branches_on_loaded_data, _bulk_bytes, _memory_access, _weigh_data_branches,
-                                      global_sizes)
+from ccls.readers.llvm.memory import (DataConditions, _branches_on_loaded_data, _bulk_bytes, _memory_access,
+                                      _weigh_data_branches, global_sizes)
 from ccls.readers.llvm.named_bounds import _data_named_loads, _field_symbols, _named_loads
 from ccls.readers.llvm.opcodes import _BULK, _divisor_kind, _type_bits, classify
 from ccls.readers.llvm.reading import _Reading, _ancestors, _inside, _stopped_note
@@ -257,13 +257,14 @@ class _FunctionReader:
         self.terminators = {name: instrs[-1] for name, instrs in body if instrs}
         self.substituted: dict[str, Polynomial] = {}  # values named as sizes (`_name_sizes`)
         self.never_vectorised: dict[str, str] = {}  # headers of copies a run-time check never runs
+        self.conditions = DataConditions(analyses, self.definitions, self.loop_defined, self.loaded, budget)
 
     def read(self) -> FunctionIR:
         request, budget, assumptions = self.request, self.budget, self.assumptions
         self._name_sizes()
         blocks, lines_seen = self._blocks()
-        entries = _weigh_data_branches(blocks, self.body, self.terminators, self.block_loop, self.analyses,
-                                       self.definitions, self.loop_defined, self.loaded, budget, assumptions)
+        entries = _weigh_data_branches(blocks, self.body, self.terminators, self.block_loop, self.conditions,
+                                       assumptions)
         loops, stopped = self._loops(blocks, entries)
         assumptions.extend(share_unknown_nests(loops, request.default_trip_count))
         if budget.exhausted:
@@ -343,10 +344,10 @@ class _FunctionReader:
     def _blocks(self) -> tuple[list[BasicBlock], list[int]]:
         """Each block with its classified instructions (source line, divisor, memory access, bulk
         bytes, whether a branch is on loaded data) and machine code; the source lines seen."""
-        analyses, reading, budget, substituted = self.analyses, self.reading, self.budget, self.substituted
+        analyses, reading, substituted = self.analyses, self.reading, self.substituted
         parameters, loaded, loop_defined, block_loop = self.parameters, self.loaded, self.loop_defined, self.block_loop
         ancestors, dbg_ids, dilocation_lines = self.ancestors, self.dbg_ids, self.parsed.dilocation_lines
-        load_pointers, bases, definitions = self.load_pointers, self.bases, self.definitions
+        load_pointers, bases = self.load_pointers, self.bases
         machine, context = self.defined.machine, self.defined.context
         symbols_by_loop: dict[str | None, set[str]] = {}  # parameters + loads invariant in that loop
         blocks: list[BasicBlock] = []
@@ -393,8 +394,8 @@ class _FunctionReader:
                 bulk = _bulk_bytes(instr, callee, analyses, symbols_by_loop.get(loop_id, set(parameters)),
                                    ancestors.get(loop_id, set()) | ({loop_id} if loop_id else set()), substituted,
                                    reading) if callee in _BULK else None
-                data_dependent = opcode == "br" and _branches_on_loaded_data(instr, loop_id, block_loop, analyses,
-                                                                              definitions, loop_defined, loaded, budget)
+                data_dependent = opcode == "br" and _branches_on_loaded_data(instr, loop_id, block_loop,
+                                                                              self.conditions)
                 block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor,
                                                       data_dependent, bulk))
             blocks.append(block)
