@@ -42,22 +42,22 @@ class InferredSize:
 
 
 @dataclass(frozen=True)
-class TypeCeiling:
-    """A size no call site sets that names an 8- or 16-bit integer: evaluated at the most its
-    type holds, where the default value is more than that."""
+class ValueCeiling:
+    """A size no call site sets whose values are bounded (an 8-bit integer, a range LLVM
+    proves): evaluated at that bound where the default value is more."""
 
     value: int
+    why: str
     default: float
 
     def describe(self, name: str) -> str:
-        return (f"{name} = {self.value}: an integer of {self.value.bit_length()} bits holds no more "
-                f"(the default {self.default:g} is not a value it can have)")
+        return f"{name} = {self.value}, the most it can be: {self.why} (the default {self.default:g} is not a value it can have)"
 
 
-def type_ceilings(ceilings: dict[str, int], inferred: dict, options) -> dict[str, TypeCeiling]:
+def value_ceilings(ceilings: dict[str, tuple[int, str]], inferred: dict, options) -> dict[str, ValueCeiling]:
     """The sizes `ceilings` (FunctionIR.value_ceilings) bounds below the default value, for
     symbols neither the call sites (`inferred`) nor the user set."""
-    return {name: TypeCeiling(most, options.default_parameter_value) for name, most in ceilings.items()
+    return {name: ValueCeiling(most, why, options.default_parameter_value) for name, (most, why) in ceilings.items()
             if name not in inferred and not options.given(name) and most < options.default_parameter_value}
 
 

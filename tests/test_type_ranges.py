@@ -46,7 +46,7 @@ def test_a_size_named_after_an_8_bit_value_is_evaluated_at_most_at_255():
     functions = _counted(RELOADED)
     clear, clear16 = functions["clear"], functions["clear16"]
     assert clear.inferred_sizes == {"w": 255.0}
-    assert any(note.startswith("w = 255: an integer of 8 bits") for note in clear.size_notes)
+    assert any(note.startswith("w = 255, the most it can be: its type holds no more") for note in clear.size_notes)
     stores = sum(poly.evaluate(clear.inferred_sizes) for cls, poly in clear.counts.items() if cls.startswith("store"))
     assert stores == pytest.approx(255, rel=0.05)
     # 16 bits hold 65535, more than the default: the default stands.
@@ -60,3 +60,32 @@ def test_a_size_named_after_an_8_bit_value_is_evaluated_at_most_at_255():
                                                   (100, False), (63, False), (254, False)])
 def test_only_counts_of_2_to_the_k_minus_1_from_127_up_are_a_types_range(trips, only_a_range):
     assert _only_a_types_range(trips) is only_a_range
+
+
+def test_a_count_in_a_variable_scalar_evolution_bounds_is_evaluated_at_most_at_that_bound():
+    # r = byte >> 4 lies in [0, 16): LLVM's ScalarEvolution prints that range, and the count,
+    # named after `r`, is evaluated at 15, not the default 1000.
+    zeros = _counted("""\
+int zeros(const unsigned char *p, int n, short *out) {
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    unsigned r = p[i] >> 4;
+    while (r) {
+      out[k++ & 63] = 0;
+      r--;
+    }
+  }
+  return k;
+}
+""")["zeros"]
+    assert "r" in {s for loop in zeros.loops for s in loop.trip_count.iterations.symbols}
+    assert zeros.inferred_sizes == {"r": 15.0}
+    assert any(note.startswith("r = 15, the most it can be: LLVM's value range") for note in zeros.size_notes)
+
+
+def test_printed_ranges_give_the_largest_value_where_they_do_not_wrap():
+    from ccls.readers.scev import _range_maximum
+    assert _range_maximum("  -->  %x U: [0,16) S: [0,16)") == 15
+    assert _range_maximum("  -->  %r.unr U: [-3,16) S: [-3,16)") == 15  # unsigned wraps, signed does not
+    assert _range_maximum("  -->  %y U: full-set S: full-set") is None
+    assert _range_maximum("  -->  %z U: [4,-3) S: [-9223372036854775808,9223372036854775805)") == 9223372036854775804

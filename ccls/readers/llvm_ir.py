@@ -9,6 +9,7 @@ processes.
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -298,30 +299,45 @@ class _FunctionReader:
         return {header: origin for header, dbg in first_dbg.items()
                 if dbg and (origin := inlined_from.get(dbg)) and origin != own}
 
-    def _value_ceilings(self, loops: dict[str, Loop]) -> dict[str, int]:
-        """The most each size can be where every value it names is an 8- or 16-bit integer (a
-        global `unsigned char w` read in `y < w`: 255): its type's range, a bound, not a count."""
+    def _value_ceilings(self, loops: dict[str, Loop]) -> dict[str, tuple[int, str]]:
+        """The most each size can be, and why, where every value it names is bounded: an 8- or
+        16-bit integer (a global `unsigned char w` read in `y < w`: 255), or a value whose range
+        ScalarEvolution proves (`r = s >> 4` of a byte: 15) — a bound, not a count."""
         symbols = {s for loop in loops.values() for s in loop.trip_count.iterations.symbols}
         if not symbols:
             return {}
-        widths: dict[str, int] = {}
+        maxima = self.analyses.value_maxima
+        bounds: dict[str, tuple[float, str]] = {}
 
-        def named(symbol: str | None, type_text: str) -> None:
-            if symbol in symbols:
-                bits = _INT_BITS.fullmatch(type_text)
-                widths[symbol] = max(widths.get(symbol, 0), int(bits.group(1)) if bits else 64)
+        def named(symbol: str | None, value: str, type_text: str) -> None:
+            if symbol not in symbols:
+                return
+            bits = _INT_BITS.fullmatch(type_text)
+            most, why = (1 << int(bits.group(1))) - 1 if bits else math.inf, "its type holds no more"
+            if maxima.get(value, math.inf) < most:
+                most, why = maxima[value], "LLVM's value range for it (ScalarEvolution) ends there"
+            if most >= bounds.get(symbol, (-1, ""))[0]:
+                bounds[symbol] = (most, why)
         for name, type_text in self.defined.fn.arguments:
-            named(name, type_text)
+            named(name, name, type_text)
         for value, size in self.substituted.items():
             if value in self.definitions and len(size.symbols) == 1 and size == Polynomial.symbol(*size.symbols):
-                named(next(iter(size.symbols)), self.definitions[value].type_text)
+                named(next(iter(size.symbols)), value, self.definitions[value].type_text)
+        counted = self.reading.counted_values  # the values a count was read in: those alone bound it
+        for symbol, values in counted.items():
+            for value in values & self.definitions.keys():
+                named(symbol, value, self.definitions[value].type_text)
         names, parameters = data_walks.Names(self.definitions, set(self.parameters)), set(self.parameters)
         for instr in self.definitions.values():
             if instr.opcode == "load":
-                named(names.value(instr.name), instr.type_text)
+                symbol = names.value(instr.name)
             elif instr.opcode in ("phi", "select"):
-                named(physical_bounds.variable_of(instr.name, self.reading, parameters), instr.type_text)
-        return {symbol: (1 << bits) - 1 for symbol, bits in sorted(widths.items()) if bits <= 16}
+                symbol = physical_bounds.variable_of(instr.name, self.reading, parameters)
+            else:
+                continue
+            if symbol not in counted:
+                named(symbol, instr.name, instr.type_text)
+        return {symbol: (int(most), why) for symbol, (most, why) in sorted(bounds.items()) if most < 1 << 16}
 
     def _name_sizes(self) -> None:
         """Sizes the IR reads from memory, named (from the source's loop bounds, from the data,

@@ -243,6 +243,8 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         value_of, named, notes = read
         iterations = counted(value_of)
         symbols = iterations.symbols & set(named.values())
+        for value, variable in named.items():
+            reading.counted_values.setdefault(variable, set()).add(value)
         if derived is not None:
             assumptions.append(f"loop %{record.header}: {derived.note}")
         assumptions.extend(f"loop %{record.header}: {note}" for note in notes)
@@ -266,6 +268,8 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         value_of, named, notes = read
         bound = value_of + 1
         symbols = bound.symbols & set(named.values())
+        for value, variable in named.items():
+            reading.counted_values.setdefault(variable, set()).add(value)
         assumptions.extend(f"loop %{record.header}: {note}" for note in notes)
         reading.data_symbols.update(symbols)
         trip, how = early_exit_trip(bound, early_exit, unread_bound, spoken)
