@@ -29,6 +29,7 @@ from inspect import CO_OPTIMIZED
 
 from ccls.early_exit import early_exit_trip
 from ccls.model import AnalysisError, BasicBlock, FunctionIR, Instruction, Loop, TripCount
+from ccls.options import INSTANCE_ATTRIBUTE
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 
 ARCH = "cpython-3.11"  # cost table id; the interpreter's own version goes into an assumption
@@ -257,8 +258,21 @@ def _range_trips(r: _Range) -> tuple[Polynomial, tuple[str, ...]]:
     if _is_difference(trips):
         args = f"{r.start}, {r.stop}" + (f", {r.step}" if r.step != 1 else "")
         name = f"len(range({args}))"
+        if len(_NAMED_DIFFERENCES) > 4096:
+            _NAMED_DIFFERENCES.clear()
+        _NAMED_DIFFERENCES[name] = trips
         return Polynomial.symbol(name), r.notes + (f"{trips} items taken as one size, {name}",)
     return trips, r.notes
+
+
+# What each `len(range(lo, hi))` size stands for (the name is made from lo and hi, so it always
+# names the same count): `ccls.readers.python_calls` sets one whose sizes a constructor gives.
+_NAMED_DIFFERENCES: dict[str, Polynomial] = {}
+
+
+def named_difference(name: str) -> Polynomial | None:
+    """The count a ``len(range(lo, hi))`` size was named for, when this process named it."""
+    return _NAMED_DIFFERENCES.get(name)
 
 
 def _length(v: _Val) -> tuple[Polynomial, str, tuple[str, ...]] | None:
@@ -580,6 +594,10 @@ class _FunctionReader:
         self.parameters = list(code.co_varnames[:nparams])
         extra = bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
         self.symbol_names = set(code.co_varnames[:nparams + extra])
+        # A method of one of the module's classes reads its instance's attributes through `self`.
+        qualname = getattr(code, "co_qualname", code.co_name).split(".")
+        self.cls = qualname[0] if len(qualname) == 2 and qualname[0] in self.module.classes and nparams else None
+        self.attribute_reads: dict[str, _Attribute] = {}  # self.<attr> read as a size: by symbol
         self.blocks = _build_blocks(self.instrs) if self.instrs else {}
         _add_async_for_exits(code, self.blocks)
         _link(self.blocks)
@@ -691,6 +709,19 @@ class _FunctionReader:
             if {s for p in _polys(value) for s in p.symbols if s.startswith("@")} <= visible:
                 return replace(value, name=name, direct=True)
         return _Val(name=name, direct=name not in self.symbol_names)
+
+    def _attribute(self, base: _Val, attr: str) -> _Val | None:
+        """``self.attr`` in a method, when __init__ binds it once (`_ModuleInfo.attribute`)."""
+        this = self.parameters[0] if self.cls is not None else None
+        if this is None or base.var != this or this in self.stores:
+            return None
+        found = self.module.attribute(self.cls, attr)
+        if found is None:
+            return None
+        value = found.value()
+        if value.seq is not None or value.poly is not None and value.poly.symbols:
+            self.attribute_reads[found.symbol] = found
+        return value
 
     def _single_store(self, name: str, block: int, index: int) -> _Val:
         """A local assigned once (``m = n * 2``) is that value wherever it is read."""
@@ -853,6 +884,9 @@ class _FunctionReader:
                 owner = base.name or ("str" if base.is_str else None)
                 value = _Val(name=f"{owner}.{attr}" if owner else attr, direct=True, owner=base, attr=attr,
                              from_global=base.is_global or base.from_global)
+                bound = self._attribute(base, attr)
+                if bound is not None:
+                    value = replace(bound, name=value.name, direct=True, owner=base, attr=attr)
                 is_method = op == "LOAD_METHOD" or ("NULL|self" in ins.argrepr)
                 stack.extend((value, value) if is_method else (value,))
             elif op == "PUSH_NULL":
@@ -1306,12 +1340,15 @@ def read_code(code: types.CodeType, file: str, source_text: str, default_trip_co
 
 def _read_function(code: types.CodeType, file: str, lines: list[str], default_trip_count: int,
                    early_exit: str, module: "_ModuleInfo | None" = None,
-                   sites: dict[str, list[tuple[int | None, _Site]]] | None = None) -> FunctionIR:
+                   sites: dict[str, list[tuple[int | None, _Site]]] | None = None,
+                   attributes: dict[str, dict[str, _Attribute]] | None = None) -> FunctionIR:
     reader = _FunctionReader(code, file, lines, default_trip_count, early_exit, module=module)
     blocks, loops, assumptions, seen_lines, listings = reader.read()
     qualname = getattr(code, "co_qualname", code.co_name)
     if sites is not None:
         sites.setdefault(qualname, []).extend(reader.sites)
+    if attributes is not None and reader.attribute_reads:
+        attributes[qualname] = dict(reader.attribute_reads)
     return FunctionIR(
         name=qualname,
         display_name=qualname,
@@ -1384,6 +1421,7 @@ class _ModuleInfo:
         self.classes = frozenset(c.co_name for c in (code.co_consts if code is not None else ())
                                  if isinstance(c, types.CodeType) and not c.co_flags & CO_OPTIMIZED
                                  and not c.co_name.startswith("<")) - self._rebound
+        self._attributes: dict | None = None  # (class, attribute) → store, then _Attribute
 
     def constant(self, name: str) -> _Val | None:
         """The module constant ``name``, or None when it is not one (or not understood)."""
@@ -1414,6 +1452,143 @@ class _ModuleInfo:
                                       container="tuple" if tuple_ else None, length=value.length if tuple_ else None,
                                       items=value.items if tuple_ else None, is_str=value.is_str, notes=note)
         return self._values[name]
+
+    def attribute(self, cls: str, attr: str) -> "_Attribute | None":
+        """``self.attr`` in a method of ``cls``, when the module binds that attribute once: in
+        ``cls.__init__``, as ``self.attr = value`` (and never grows it in place, rebinds or deletes
+        it anywhere): a configuration the instance keeps, as a C struct's field set once. None when
+        the value is neither known nor a function of ``__init__``'s parameters."""
+        if self.code is None:
+            return None
+        if self._attributes is None:
+            self._attributes = _configuration_attributes(self.code, self.classes, _class_family(self._args[1]))
+        key = (cls, attr)
+        if key not in self._attributes:
+            return None
+        found = self._attributes[key]
+        if isinstance(found, _Attribute) or found is None:
+            return found
+        self._attributes[key] = None  # guards an __init__ whose store reads the attribute itself
+        code, offset = found
+        reader = _FunctionReader(code, *self._args, module=self)
+        value = _UNKNOWN
+        for start in sorted(reader.live):
+            instrs = reader.blocks[start].instrs
+            index = next((i for i, ins in enumerate(instrs) if ins.offset == offset), None)
+            if index is not None:
+                stack, _ = reader._simulate(start, index)
+                value = stack[-2] if len(stack) >= 2 else _UNKNOWN
+                break
+        init_symbols = set(reader.parameters) | {f"len({p})" for p in reader.parameters}
+        size = _length(value)
+        poly = value.poly if value.poly is not None and value.poly.symbols <= init_symbols else None
+        length = size[0] if size is not None and size[1] != "unknown" and size[0].symbols <= init_symbols else None
+        if poly is None and length is None:
+            return None
+        self._attributes[key] = _Attribute(cls, attr, reader.line_of.get(offset), poly, length)
+        return self._attributes[key]
+
+
+@dataclass(frozen=True)
+class _Attribute:
+    """An instance attribute bound once, in ``__init__`` (``self.degree = degree``): its value
+    or length there, over ``__init__``'s parameters (or constant)."""
+
+    cls: str
+    attr: str
+    line: int | None  # of the store in __init__
+    poly: Polynomial | None  # the value, when an integer
+    length: Polynomial | None  # the length, when a sized collection
+
+    @property
+    def symbol(self) -> str:
+        return f"{INSTANCE_ATTRIBUTE}{self.attr}"
+
+    def value(self) -> "_Val":
+        """What ``self.attr`` reads as: a constant where __init__ stores one, else a size symbol
+        that `ccls.readers.python_calls` gives __init__'s values at its call sites."""
+        note = (f"self.{self.attr} is bound once, in {self.cls}.__init__ (line {self.line})",)
+        poly = self.poly if self.poly is not None and self.poly.constant_value() is not None else None
+        length = self.length if self.length is not None and self.length.constant_value() is not None else None
+        if poly is not None or length is not None:
+            return _Val(poly=poly, length=length, notes=note)
+        symbol = self.symbol
+        return _Val(poly=Polynomial.symbol(symbol) if self.poly is not None else None,
+                    seq=symbol if self.length is not None else None)
+
+
+_LOCAL_LOADS = ("LOAD_FAST", "LOAD_DEREF", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW", "LOAD_FAST_LOAD_FAST",
+                "LOAD_FAST_BORROW_LOAD_FAST_BORROW")
+
+
+def _class_family(lines: list[str]) -> dict[str, frozenset[str]] | None:
+    """Each top-level class → the module's classes it derives from or that derive from it (an
+    instance of either may run the other's methods); None when the source does not parse."""
+    import ast
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    bases = {node.name: {b.id for b in node.bases if isinstance(b, ast.Name)}
+             for node in tree.body if isinstance(node, ast.ClassDef)}
+
+    def ancestors(name: str, seen: frozenset[str] = frozenset()) -> set[str]:
+        out: set[str] = set()
+        for base in bases.get(name, ()):
+            if base in bases and base not in seen:
+                out |= {base} | ancestors(base, seen | {name})
+        return out
+
+    up = {name: ancestors(name) for name in bases}
+    return {name: frozenset(up[name] | {other for other in bases if name in up[other]}) for name in bases}
+
+
+def _configuration_attributes(module: types.CodeType, classes: frozenset[str],
+                              family: dict[str, frozenset[str]] | None) -> dict:
+    """(class, attribute) → (``__init__``'s code, offset of its one store) for each attribute that
+    a class the module defines at its top level stores once, as ``self.attr = …`` in its
+    ``__init__``, where nothing else in the module may change it: no other store of that name
+    (except on ``self`` in a class unrelated by inheritance), no deletion, no growing or
+    shrinking in place (``x.attr.append``), no ``setattr``/``__dict__`` anywhere."""
+    stores: dict[str, list[tuple[types.CodeType, int, bool]]] = {}
+    changed: set[str] = set()
+    todo = [module]
+    while todo:
+        code = todo.pop()
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        instrs = _instructions(code)
+        this = code.co_varnames[0] if code.co_flags & CO_OPTIMIZED and code.co_argcount else None
+        for prev, ins in zip((None,) + instrs, instrs):
+            name = str(ins.argval)
+            if ins.opname == "STORE_ATTR":
+                on_self = prev is not None and prev.opname in _LOCAL_LOADS and _names(prev)[-1] == this
+                stores.setdefault(name, []).append((code, ins.offset, on_self))
+            elif ins.opname == "DELETE_ATTR":
+                changed.add(name)
+            elif ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and name in ("setattr", "delattr", "vars"):
+                return {}
+            elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name == "__dict__":
+                return {}
+            elif (prev is not None and prev.opname in ("LOAD_ATTR", "LOAD_METHOD")
+                  and ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in _RESIZING):
+                changed.add(str(prev.argval))
+    def owner(code: types.CodeType) -> str | None:  # the top-level class of a method
+        parts = getattr(code, "co_qualname", code.co_name).split(".")
+        return parts[0] if len(parts) == 2 and parts[0] in classes else None
+
+    out: dict = {}
+    for attr, where in stores.items():
+        if attr in changed or family is None:
+            continue
+        for code, offset, on_self in where:
+            cls = owner(code)
+            if not on_self or cls is None or code.co_name != "__init__":
+                continue
+            related = family.get(cls, frozenset()) | {cls}
+            others = [(c, s) for c, o, s in where if o != offset or c is not code]
+            if all(s and owner(c) is not None and owner(c) not in related for c, s in others):
+                out[(cls, attr)] = (code, offset)
+    return out
 
 
 _NO_MODULE = _ModuleInfo()
@@ -1466,6 +1641,8 @@ class ModuleRead:
     errors: list[AnalysisError]
     sites: dict[str, list[tuple[int | None, _Site]]] = field(default_factory=dict)  # caller → (line, call)
     module: _ModuleInfo | None = None
+    # function → the instance attributes it reads as sizes (``self.degree``), by symbol
+    attributes: dict[str, dict[str, "_Attribute"]] = field(default_factory=dict)
 
 
 def read_module_and_calls(text: str, file: str, default_trip_count: int = 100,
@@ -1484,11 +1661,13 @@ def read_module_and_calls(text: str, file: str, default_trip_count: int = 100,
     errors: list[AnalysisError] = []
     sites: dict[str, list[tuple[int | None, _Site]]] = {}
     info = _ModuleInfo(module, file, lines, default_trip_count, early_exit)
+    attributes: dict[str, dict[str, _Attribute]] = {}
     for code in _function_codes(module):
         try:
-            functions.append(_read_function(code, file, lines, default_trip_count, early_exit, info, sites))
+            functions.append(_read_function(code, file, lines, default_trip_count, early_exit, info, sites,
+                                            attributes))
         except Exception as e:  # noqa: BLE001 — a reader bug must not take the editor down
             errors.append(AnalysisError(file, code.co_firstlineno,
                                         f"internal error reading bytecode of {code.co_qualname}: "
                                         f"{type(e).__name__}: {e}"))
-    return ModuleRead(functions, errors, sites, info)
+    return ModuleRead(functions, errors, sites, info, attributes)
