@@ -148,6 +148,10 @@ class _Val:
     container: str | None = None  # "list" / "tuple" when this function built it
     length: Polynomial | None = None  # its length, when known
     bounds: tuple["_Val", "_Val"] | None = None  # a slice object's (start, stop), step 1
+    # An integer not known here plus a known amount (`i + 3`): `base` names the unknown value (a
+    # local as one block reads it between two stores), so that `(i + 3) - i` is 3.
+    base: str | None = None
+    shift: Polynomial | None = None
 
 
 _UNKNOWN = _Val()
@@ -209,6 +213,14 @@ def _call_builtin(name: str, args: list[_Val]) -> _Val:
         return _Val(poly=Polynomial.symbol(f"len({args[0].seq})"))
     if name == "len" and len(args) == 1 and args[0].length is not None:  # a list built here, a tuple constant
         return _Val(poly=args[0].length, notes=args[0].notes)
+    if name == "range" and 2 <= len(args) <= 3 and args[0].base is not None and args[0].base == args[1].base \
+            and (len(args) == 2 or (args[2].poly is not None and args[2].poly.constant_value())):
+        # range(i + a, i + b) over an i not known here: b − a items, whatever i is
+        step = args[2].poly.constant_value() if len(args) == 3 else Fraction(1)
+        local = args[0].base.split("#")[0]
+        notes = _notes(*args) + (f"range over {local}, not known here: as many items as its bounds differ by",)
+        trips, notes = _range_trips(_Range(args[0].shift, args[1].shift, step, notes))
+        return _Val(iter=_Iter(trips, _kind(trips), notes), length=trips, notes=notes)
     if name == "range" and 1 <= len(args) <= 3 and all(a.poly is not None for a in args):
         if len(args) == 1:
             return _Val(rng=_Range(Polynomial.constant(0), args[0].poly, Fraction(1), args[0].notes))
@@ -388,6 +400,9 @@ def _label(v: _Val | None) -> str:
         return v.seq or v.var or v.name
     if v.rng is not None:
         return f"range({v.rng.start}, {v.rng.stop})"
+    if v.base is not None and v.shift is not None:
+        local = v.base.split("#")[0]
+        return local if v.shift.is_zero else f"{local} + {v.shift}"
     return "'…'" if v.is_str else "[…]" if v.container == "list" else "(…)" if v.container == "tuple" else "…"
 
 
@@ -427,6 +442,8 @@ def _make_work(spec: _WorkSpec, label: str, sized: _Val | None, default: int, ea
 
 
 def _binary(symbol: str, a: _Val, b: _Val) -> _Val:
+    if (a.base or b.base) and symbol in ("+", "+=", "-", "-="):
+        return _shifted(symbol in ("+", "+="), a, b)
     if a.poly is None or b.poly is None:
         return _UNKNOWN
     notes = _notes(a, b)
@@ -443,6 +460,28 @@ def _binary(symbol: str, a: _Val, b: _Val) -> _Val:
             return _Val(poly=Polynomial.constant(exact // divisor), notes=notes)
         return _Val(poly=a.poly * (1 / divisor), notes=notes + (f"// {divisor} taken as exact division",))
     return _UNKNOWN
+
+
+def _shifted(plus: bool, a: _Val, b: _Val) -> _Val:
+    """a ± b where one or both are an unknown value plus a known amount: the unknown cancels in
+    the difference of two amounts added to the same value; otherwise it is carried along."""
+    if a.base is not None and b.base is not None:
+        if plus or a.base != b.base:
+            return _UNKNOWN
+        return _Val(poly=a.shift - b.shift, notes=_notes(a, b))
+    if a.base is not None and b.poly is not None:
+        return _Val(base=a.base, shift=a.shift + b.poly if plus else a.shift - b.poly, notes=_notes(a, b))
+    if b.base is not None and a.poly is not None and plus:
+        return _Val(base=b.base, shift=b.shift + a.poly, notes=_notes(a, b))
+    return _UNKNOWN
+
+
+def _unknown_base(v: _Val, name: str) -> _Val:
+    """A local whose value the reader does not know, as an unknown integer named ``name``."""
+    if (v.poly is not None or v.seq is not None or v.rng is not None or v.iter is not None or v.length is not None
+            or v.items is not None or v.container is not None or v.code is not None or v.is_str or v.is_none):
+        return v
+    return replace(v, base=name, shift=Polynomial.constant(0))
 
 
 # Opcodes whose stack effect the interpreter models as (pops, unknown pushes).
@@ -698,7 +737,7 @@ class _FunctionReader:
             if name in loop.bindings:
                 return loop.bindings[name]
         if name in self.overrides and name not in self.stores:
-            return self.overrides[name]
+            return replace(self.overrides[name], base=None, shift=None)
         if name in self.symbol_names and name not in self.stores:
             is_param = name in self.parameters
             return _Val(poly=Polynomial.symbol(name) if is_param else None, seq=name, name=name)
@@ -707,7 +746,8 @@ class _FunctionReader:
             value = self._single_store(name, *sites[0])
             visible = {f"@{lp.id}" for lp in loops}
             if {s for p in _polys(value) for s in p.symbols if s.startswith("@")} <= visible:
-                return replace(value, name=name, direct=True)
+                # An unknown value it was computed from may have changed since: no base carried over.
+                return replace(value, name=name, direct=True, base=None, shift=None)
         return _Val(name=name, direct=name not in self.symbol_names)
 
     def _attribute(self, base: _Val, attr: str) -> _Val | None:
@@ -822,6 +862,8 @@ class _FunctionReader:
             return v.poly
 
         lo, hi = bound(start, Polynomial.constant(0)), bound(stop, whole)
+        if start.base is not None and start.base == stop.base:  # a[i:i + k] over an i not known here
+            lo, hi = start.shift, stop.shift
         label = f"{_label(container)}[{'' if start.is_none else _label(start) if start.poly is None else start.poly}:" \
                 f"{'' if stop.is_none else _label(stop) if stop.poly is None else stop.poly}]"
         if lo is not None and hi is not None:
@@ -854,16 +896,21 @@ class _FunctionReader:
             return out[::-1]
 
         kw_pending: tuple[str, ...] | None = None  # 3.11's KW_NAMES: the next call's keyword names
+        writes: dict[str, int] = {}  # stores to each local so far in this block: its unknown value's version
         for ins in self.blocks[block].instrs[:upto]:
             op = ins.opname
             if op in ("RESUME", "NOP", "PRECALL", "EXTENDED_ARG", "CACHE", "MAKE_CELL",
                       "COPY_FREE_VARS"):
                 continue
+            if op in _STORES or op.startswith("STORE_FAST"):
+                for n in _names(ins):
+                    writes[n] = writes.get(n, 0) + 1
             if op in ("LOAD_CONST", "LOAD_SMALL_INT"):
                 stack.append(_const_value(ins.argval))
             elif op in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW", "LOAD_DEREF",
                         "LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"):
-                stack.extend(replace(self._lookup(n, block), var=n) for n in _names(ins))
+                stack.extend(_unknown_base(replace(self._lookup(n, block), var=n), f"{n}#{writes.get(n, 0)}@{block}")
+                             for n in _names(ins))
             elif op == "STORE_FAST_LOAD_FAST":
                 pop()
                 stack.append(replace(self._lookup(_names(ins)[1], block), var=_names(ins)[1]))
