@@ -30,6 +30,7 @@ from inspect import CO_OPTIMIZED
 from ccls.early_exit import early_exit_trip
 from ccls.model import AnalysisError, BasicBlock, FunctionIR, Instruction, Loop, TripCount
 from ccls.options import INSTANCE_ATTRIBUTE
+from ccls.readers.block_frequency import block_frequencies
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 
 ARCH = "cpython-3.11"  # cost table id; the interpreter's own version goes into an assumption
@@ -946,6 +947,8 @@ class _FunctionReader:
             elif op in _POPS_PUSHES:
                 pops, pushes = _POPS_PUSHES[op]
                 operand = pop(pops)
+                if op == "COMPARE_OP" and all(v.poly is not None for v in operand):
+                    facts[ins.offset] = ("sizes",)  # `i < n`: decided by sizes the trip counts settle
                 if op == "UNARY_NEGATIVE" and operand[0].poly is not None:
                     stack.append(_Val(poly=-operand[0].poly, notes=operand[0].notes))
                 else:
@@ -1283,13 +1286,20 @@ class _FunctionReader:
         if dropped:
             self.assumptions.append(f"{self.code.co_qualname}: {dropped} bytecode instructions reachable only "
                                     "through exception handlers are assumed not to run")
+        names = {start: f"{self.prefix}L{start}" if start in headers else f"{self.prefix}B{start}"
+                 for start in self.live}
+        sized: set[int] = set()  # blocks whose branch compares sizes
+        added: dict[int, tuple[list[BasicBlock], list[str]]] = {}  # spliced in at each block: blocks, loops
         for start in sorted(self.live):
             _, facts = self._simulate(start)
+            if any(f == ("sizes",) for f in facts.values()):
+                sized.add(start)
             inner = self.innermost[start]
-            name = f"{self.prefix}L{start}" if start in headers else f"{self.prefix}B{start}"
+            name = names[start]
             block = BasicBlock(name, inner.id if inner else None)
             out_blocks.append(block)
             spliced: list[BasicBlock] = []
+            loops_before = set(out_loops)
             for ins in self.blocks[start].instrs:
                 fact = facts.get(ins.offset, ())
                 callee = fact[1] if fact and fact[0] == "call" else None
@@ -1305,7 +1315,54 @@ class _FunctionReader:
                 if work is not None:
                     spliced.append(self._work_loop(ins, work, inner, out_loops))
             out_blocks.extend(spliced)
+            added[start] = (spliced, [lp for lp in out_loops if lp not in loops_before])
+        self._branch_shares(names, sized, out_blocks, out_loops, added)
         return out_blocks, out_loops, self.assumptions, lines, listings
+
+    def _branch_shares(self, names: dict[int, str], sized: set[int], out_blocks: list[BasicBlock],
+                       out_loops: dict[str, Loop], added: dict[int, tuple[list[BasicBlock], list[str]]]) -> None:
+        """Each block's runs per iteration of its loop (per call outside loops): the two arms of a
+        branch on data (``if x.ok:`` … ``else:`` …) are exclusive, so each runs on a share of the
+        passes, taken as half each (nothing here says which is likelier; LLVM's default for a
+        comparison its heuristics do not know) and all but never for an arm that raises (a cold
+        path, as LLVM's to ``unreachable``). A branch on sizes (``if i < n``) decides what the
+        trip counts already count: both arms run, as before. Code spliced in at a block (a
+        comprehension, a builtin's work) runs as often as that block."""
+        probabilities: dict[tuple[str, str], Fraction] = {}
+        for start in self.live:
+            block = self.blocks[start]
+            last = block.instrs[-1]
+            targets = list(dict.fromkeys(t for t in block.succs if t in self.live))
+            if len(targets) != 2 or start in sized or not (
+                    last.opname.startswith("POP_JUMP") or last.opname.startswith("JUMP_IF_")):
+                continue
+            cold = [t for t in targets if self.blocks[t].instrs[-1].opname == "RAISE_VARARGS"]
+            for t in targets:
+                share = Fraction(1, 2) if len(cold) != 1 else _COLD if t in cold else 1 - _COLD
+                probabilities[(names[start], names[t])] = share
+        if not probabilities:
+            return
+        successors = {names[s]: [names[t] for t in self.blocks[s].succs if t in self.live] for s in self.live}
+        regions = {lp.id: ([names[b] for b in lp.body if b in self.live], lp.parent) for lp in self.loops.values()}
+        order = [names[s] for s in sorted(self.live)]
+        block_share, entry_share = block_frequencies(order, successors, regions, probabilities)
+        for b in out_blocks:
+            if b.name in block_share:
+                b.frequency = block_share[b.name]
+        for lp in self.loops.values():
+            if lp.id in entry_share:
+                out_loops[lp.id].entry_frequency = entry_share[lp.id]
+        for start, (spliced, new_loops) in added.items():
+            share = block_share.get(names[start], Fraction(1))
+            if share == 1:
+                continue
+            at = self.innermost[start]
+            for b in spliced:
+                if b.loop == (at.id if at else None):
+                    b.frequency *= share
+            for loop_id in new_loops:
+                if out_loops[loop_id].parent == (at.id if at else None):
+                    out_loops[loop_id].entry_frequency *= share
 
     def _work_loop(self, ins: dis.Instruction, work: _Work, at: _LoopInfo | None,
                    out_loops: dict[str, Loop]) -> BasicBlock:
@@ -1331,7 +1388,7 @@ class _FunctionReader:
         depth = at.depth if at else 0
         for lp in loops.values():
             out_loops[lp.id] = Loop(lp.id, lp.parent or (at.id if at else None), lp.depth + depth,
-                                    lp.trip_count, lp.line)
+                                    lp.trip_count, lp.line, entry_frequency=lp.entry_frequency)
         for b in blocks:
             b.loop = b.loop or (at.id if at else None)
         if code.co_name == "<genexpr>":
@@ -1344,6 +1401,9 @@ class _FunctionReader:
         lines.extend(sub_lines)
         return blocks
 
+
+# An arm that raises: LLVM's weight for a path to `unreachable` (1 against 2^20 - 1).
+_COLD = Fraction(1, 1 << 20)
 
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 _NEGATE = {"<": ">=", ">": "<=", "<=": ">", ">=": "<", "==": "!=", "!=": "=="}
@@ -1469,6 +1529,7 @@ class _ModuleInfo:
                                  if isinstance(c, types.CodeType) and not c.co_flags & CO_OPTIMIZED
                                  and not c.co_name.startswith("<")) - self._rebound
         self._attributes: dict | None = None  # (class, attribute) → store, then _Attribute
+        self._init_readers: dict[types.CodeType, _FunctionReader] = {}
 
     def constant(self, name: str) -> _Val | None:
         """The module constant ``name``, or None when it is not one (or not understood)."""
@@ -1517,7 +1578,9 @@ class _ModuleInfo:
             return found
         self._attributes[key] = None  # guards an __init__ whose store reads the attribute itself
         code, offset = found
-        reader = _FunctionReader(code, *self._args, module=self)
+        if code not in self._init_readers:  # one reader per __init__, whatever it binds
+            self._init_readers[code] = _FunctionReader(code, *self._args, module=self)
+        reader = self._init_readers[code]
         value = _UNKNOWN
         for start in sorted(reader.live):
             instrs = reader.blocks[start].instrs
