@@ -101,3 +101,18 @@ def test_a_loop_exit_on_data_leaves_the_rest_of_the_iteration_whole():
     # Once out, the loop was left by the break or by running out of items: half each.
     (after_break,) = [b for b in f.blocks if b.loop is None and [i.opcode for i in b.instructions][-1:] == ["JUMP_FORWARD"]]
     assert after_break.frequency == Fraction(1, 2)
+
+
+def test_the_test_before_a_while_loop_is_the_loop_s_own_and_never_halves_it():
+    f = read("""
+        def collatz_steps(x):
+            steps = 0
+            while x != 1:
+                x = x // 2 if x % 2 == 0 else 3 * x + 1
+                steps += 1
+            return steps
+    """)["collatz_steps"]
+    (loop,) = f.loops.values()
+    assert loop.entry_frequency == 1 and loop.trip_count.kind == "unknown"
+    # x % 2 on each of the 100 (default) iterations and x // 2 on half of them; 3 * x on the other half
+    assert runs_by_class(f, "py.binary_div") == 150 and runs_by_class(f, "py.binary_mul") == 50

@@ -1329,6 +1329,7 @@ class _FunctionReader:
         trip counts already count: both arms run, as before. Code spliced in at a block (a
         comprehension, a builtin's work) runs as often as that block."""
         probabilities: dict[tuple[str, str], Fraction] = {}
+        headers = {lp.header: lp for lp in self.loops.values()}
         for start in self.live:
             block = self.blocks[start]
             last = block.instrs[-1]
@@ -1336,6 +1337,8 @@ class _FunctionReader:
             if len(targets) != 2 or start in sized or not (
                     last.opname.startswith("POP_JUMP") or last.opname.startswith("JUMP_IF_")):
                 continue
+            if any(t in headers and start not in headers[t].body for t in targets):
+                continue  # `while x != 1:` tested once before its loop: whether it runs is its trip count's say
             cold = [t for t in targets if self.blocks[t].instrs[-1].opname == "RAISE_VARARGS"]
             for t in targets:
                 share = Fraction(1, 2) if len(cold) != 1 else _COLD if t in cold else 1 - _COLD
