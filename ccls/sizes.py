@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ccls.model import CallSite, CountedFunction
-from ccls.readers.call_sites import Expr, ModuleCalls
+from ccls.readers.call_sites import NOT_PASSED, Expr, ModuleCalls
 from ccls.readers.global_constants import value_at
 
 MAX_VALUES = 16  # distinct values kept per parameter (a recursion n → n − 1 would go on)
@@ -185,7 +185,7 @@ def _visit(site: CallSite, module: ModuleCalls, callee_module: ModuleCalls,
     where = f"the call at {os.path.basename(module.file)}" + (f":{site.line}" if site.line else "")
     changed = False
     for name, expr in zip(names, site.args):
-        if not name:
+        if not name or expr == NOT_PASSED:
             continue
         known = _evaluate(expr, lambda p: values.get((caller, p)), where, (fields or {}).get) \
             if expr is not None else None
