@@ -245,7 +245,7 @@ def run(suite: Path, work: Path, args, log) -> dict:
                 c["instructions_self"] = c.pop("instructions")
                 prow["ccls"] = c
         programs.append(prow)
-        for name, f in sorted(m["functions"].items()):
+        for name, f in sorted(H.by_source_function(m["functions"]).items()):
             if f["self_ir"] < MIN_SELF_IR or not f["calls"]:
                 continue
             row = {"name": f"{program}:{name}", "ir": f["self_ir"] / f["calls"], "ir_total": f["self_ir"],

@@ -213,6 +213,22 @@ def ccls_analyze(paths: Sequence[Path], arch: str, cwd: Path) -> CclsRun:
     return CclsRun(doc, seconds, argv)
 
 
+# LLVM's copies of a function for some of its callers (`WikiSort.specialized.1`, a constant
+# comparator folded in): the binary runs the source's function under that name.
+_CLONE_SUFFIX = re.compile(r"\.(?:specialized|constprop|isra|argprom)\.\d+$")
+
+
+def by_source_function(measured: dict[str, dict]) -> dict[str, dict]:
+    """Callgrind's functions (name → self_ir, calls) with LLVM's copies summed into the
+    source function they were made from, as ccls reports it."""
+    out: dict[str, dict] = {}
+    for name, f in measured.items():
+        into = out.setdefault(_CLONE_SUFFIX.sub("", name), {"self_ir": 0, "calls": 0})
+        into["self_ir"] += f["self_ir"]
+        into["calls"] += f["calls"]
+    return out
+
+
 def ccls_functions(doc: dict) -> dict[str, dict]:
     """Function name → the JSON function record (first one wins, as ccls's own index does)."""
     out: dict[str, dict] = {}

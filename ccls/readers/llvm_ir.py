@@ -30,7 +30,7 @@ from ccls.readers.llvm.memory import (DataConditions, _branches_on_loaded_data, 
 from ccls.readers.llvm.named_bounds import _data_named_loads, _field_symbols, _named_loads
 from ccls.readers.llvm.opcodes import _BULK, _divisor_kind, _type_bits, classify
 from ccls.readers.llvm.reading import _Reading, _ancestors, _inside, _stopped_note
-from ccls.readers.llvm.text import TWIN_SUFFIX, IRFunction, read_module
+from ccls.readers.llvm.text import IRFunction, original_name, read_module
 from ccls.readers.llvm.trips import (_checked_overlaps, _fallback_for_overlap, _halving_trip, _independent_entries,
                                      _merged_counters, _trip_count)
 from ccls.readers.scev import BudgetExhausted, FunctionAnalyses, ReadingBudget, ValueMemo
@@ -155,8 +155,8 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
     machine = _machine_code(module.assembly) if module.assembly else {}
     kept, from_headers = [], []
     for fn in read_module(text).functions:
-        if fn.is_declaration or TWIN_SUFFIX in fn.name:
-            continue  # a twin is the copy the build inlines; its original is reported
+        if fn.is_declaration or original_name(fn.name) != fn.name:
+            continue  # a copy for some callers (a twin, a specialisation): its original is reported
         name, line, defined_in = subprograms.get(fn_subprogram.get(fn.name, ""), ("", None, None))
         notes: list[str] = []
         own = not main_file or (defined_in is not None and os.path.basename(defined_in) == main_file)

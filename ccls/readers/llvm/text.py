@@ -131,10 +131,18 @@ class IRModule:
     named_types: dict[str, str]  # `%struct.S` → its body `{ i32, ptr }`
 
 
+# The copies LLVM's interprocedural passes make of a function for some of its callers: a
+# specialisation for a constant argument, a promoted or split argument list.
+_CLONE_SUFFIX = re.compile(r"\.(?:specialized|constprop|isra|argprom)\.\d+")
+
+
 def original_name(name: str) -> str:
-    """The function a name stands for: itself, or what an as-built twin's name copies."""
+    """The function a name stands for: itself, or the function an as-built twin or an LLVM
+    copy for some callers (`WikiSort.specialized.1`) was made from."""
     at = name.find(TWIN_SUFFIX)
-    return name if at < 0 else name[:at]
+    name = name if at < 0 else name[:at]
+    clone = _CLONE_SUFFIX.search(name)
+    return name if clone is None else name[:clone.start()]
 
 
 def read_module(text: str) -> IRModule:
