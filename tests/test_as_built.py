@@ -4,6 +4,8 @@ import re
 import shutil
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ccls.counting import count_function
 from ccls.frontends import SourceFile
@@ -134,3 +136,9 @@ def test_a_loop_inlined_from_another_function_says_which():
     speech = _Speech({"for.body.i": 10, "for.body": 11}, {}, set(), set(), {"for.body.i": "work"})
     assert speech.text("loop %for.body.i: trip count unknown; loop %for.body: 8") == \
         "loop at line 10 (in work, inlined): trip count unknown; loop at line 11: 8"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(IR.splitlines(keepends=True)), max_size=60))
+def test_twinning_never_raises_on_shuffled_module_lines(lines):
+    with_twins("".join(lines))  # whatever it returns, the optimiser's verifier judges
