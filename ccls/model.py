@@ -124,6 +124,9 @@ class FunctionIR:
     # Sizes it reads through a pointer parameter: symbol → (parameter, byte offset, bits),
     # `depth_multiplier` → ("params", 14, 16); a caller may pass a global whose contents are known.
     field_symbols: dict[str, tuple[str, int, int]] = field(default_factory=dict)
+    # Sizes whose values are bounded (an 8-bit integer, a range ScalarEvolution proves): the
+    # most each can be and why, which a size's default value never exceeds.
+    value_ceilings: dict[str, tuple[int, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

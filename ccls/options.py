@@ -19,6 +19,7 @@ from ccls.targets import CPU_ARCHES, GPU_ARCHES
 DEFAULT_QUERY_DRIVER = ("/usr/bin/clang*", "/usr/bin/gcc*", "/usr/bin/g++*", "/usr/bin/cc", "/usr/bin/c++",
                         "/usr/local/cuda*/bin/nvcc", "/usr/local/bin/nvcc", "/usr/bin/nvcc")
 
+INSTANCE_ATTRIBUTE = "self."  # in a size's name: a Python instance attribute (readers/python_bytecode)
 OPTIMIZATION_LEVELS = ("-O1", "-O2", "-O3", "-Os", "-Oz")  # the levels ccls analyses at
 _SPEED_ONLY = {"speed_only": True}  # fields that change how fast an analysis runs, never its counts
 
@@ -62,6 +63,8 @@ class AnalysisOptions:
             value = dict(given).get(name)
             if value is not None:
                 return value
+        if INSTANCE_ATTRIBUTE in name:  # Python's self.count that no constructor call sets: the
+            return float(self.default_trip_count)  # unknown count of the loop it bounds, as before
         return self.default_parameter_value
 
     def given(self, name: str) -> bool:

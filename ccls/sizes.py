@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ccls.model import CallSite, CountedFunction
-from ccls.readers.call_sites import Expr, ModuleCalls
+from ccls.readers.call_sites import NOT_PASSED, Expr, ModuleCalls
 from ccls.readers.global_constants import value_at
 
 MAX_VALUES = 16  # distinct values kept per parameter (a recursion n → n − 1 would go on)
@@ -39,6 +39,26 @@ class InferredSize:
         if self.unknown_at:
             text += f"; also called with a value known only at run time ({', '.join(self.unknown_at[:3])})"
         return text
+
+
+@dataclass(frozen=True)
+class ValueCeiling:
+    """A size no call site sets whose values are bounded (an 8-bit integer, a range LLVM
+    proves): evaluated at that bound where the default value is more."""
+
+    value: int
+    why: str
+    default: float
+
+    def describe(self, name: str) -> str:
+        return f"{name} = {self.value}, the most it can be: {self.why} (the default {self.default:g} is not a value it can have)"
+
+
+def value_ceilings(ceilings: dict[str, tuple[int, str]], inferred: dict, options) -> dict[str, ValueCeiling]:
+    """The sizes `ceilings` (FunctionIR.value_ceilings) bounds below the default value, for
+    symbols neither the call sites (`inferred`) nor the user set."""
+    return {name: ValueCeiling(most, why, options.default_parameter_value) for name, (most, why) in ceilings.items()
+            if name not in inferred and not options.given(name) and most < options.default_parameter_value}
 
 
 FunctionKey = tuple[str, str]  # (file, symbol)
@@ -165,7 +185,7 @@ def _visit(site: CallSite, module: ModuleCalls, callee_module: ModuleCalls,
     where = f"the call at {os.path.basename(module.file)}" + (f":{site.line}" if site.line else "")
     changed = False
     for name, expr in zip(names, site.args):
-        if not name:
+        if not name or expr == NOT_PASSED:
             continue
         known = _evaluate(expr, lambda p: values.get((caller, p)), where, (fields or {}).get) \
             if expr is not None else None

@@ -240,3 +240,61 @@ def test_a_c_call_to_a_function_of_the_same_name_passes_no_size_to_python():
                         AnalysisOptions()).calls
     c = ModuleCalls("/src/main.c", {"main": ()}, (CallSite("main", "bench", 3, (("const", 5),)),))
     assert infer_sizes([py, c]) == {}
+
+
+def test_a_range_between_two_amounts_added_to_one_unknown_value_has_their_difference():
+    fs = read("""
+        def spline(u):
+            I = find(u)
+            out = 0
+            for ik in range(1, 4):
+                for ii in range(I - 3 + ik + 1, I + 2):
+                    out += ii
+            return out
+
+        def chunks(data):
+            out = []
+            for i in range(len(data)):
+                k = pick(i)
+                for j in range(k, k + 8):
+                    out.append(data[k:k + 16])
+            return out
+    """)
+    inner = loops_by_line(fs["spline"])[6]
+    (index,) = inner.trip_count.iterations.symbols  # the outer loop's index: (I + 2) - (I - 3 + ik + 1) = 3 - index
+    assert [inner.trip_count.iterations.evaluate({index: k}) for k in range(3)] == [3, 2, 1]
+    assert "loop at line 6: range over I, not known here: as many items as its bounds differ by" in fs["spline"].assumptions
+    trips = {line: str(lp.trip_count.iterations) for line, lp in loops_by_line(fs["chunks"]).items()}
+    assert trips == {12: "len(data)", 14: "8"}
+    assert any("data[k:k + 16] costed as 16 × py.work.copy" in a for a in fs["chunks"].assumptions)
+
+
+def test_the_unknown_value_must_be_the_same_one_at_both_bounds():
+    fs = read("""
+        def restored(n):
+            i = pick(n)
+            lo = i
+            i = pick(n)              # i changed after lo took it
+            for j in range(lo, i + 1):
+                pass
+
+        def carried(n):
+            lo = 0
+            i = pick(n)
+            for k in range(n):
+                for j in range(lo, i + 1):   # lo is the previous iteration's i
+                    pass
+                lo = i
+                i = pick(k)
+
+        def two(n):
+            a = pick(n)
+            b = pick(n)
+            for j in range(a, b + 2):
+                pass
+            for j in range(a, a * 2):  # not a shift of a
+                pass
+    """)
+    for name in ("restored", "carried", "two"):
+        kinds = [lp.trip_count.kind for lp in loops_by_line(fs[name]).values() if lp.trip_count.kind != "symbolic"]
+        assert kinds and set(kinds) == {"unknown"}, name

@@ -43,6 +43,25 @@ def test_units_to_compile_follow_callees_and_internal_callers():
     assert named(reduce.units_to_compile(data, fns, [names.index("norm")], "c")) == ["norm", "sq"]
 
 
+def test_a_static_callee_with_other_callers_keeps_one_of_them():
+    data = (b"static int shared(int x) { return x * 3; }\n"
+            b"static int alone(int x) { return x + 1; }\n"
+            b"int a(int x) { return shared(x) + alone(x); }\n"
+            b"int big_b(int x) { int s = 0; for (int i = 0; i < x; i++) s += shared(i); return s; }\n"
+            b"int c(int x) { return shared(x - 1); }\n")
+    fns = _functions(data, "c")
+    names = [f.name for f in fns]
+    def named(indices):
+        return sorted(names[i] for i in indices)
+    graph = reduce.callees(data, fns)
+    assert named(reduce.shared_statics(data, fns, graph, "c")) == ["shared"]
+    # `shared` has two other callers in the file: the build inlines it into `a` only if its size
+    # allows, so the reduced unit keeps one more caller (the smallest), `alone` needs none.
+    assert named(reduce.units_to_compile(data, fns, [names.index("a")], "c", graph)) == ["a", "alone", "c", "shared"]
+    assert named(reduce.units_to_compile(data, fns, [names.index("a"), names.index("c")], "c", graph)) == \
+        ["a", "alone", "c", "shared"]
+
+
 @pytest.mark.skipif(CLANG is None, reason="clang not installed")
 @pytest.mark.parametrize("language,text", [
     ("c", C_TEXT),

@@ -150,14 +150,8 @@ def measure(p: dict, runs: int, jobs: int, log) -> dict:
             raise H.BenchError(f"{program}: the program's own verify_benchmark failed (exit {check.returncode})")
         return exe, names, callgrind_program(exe, program)
 
-    started = time.monotonic()
-    built, failed = H.build_each(p["programs"], one, jobs, log, "embench")
-    callgrind_s = time.monotonic() - started
-    log(f"embench: build + callgrind took {callgrind_s:.0f} s; timing {runs} runs per program …")
-    started = time.monotonic()
-    load_before = H.load_average()
-    samples = H.interleaved_timing(built, runs, 300, parse_timing)
-    timing_s = time.monotonic() - started
+    built, failed, samples, phases = H.build_and_time(p["programs"], one, jobs, runs, 300, parse_timing, log,
+                                                      "embench", "program")
     programs = {}
     for program, (exe, names, prof) in built.items():
         s = samples[program]
@@ -172,8 +166,7 @@ def measure(p: dict, runs: int, jobs: int, log) -> dict:
                              "wall_ns": statistics.median(w for w, _ in s), "fastest_ns": min(c for _, c in s),
                              "samples": len(s), "ir_inclusive": sum(prof["self_ir"].values()),
                              "functions": functions}
-    return {"programs": programs, "failed": failed, "callgrind_s": round(callgrind_s, 1),
-            "timing_s": round(timing_s, 1), "load_before": load_before, "load_after": H.load_average()}
+    return {"programs": programs, "failed": failed, **phases}
 
 
 def run(suite: Path, work: Path, args, log) -> dict:
@@ -252,7 +245,7 @@ def run(suite: Path, work: Path, args, log) -> dict:
                 c["instructions_self"] = c.pop("instructions")
                 prow["ccls"] = c
         programs.append(prow)
-        for name, f in sorted(m["functions"].items()):
+        for name, f in sorted(H.by_source_function(m["functions"]).items()):
             if f["self_ir"] < MIN_SELF_IR or not f["calls"]:
                 continue
             row = {"name": f"{program}:{name}", "ir": f["self_ir"] / f["calls"], "ir_total": f["self_ir"],

@@ -16,6 +16,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -212,6 +213,22 @@ def ccls_analyze(paths: Sequence[Path], arch: str, cwd: Path) -> CclsRun:
     return CclsRun(doc, seconds, argv)
 
 
+# LLVM's copies of a function for some of its callers (`WikiSort.specialized.1`, a constant
+# comparator folded in): the binary runs the source's function under that name.
+_CLONE_SUFFIX = re.compile(r"\.(?:specialized|constprop|isra|argprom)\.\d+$")
+
+
+def by_source_function(measured: dict[str, dict]) -> dict[str, dict]:
+    """Callgrind's functions (name → self_ir, calls) with LLVM's copies summed into the
+    source function they were made from, as ccls reports it."""
+    out: dict[str, dict] = {}
+    for name, f in measured.items():
+        into = out.setdefault(_CLONE_SUFFIX.sub("", name), {"self_ir": 0, "calls": 0})
+        into["self_ir"] += f["self_ir"]
+        into["calls"] += f["calls"]
+    return out
+
+
 def ccls_functions(doc: dict) -> dict[str, dict]:
     """Function name → the JSON function record (first one wins, as ccls's own index does)."""
     out: dict[str, dict] = {}
@@ -269,6 +286,23 @@ def build_each(items: Sequence[str], build: Callable[[str], tuple], jobs: int, l
                 failed[item] = error
                 log(f"{suite}: {item} FAILED: {error.splitlines()[0]}")
     return built, failed
+
+
+def build_and_time(items: Sequence[str], build: Callable[[str], tuple], jobs: int, runs: int, timeout_s: float,
+                   parse: Callable[[str], tuple | None], log: Callable[[str], None], suite: str,
+                   what: str) -> tuple[dict, dict, dict, dict]:
+    """`build_each`, then `interleaved_timing` of what was built: (built, failed, samples, the
+    seconds each phase took and the load average around the timing)."""
+    started = time.monotonic()
+    built, failed = build_each(items, build, jobs, log, suite)
+    callgrind_s = time.monotonic() - started
+    log(f"{suite}: build + callgrind took {callgrind_s:.0f} s; timing {runs} runs per {what} …")
+    load_before = load_average()
+    started = time.monotonic()
+    samples = interleaved_timing(built, runs, timeout_s, parse)
+    phases = {"callgrind_s": round(callgrind_s, 1), "timing_s": round(time.monotonic() - started, 1),
+              "load_before": load_before, "load_after": load_average()}
+    return built, failed, samples, phases
 
 
 def interleaved_timing(built: dict, runs: int, timeout_s: float, parse: Callable[[str], tuple | None]) -> dict:

@@ -202,14 +202,8 @@ def measure(p: dict, names: list[str], runs: int, jobs: int, log) -> dict:
         exe, own_function = build_kernel(p, name)
         return exe, own_function, callgrind_kernel(p, name, exe)
 
-    started = time.monotonic()
-    built, failed = H.build_each(names, one, jobs, log, "polybench")
-    callgrind_s = time.monotonic() - started
-    log(f"polybench: build + callgrind took {callgrind_s:.0f} s; timing {runs} runs per kernel …")
-    load_before = H.load_average()
-    started = time.monotonic()
-    samples = H.interleaved_timing(built, runs, 600, parse_timing)
-    timing_s = time.monotonic() - started
+    built, failed, samples, phases = H.build_and_time(names, one, jobs, runs, 600, parse_timing, log,
+                                                      "polybench", "kernel")
     kernels = {}
     for name, (exe, own_function, region) in built.items():
         function = p["kernels"][name]["function"]
@@ -224,8 +218,7 @@ def measure(p: dict, names: list[str], runs: int, jobs: int, log) -> dict:
                          "wall_ns": statistics.median(w for w, _, _ in s), "fastest_ns": min(c for _, c, _ in s),
                          "polybench_seconds": statistics.median(own_seconds) if own_seconds else None,
                          "samples": len(s)}
-    return {"kernels": kernels, "failed": failed, "callgrind_s": round(callgrind_s, 1),
-            "timing_s": round(timing_s, 1), "load_before": load_before, "load_after": H.load_average()}
+    return {"kernels": kernels, "failed": failed, **phases}
 
 
 def run(suite: Path, work: Path, args, log) -> dict:

@@ -324,3 +324,10 @@ def test_polybench_absent_is_skipped(tmp_path, capsys):
     assert "polybench: suite not found" in capsys.readouterr().out
     # --suite all looks for a `polybench` folder under --suites-dir.
     assert run.REGISTRY["polybench"][0] == "polybench"
+
+
+def test_llvm_copies_of_a_function_count_as_the_function():
+    measured = {"WikiSort": {"self_ir": 10, "calls": 1}, "WikiSort.specialized.1": {"self_ir": 90, "calls": 2},
+                "Rotate": {"self_ir": 5, "calls": 5}}
+    assert H.by_source_function(measured) == {"WikiSort": {"self_ir": 100, "calls": 3},
+                                              "Rotate": {"self_ir": 5, "calls": 5}}

@@ -18,7 +18,7 @@ from typing import Any, Iterator, NamedTuple, Sequence
 
 from ccls import compile_db, preamble, toolchain
 from ccls.demangle import demangled_names, without_parameters  # noqa: F401 - without_parameters: callers
-from ccls.frontends import FrontendResult, SourceFile, language_named, suffix_language
+from ccls.frontends import FrontendResult, as_built, SourceFile, language_named, suffix_language
 from ccls.frontends.compiler_errors import first_error
 from ccls.model import AnalysisError, FunctionIR
 from ccls.options import OPTIMIZATION_LEVELS, AnalysisOptions
@@ -33,10 +33,6 @@ log = logging.getLogger(__name__)
 NAMING_PASSES = "instnamer,print<loops>"
 SCEV_PASSES = "print<scalar-evolution>,print<branch-prob>"
 ANALYSIS_PASSES = f"{NAMING_PASSES},{SCEV_PASSES}"  # the same analyses in one run
-# Inline and template functions nobody calls yet, and static functions that get inlined, are
-# what a person is editing too: emit them all before optimisation and make them external, so
-# the optimiser neither drops nor merges them (clang -O2 would).
-_LOCAL_LINKAGE = re.compile(r"^define (?:linkonce_odr|linkonce|weak_odr|internal|private|available_externally) ", re.M)
 STDIN_NAME = "<stdin>"  # clang's name for the main file it reads from stdin (diagnostics, debug info)
 # What reading the compiled IR needs (llvmlite and the IR readers: ~0.1 s of a cold run's imports),
 # loaded on a thread while clang compiles (`_load_meanwhile`): waiting for clang releases the GIL.
@@ -93,7 +89,10 @@ def analyze_with_clang(source: SourceFile, options: AnalysisOptions, language: s
                 opt = start_opt(options)  # names values and prints the loops; starts while clang runs
                 ir_text, assumptions, code_flags = _compile(source, options, language, extra_flags, work, flags)
                 calls = CallSiteReader(ir_text, source.path, options)  # runs beside the optimiser
-                optimised = _optimise(_LOCAL_LINKAGE.sub("define ", ir_text), code_flags, source, options)
+                # Every function is emitted before optimisation (-femit-all-decls), and each is kept
+                # whole beside the copies the build inlines (`as_built`): what a person edits
+                # is reported even where the build has no function of its own.
+                optimised = _optimise(as_built.with_twins(ir_text), code_flags, source, options)
             except BaseException:
                 if opt is not None:
                     opt.cancel()

@@ -21,6 +21,9 @@ Choice = tuple  # ("choice", (expr, …)): a phi or select of several values
 Addr = tuple  # ("addr", global, byte offset[, its known integers]): a pointer into a global
 Field = tuple  # ("field", struct, byte offset): an integer read from a field of a struct (by its type)
 Expr = Union[Const, Param, Op, Choice, Addr, Field]
+# In a record that sets only some of a callee's sizes (Python's `__init__` → method records for
+# instance attributes): says nothing about that parameter, where None says "a run-time value".
+NOT_PASSED = ("not passed",)
 
 _DEFINE = re.compile(r'^define ([^@]*)@("(?:[^"\\]|\\.)*"|[-\w$.]+)\((.*)\)[^(]*\{\s*$')
 _DEF = re.compile(r"^\s*%([-\w$.]+|\"[^\"]*\") = (.*)$")

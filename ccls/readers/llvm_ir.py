@@ -9,6 +9,7 @@ processes.
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -19,14 +20,17 @@ import llvmlite.binding as llvm
 
 from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, TripCount
 from ccls.polynomial import Polynomial
-from ccls.readers.llvm.lines import _DEFINE_DBG, _Speech, _source_lines, _subprogram_info, _value_lines
+from ccls.readers import data_walks
+from ccls.readers.llvm import physical_bounds
+from ccls.readers.llvm.lines import (_DEFINE_DBG, _Speech, _inlined_from, _source_lines, _subprogram_info,
+                                     _value_lines)
 from ccls.readers.llvm.machine import _contexts, _machine_code, _machine_per_ir_block
-from ccls.readers.llvm.memory import (_branches_on_loaded_data, _bulk_bytes, _memory_access, _weigh_data_branches,
-                                      global_sizes)
+from ccls.readers.llvm.memory import (DataConditions, _branches_on_loaded_data, _bulk_bytes, _memory_access,
+                                      _weigh_data_branches, global_sizes)
 from ccls.readers.llvm.named_bounds import _data_named_loads, _field_symbols, _named_loads
 from ccls.readers.llvm.opcodes import _BULK, _divisor_kind, _type_bits, classify
 from ccls.readers.llvm.reading import _Reading, _ancestors, _inside, _stopped_note
-from ccls.readers.llvm.text import IRFunction, read_module
+from ccls.readers.llvm.text import IRFunction, original_name, read_module
 from ccls.readers.llvm.trips import (_checked_overlaps, _fallback_for_overlap, _halving_trip, _independent_entries,
                                      _merged_counters, _trip_count)
 from ccls.readers.scev import BudgetExhausted, FunctionAnalyses, MEMORY_ACCESS_STEPS, ReadingBudget, ValueMemo
@@ -68,6 +72,7 @@ class ParsedModule:
     module: ModuleText
     functions: list[_Defined]
     dilocation_lines: dict[str, int]
+    inlined_from: dict[str, str]  # debug location → the function its code was inlined from
     global_bytes: dict[str, int] = field(default_factory=dict)  # each global array's size in bytes
     allocators: frozenset[str] = frozenset()  # functions LLVM knows allocate memory (malloc, calloc…)
 
@@ -134,6 +139,7 @@ def _llvm_version() -> str:
     return ".".join(str(part) for part in llvm.llvm_version_info)
 
 
+_INT_BITS = re.compile(r"i(\d+)")
 # Linkages of functions a header defines inline: emitted wherever they are used, not the file's own.
 _EMITTED_WHERE_USED = {"linkonce", "linkonce_odr", "weak_odr", "available_externally"}
 
@@ -149,8 +155,8 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
     machine = _machine_code(module.assembly) if module.assembly else {}
     kept, from_headers = [], []
     for fn in read_module(text).functions:
-        if fn.is_declaration:
-            continue
+        if fn.is_declaration or original_name(fn.name) != fn.name:
+            continue  # a copy for some callers (a twin, a specialisation): its original is reported
         name, line, defined_in = subprograms.get(fn_subprogram.get(fn.name, ""), ("", None, None))
         notes: list[str] = []
         own = not main_file or (defined_in is not None and os.path.basename(defined_in) == main_file)
@@ -164,7 +170,7 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
     # (`#define STB_IMAGE_IMPLEMENTATION` then `#include "stb_image.h"`): its functions are the
     # header's, brought into existence by the file.
     kept = kept or from_headers
-    return ParsedModule(module, kept, _source_lines(text), global_sizes(text), _allocators(text))
+    return ParsedModule(module, kept, _source_lines(text), _inlined_from(text), global_sizes(text), _allocators(text))
 
 
 _ATTRIBUTE_GROUP = re.compile(r"^attributes #(\d+) = \{(.*)\}$", re.M)
@@ -252,6 +258,7 @@ class _FunctionReader:
         self.terminators = {name: instrs[-1] for name, instrs in body if instrs}
         self.substituted: dict[str, Polynomial] = {}  # values named as sizes (`_name_sizes`)
         self.never_vectorised: dict[str, str] = {}  # headers of copies a run-time check never runs
+        self.conditions = DataConditions(analyses, self.definitions, self.loop_defined, self.loaded, budget)
 
     def read(self) -> FunctionIR:
         request, budget, assumptions = self.request, self.budget, self.assumptions
@@ -262,8 +269,8 @@ class _FunctionReader:
         memory_budget = budget.share(MEMORY_ACCESS_STEPS)
         blocks, lines_seen = self._blocks(memory_budget)
         budget.absorb(memory_budget)
-        entries = _weigh_data_branches(blocks, self.body, self.terminators, self.block_loop, self.analyses,
-                                       self.definitions, self.loop_defined, self.loaded, budget, assumptions)
+        entries = _weigh_data_branches(blocks, self.body, self.terminators, self.block_loop, self.conditions,
+                                       assumptions)
         loops, stopped = self._loops(blocks, entries, trips)
         assumptions.extend(share_unknown_nests(loops, request.default_trip_count))
         if budget.exhausted:
@@ -274,7 +281,8 @@ class _FunctionReader:
                                f"of unknown pattern")
         parameters = set(self.parameters)
         speech = _Speech({header: loop.line for header, loop in loops.items() if loop.line},
-                         _value_lines(self.body, self.dbg_ids, self.parsed.dilocation_lines), self.loaded, parameters)
+                         _value_lines(self.body, self.dbg_ids, self.parsed.dilocation_lines), self.loaded, parameters,
+                         self._loop_origins(loops))
         assumptions[:] = [speech.text(note) for note in assumptions]
         fn, (name, line) = self.defined.fn, self.defined.subprogram
         return FunctionIR(
@@ -284,7 +292,61 @@ class _FunctionReader:
             parameters=self.parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=fn.text,
             stopped_on_time=budget.over_time or memory_budget.over_time,
             field_symbols=_field_symbols(self.substituted, self.definitions, parameters),
+            value_ceilings=self._value_ceilings(loops),
         )
+
+    def _loop_origins(self, loops: dict[str, Loop]) -> dict[str, str]:
+        """Each loop inlined from another function (a static helper, a header's template) →
+        that function's name: its line is the call's, in this function."""
+        inlined_from, own = self.parsed.inlined_from, self.defined.subprogram[0]
+        if not inlined_from:
+            return {}
+        first_dbg = {}
+        for at, (block, instrs) in enumerate(self.body):
+            if block in loops:
+                first_dbg[block] = next((i.dbg for i in instrs if i.dbg), None)
+        return {header: origin for header, dbg in first_dbg.items()
+                if dbg and (origin := inlined_from.get(dbg)) and origin != own}
+
+    def _value_ceilings(self, loops: dict[str, Loop]) -> dict[str, tuple[int, str]]:
+        """The most each size can be, and why, where every value it names is bounded: an 8- or
+        16-bit integer (a global `unsigned char w` read in `y < w`: 255), or a value whose range
+        ScalarEvolution proves (`r = s >> 4` of a byte: 15) — a bound, not a count."""
+        symbols = {s for loop in loops.values() for s in loop.trip_count.iterations.symbols}
+        if not symbols:
+            return {}
+        maxima = self.analyses.value_maxima
+        bounds: dict[str, tuple[float, str]] = {}
+
+        def named(symbol: str | None, value: str, type_text: str) -> None:
+            if symbol not in symbols:
+                return
+            bits = _INT_BITS.fullmatch(type_text)
+            most, why = (1 << int(bits.group(1))) - 1 if bits else math.inf, "its type holds no more"
+            if maxima.get(value, math.inf) < most:
+                most, why = maxima[value], "LLVM's value range for it (ScalarEvolution) ends there"
+            if most >= bounds.get(symbol, (-1, ""))[0]:
+                bounds[symbol] = (most, why)
+        for name, type_text in self.defined.fn.arguments:
+            named(name, name, type_text)
+        for value, size in self.substituted.items():
+            if value in self.definitions and len(size.symbols) == 1 and size == Polynomial.symbol(*size.symbols):
+                named(next(iter(size.symbols)), value, self.definitions[value].type_text)
+        counted = self.reading.counted_values  # the values a count was read in: those alone bound it
+        for symbol, values in counted.items():
+            for value in values & self.definitions.keys():
+                named(symbol, value, self.definitions[value].type_text)
+        names, parameters = data_walks.Names(self.definitions, set(self.parameters)), set(self.parameters)
+        for instr in self.definitions.values():
+            if instr.opcode == "load":
+                symbol = names.value(instr.name)
+            elif instr.opcode in ("phi", "select"):
+                symbol = physical_bounds.variable_of(instr.name, self.reading, parameters)
+            else:
+                continue
+            if symbol not in counted:
+                named(symbol, instr.name, instr.type_text)
+        return {symbol: (int(most), why) for symbol, (most, why) in sorted(bounds.items()) if most < 1 << 16}
 
     def _name_sizes(self) -> None:
         """Sizes the IR reads from memory, named (from the source's loop bounds, from the data,
@@ -307,18 +369,18 @@ class _FunctionReader:
     def _blocks(self, budget: ReadingBudget) -> tuple[list[BasicBlock], list[int]]:
         """Each block with its classified instructions (source line, divisor, memory access, bulk
         bytes, whether a branch is on loaded data) and machine code; the source lines seen.
-        `budget`: what reading the addresses and branches may spend."""
+        `budget`: what reading the addresses may spend."""
         main, self.reading.budget = self.reading.budget, budget
         try:
-            return self._read_blocks(budget)
+            return self._read_blocks()
         finally:
             self.reading.budget = main
 
-    def _read_blocks(self, budget: ReadingBudget) -> tuple[list[BasicBlock], list[int]]:
+    def _read_blocks(self) -> tuple[list[BasicBlock], list[int]]:
         analyses, reading, substituted = self.analyses, self.reading, self.substituted
         parameters, loaded, loop_defined, block_loop = self.parameters, self.loaded, self.loop_defined, self.block_loop
         ancestors, dbg_ids, dilocation_lines = self.ancestors, self.dbg_ids, self.parsed.dilocation_lines
-        load_pointers, bases, definitions = self.load_pointers, self.bases, self.definitions
+        load_pointers, bases = self.load_pointers, self.bases
         machine, context = self.defined.machine, self.defined.context
         symbols_by_loop: dict[str | None, set[str]] = {}  # parameters + loads invariant in that loop
         blocks: list[BasicBlock] = []
@@ -365,8 +427,8 @@ class _FunctionReader:
                 bulk = _bulk_bytes(instr, callee, analyses, symbols_by_loop.get(loop_id, set(parameters)),
                                    ancestors.get(loop_id, set()) | ({loop_id} if loop_id else set()), substituted,
                                    reading) if callee in _BULK else None
-                data_dependent = opcode == "br" and _branches_on_loaded_data(instr, loop_id, block_loop, analyses,
-                                                                              definitions, loop_defined, loaded, budget)
+                data_dependent = opcode == "br" and _branches_on_loaded_data(instr, loop_id, block_loop,
+                                                                              self.conditions)
                 block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor,
                                                       data_dependent, bulk))
             blocks.append(block)

@@ -29,6 +29,8 @@ from inspect import CO_OPTIMIZED
 
 from ccls.early_exit import early_exit_trip
 from ccls.model import AnalysisError, BasicBlock, FunctionIR, Instruction, Loop, TripCount
+from ccls.options import INSTANCE_ATTRIBUTE
+from ccls.readers.block_frequency import block_frequencies
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 
 ARCH = "cpython-3.11"  # cost table id; the interpreter's own version goes into an assumption
@@ -147,6 +149,10 @@ class _Val:
     container: str | None = None  # "list" / "tuple" when this function built it
     length: Polynomial | None = None  # its length, when known
     bounds: tuple["_Val", "_Val"] | None = None  # a slice object's (start, stop), step 1
+    # An integer not known here plus a known amount (`i + 3`): `base` names the unknown value (a
+    # local as one block reads it between two stores), so that `(i + 3) - i` is 3.
+    base: str | None = None
+    shift: Polynomial | None = None
 
 
 _UNKNOWN = _Val()
@@ -208,6 +214,14 @@ def _call_builtin(name: str, args: list[_Val]) -> _Val:
         return _Val(poly=Polynomial.symbol(f"len({args[0].seq})"))
     if name == "len" and len(args) == 1 and args[0].length is not None:  # a list built here, a tuple constant
         return _Val(poly=args[0].length, notes=args[0].notes)
+    if name == "range" and 2 <= len(args) <= 3 and args[0].base is not None and args[0].base == args[1].base \
+            and (len(args) == 2 or (args[2].poly is not None and args[2].poly.constant_value())):
+        # range(i + a, i + b) over an i not known here: b − a items, whatever i is
+        step = args[2].poly.constant_value() if len(args) == 3 else Fraction(1)
+        local = args[0].base.split("#")[0]
+        notes = _notes(*args) + (f"range over {local}, not known here: as many items as its bounds differ by",)
+        trips, notes = _range_trips(_Range(args[0].shift, args[1].shift, step, notes))
+        return _Val(iter=_Iter(trips, _kind(trips), notes), length=trips, notes=notes)
     if name == "range" and 1 <= len(args) <= 3 and all(a.poly is not None for a in args):
         if len(args) == 1:
             return _Val(rng=_Range(Polynomial.constant(0), args[0].poly, Fraction(1), args[0].notes))
@@ -257,8 +271,21 @@ def _range_trips(r: _Range) -> tuple[Polynomial, tuple[str, ...]]:
     if _is_difference(trips):
         args = f"{r.start}, {r.stop}" + (f", {r.step}" if r.step != 1 else "")
         name = f"len(range({args}))"
+        if len(_NAMED_DIFFERENCES) > 4096:
+            _NAMED_DIFFERENCES.clear()
+        _NAMED_DIFFERENCES[name] = trips
         return Polynomial.symbol(name), r.notes + (f"{trips} items taken as one size, {name}",)
     return trips, r.notes
+
+
+# What each `len(range(lo, hi))` size stands for (the name is made from lo and hi, so it always
+# names the same count): `ccls.readers.python_calls` sets one whose sizes a constructor gives.
+_NAMED_DIFFERENCES: dict[str, Polynomial] = {}
+
+
+def named_difference(name: str) -> Polynomial | None:
+    """The count a ``len(range(lo, hi))`` size was named for, when this process named it."""
+    return _NAMED_DIFFERENCES.get(name)
 
 
 def _length(v: _Val) -> tuple[Polynomial, str, tuple[str, ...]] | None:
@@ -374,6 +401,9 @@ def _label(v: _Val | None) -> str:
         return v.seq or v.var or v.name
     if v.rng is not None:
         return f"range({v.rng.start}, {v.rng.stop})"
+    if v.base is not None and v.shift is not None:
+        local = v.base.split("#")[0]
+        return local if v.shift.is_zero else f"{local} + {v.shift}"
     return "'…'" if v.is_str else "[…]" if v.container == "list" else "(…)" if v.container == "tuple" else "…"
 
 
@@ -413,6 +443,8 @@ def _make_work(spec: _WorkSpec, label: str, sized: _Val | None, default: int, ea
 
 
 def _binary(symbol: str, a: _Val, b: _Val) -> _Val:
+    if (a.base or b.base) and symbol in ("+", "+=", "-", "-="):
+        return _shifted(symbol in ("+", "+="), a, b)
     if a.poly is None or b.poly is None:
         return _UNKNOWN
     notes = _notes(a, b)
@@ -429,6 +461,28 @@ def _binary(symbol: str, a: _Val, b: _Val) -> _Val:
             return _Val(poly=Polynomial.constant(exact // divisor), notes=notes)
         return _Val(poly=a.poly * (1 / divisor), notes=notes + (f"// {divisor} taken as exact division",))
     return _UNKNOWN
+
+
+def _shifted(plus: bool, a: _Val, b: _Val) -> _Val:
+    """a ± b where one or both are an unknown value plus a known amount: the unknown cancels in
+    the difference of two amounts added to the same value; otherwise it is carried along."""
+    if a.base is not None and b.base is not None:
+        if plus or a.base != b.base:
+            return _UNKNOWN
+        return _Val(poly=a.shift - b.shift, notes=_notes(a, b))
+    if a.base is not None and b.poly is not None:
+        return _Val(base=a.base, shift=a.shift + b.poly if plus else a.shift - b.poly, notes=_notes(a, b))
+    if b.base is not None and a.poly is not None and plus:
+        return _Val(base=b.base, shift=b.shift + a.poly, notes=_notes(a, b))
+    return _UNKNOWN
+
+
+def _unknown_base(v: _Val, name: str) -> _Val:
+    """A local whose value the reader does not know, as an unknown integer named ``name``."""
+    if (v.poly is not None or v.seq is not None or v.rng is not None or v.iter is not None or v.length is not None
+            or v.items is not None or v.container is not None or v.code is not None or v.is_str or v.is_none):
+        return v
+    return replace(v, base=name, shift=Polynomial.constant(0))
 
 
 # Opcodes whose stack effect the interpreter models as (pops, unknown pushes).
@@ -580,6 +634,10 @@ class _FunctionReader:
         self.parameters = list(code.co_varnames[:nparams])
         extra = bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
         self.symbol_names = set(code.co_varnames[:nparams + extra])
+        # A method of one of the module's classes reads its instance's attributes through `self`.
+        qualname = getattr(code, "co_qualname", code.co_name).split(".")
+        self.cls = qualname[0] if len(qualname) == 2 and qualname[0] in self.module.classes and nparams else None
+        self.attribute_reads: dict[str, _Attribute] = {}  # self.<attr> read as a size: by symbol
         self.blocks = _build_blocks(self.instrs) if self.instrs else {}
         _add_async_for_exits(code, self.blocks)
         _link(self.blocks)
@@ -680,7 +738,7 @@ class _FunctionReader:
             if name in loop.bindings:
                 return loop.bindings[name]
         if name in self.overrides and name not in self.stores:
-            return self.overrides[name]
+            return replace(self.overrides[name], base=None, shift=None)
         if name in self.symbol_names and name not in self.stores:
             is_param = name in self.parameters
             return _Val(poly=Polynomial.symbol(name) if is_param else None, seq=name, name=name)
@@ -689,8 +747,22 @@ class _FunctionReader:
             value = self._single_store(name, *sites[0])
             visible = {f"@{lp.id}" for lp in loops}
             if {s for p in _polys(value) for s in p.symbols if s.startswith("@")} <= visible:
-                return replace(value, name=name, direct=True)
+                # An unknown value it was computed from may have changed since: no base carried over.
+                return replace(value, name=name, direct=True, base=None, shift=None)
         return _Val(name=name, direct=name not in self.symbol_names)
+
+    def _attribute(self, base: _Val, attr: str) -> _Val | None:
+        """``self.attr`` in a method, when __init__ binds it once (`_ModuleInfo.attribute`)."""
+        this = self.parameters[0] if self.cls is not None else None
+        if this is None or base.var != this or this in self.stores:
+            return None
+        found = self.module.attribute(self.cls, attr)
+        if found is None:
+            return None
+        value = found.value()
+        if value.seq is not None or value.poly is not None and value.poly.symbols:
+            self.attribute_reads[found.symbol] = found
+        return value
 
     def _single_store(self, name: str, block: int, index: int) -> _Val:
         """A local assigned once (``m = n * 2``) is that value wherever it is read."""
@@ -791,6 +863,8 @@ class _FunctionReader:
             return v.poly
 
         lo, hi = bound(start, Polynomial.constant(0)), bound(stop, whole)
+        if start.base is not None and start.base == stop.base:  # a[i:i + k] over an i not known here
+            lo, hi = start.shift, stop.shift
         label = f"{_label(container)}[{'' if start.is_none else _label(start) if start.poly is None else start.poly}:" \
                 f"{'' if stop.is_none else _label(stop) if stop.poly is None else stop.poly}]"
         if lo is not None and hi is not None:
@@ -823,16 +897,21 @@ class _FunctionReader:
             return out[::-1]
 
         kw_pending: tuple[str, ...] | None = None  # 3.11's KW_NAMES: the next call's keyword names
+        writes: dict[str, int] = {}  # stores to each local so far in this block: its unknown value's version
         for ins in self.blocks[block].instrs[:upto]:
             op = ins.opname
             if op in ("RESUME", "NOP", "PRECALL", "EXTENDED_ARG", "CACHE", "MAKE_CELL",
                       "COPY_FREE_VARS"):
                 continue
+            if op in _STORES or op.startswith("STORE_FAST"):
+                for n in _names(ins):
+                    writes[n] = writes.get(n, 0) + 1
             if op in ("LOAD_CONST", "LOAD_SMALL_INT"):
                 stack.append(_const_value(ins.argval))
             elif op in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW", "LOAD_DEREF",
                         "LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"):
-                stack.extend(replace(self._lookup(n, block), var=n) for n in _names(ins))
+                stack.extend(_unknown_base(replace(self._lookup(n, block), var=n), f"{n}#{writes.get(n, 0)}@{block}")
+                             for n in _names(ins))
             elif op == "STORE_FAST_LOAD_FAST":
                 pop()
                 stack.append(replace(self._lookup(_names(ins)[1], block), var=_names(ins)[1]))
@@ -853,6 +932,9 @@ class _FunctionReader:
                 owner = base.name or ("str" if base.is_str else None)
                 value = _Val(name=f"{owner}.{attr}" if owner else attr, direct=True, owner=base, attr=attr,
                              from_global=base.is_global or base.from_global)
+                bound = self._attribute(base, attr)
+                if bound is not None:
+                    value = replace(bound, name=value.name, direct=True, owner=base, attr=attr)
                 is_method = op == "LOAD_METHOD" or ("NULL|self" in ins.argrepr)
                 stack.extend((value, value) if is_method else (value,))
             elif op == "PUSH_NULL":
@@ -865,6 +947,8 @@ class _FunctionReader:
             elif op in _POPS_PUSHES:
                 pops, pushes = _POPS_PUSHES[op]
                 operand = pop(pops)
+                if op == "COMPARE_OP" and all(v.poly is not None for v in operand):
+                    facts[ins.offset] = ("sizes",)  # `i < n`: decided by sizes the trip counts settle
                 if op == "UNARY_NEGATIVE" and operand[0].poly is not None:
                     stack.append(_Val(poly=-operand[0].poly, notes=operand[0].notes))
                 else:
@@ -1202,13 +1286,20 @@ class _FunctionReader:
         if dropped:
             self.assumptions.append(f"{self.code.co_qualname}: {dropped} bytecode instructions reachable only "
                                     "through exception handlers are assumed not to run")
+        names = {start: f"{self.prefix}L{start}" if start in headers else f"{self.prefix}B{start}"
+                 for start in self.live}
+        sized: set[int] = set()  # blocks whose branch compares sizes
+        added: dict[int, tuple[list[BasicBlock], list[str]]] = {}  # spliced in at each block: blocks, loops
         for start in sorted(self.live):
             _, facts = self._simulate(start)
+            if any(f == ("sizes",) for f in facts.values()):
+                sized.add(start)
             inner = self.innermost[start]
-            name = f"{self.prefix}L{start}" if start in headers else f"{self.prefix}B{start}"
+            name = names[start]
             block = BasicBlock(name, inner.id if inner else None)
             out_blocks.append(block)
             spliced: list[BasicBlock] = []
+            loops_before = set(out_loops)
             for ins in self.blocks[start].instrs:
                 fact = facts.get(ins.offset, ())
                 callee = fact[1] if fact and fact[0] == "call" else None
@@ -1224,7 +1315,57 @@ class _FunctionReader:
                 if work is not None:
                     spliced.append(self._work_loop(ins, work, inner, out_loops))
             out_blocks.extend(spliced)
+            added[start] = (spliced, [lp for lp in out_loops if lp not in loops_before])
+        self._branch_shares(names, sized, out_blocks, out_loops, added)
         return out_blocks, out_loops, self.assumptions, lines, listings
+
+    def _branch_shares(self, names: dict[int, str], sized: set[int], out_blocks: list[BasicBlock],
+                       out_loops: dict[str, Loop], added: dict[int, tuple[list[BasicBlock], list[str]]]) -> None:
+        """Each block's runs per iteration of its loop (per call outside loops): the two arms of a
+        branch on data (``if x.ok:`` … ``else:`` …) are exclusive, so each runs on a share of the
+        passes, taken as half each (nothing here says which is likelier; LLVM's default for a
+        comparison its heuristics do not know) and all but never for an arm that raises (a cold
+        path, as LLVM's to ``unreachable``). A branch on sizes (``if i < n``) decides what the
+        trip counts already count: both arms run, as before. Code spliced in at a block (a
+        comprehension, a builtin's work) runs as often as that block."""
+        probabilities: dict[tuple[str, str], Fraction] = {}
+        headers = {lp.header: lp for lp in self.loops.values()}
+        for start in self.live:
+            block = self.blocks[start]
+            last = block.instrs[-1]
+            targets = list(dict.fromkeys(t for t in block.succs if t in self.live))
+            if len(targets) != 2 or start in sized or not (
+                    last.opname.startswith("POP_JUMP") or last.opname.startswith("JUMP_IF_")):
+                continue
+            if any(t in headers and start not in headers[t].body for t in targets):
+                continue  # `while x != 1:` tested once before its loop: whether it runs is its trip count's say
+            cold = [t for t in targets if self.blocks[t].instrs[-1].opname == "RAISE_VARARGS"]
+            for t in targets:
+                share = Fraction(1, 2) if len(cold) != 1 else _COLD if t in cold else 1 - _COLD
+                probabilities[(names[start], names[t])] = share
+        if not probabilities:
+            return
+        successors = {names[s]: [names[t] for t in self.blocks[s].succs if t in self.live] for s in self.live}
+        regions = {lp.id: ([names[b] for b in lp.body if b in self.live], lp.parent) for lp in self.loops.values()}
+        order = [names[s] for s in sorted(self.live)]
+        block_share, entry_share = block_frequencies(order, successors, regions, probabilities)
+        for b in out_blocks:
+            if b.name in block_share:
+                b.frequency = block_share[b.name]
+        for lp in self.loops.values():
+            if lp.id in entry_share:
+                out_loops[lp.id].entry_frequency = entry_share[lp.id]
+        for start, (spliced, new_loops) in added.items():
+            share = block_share.get(names[start], Fraction(1))
+            if share == 1:
+                continue
+            at = self.innermost[start]
+            for b in spliced:
+                if b.loop == (at.id if at else None):
+                    b.frequency *= share
+            for loop_id in new_loops:
+                if out_loops[loop_id].parent == (at.id if at else None):
+                    out_loops[loop_id].entry_frequency *= share
 
     def _work_loop(self, ins: dis.Instruction, work: _Work, at: _LoopInfo | None,
                    out_loops: dict[str, Loop]) -> BasicBlock:
@@ -1250,7 +1391,7 @@ class _FunctionReader:
         depth = at.depth if at else 0
         for lp in loops.values():
             out_loops[lp.id] = Loop(lp.id, lp.parent or (at.id if at else None), lp.depth + depth,
-                                    lp.trip_count, lp.line)
+                                    lp.trip_count, lp.line, entry_frequency=lp.entry_frequency)
         for b in blocks:
             b.loop = b.loop or (at.id if at else None)
         if code.co_name == "<genexpr>":
@@ -1263,6 +1404,9 @@ class _FunctionReader:
         lines.extend(sub_lines)
         return blocks
 
+
+# An arm that raises: LLVM's weight for a path to `unreachable` (1 against 2^20 - 1).
+_COLD = Fraction(1, 1 << 20)
 
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 _NEGATE = {"<": ">=", ">": "<=", "<=": ">", ">=": "<", "==": "!=", "!=": "=="}
@@ -1306,12 +1450,15 @@ def read_code(code: types.CodeType, file: str, source_text: str, default_trip_co
 
 def _read_function(code: types.CodeType, file: str, lines: list[str], default_trip_count: int,
                    early_exit: str, module: "_ModuleInfo | None" = None,
-                   sites: dict[str, list[tuple[int | None, _Site]]] | None = None) -> FunctionIR:
+                   sites: dict[str, list[tuple[int | None, _Site]]] | None = None,
+                   attributes: dict[str, dict[str, _Attribute]] | None = None) -> FunctionIR:
     reader = _FunctionReader(code, file, lines, default_trip_count, early_exit, module=module)
     blocks, loops, assumptions, seen_lines, listings = reader.read()
     qualname = getattr(code, "co_qualname", code.co_name)
     if sites is not None:
         sites.setdefault(qualname, []).extend(reader.sites)
+    if attributes is not None and reader.attribute_reads:
+        attributes[qualname] = dict(reader.attribute_reads)
     return FunctionIR(
         name=qualname,
         display_name=qualname,
@@ -1384,6 +1531,8 @@ class _ModuleInfo:
         self.classes = frozenset(c.co_name for c in (code.co_consts if code is not None else ())
                                  if isinstance(c, types.CodeType) and not c.co_flags & CO_OPTIMIZED
                                  and not c.co_name.startswith("<")) - self._rebound
+        self._attributes: dict | None = None  # (class, attribute) → store, then _Attribute
+        self._init_readers: dict[types.CodeType, _FunctionReader] = {}
 
     def constant(self, name: str) -> _Val | None:
         """The module constant ``name``, or None when it is not one (or not understood)."""
@@ -1414,6 +1563,145 @@ class _ModuleInfo:
                                       container="tuple" if tuple_ else None, length=value.length if tuple_ else None,
                                       items=value.items if tuple_ else None, is_str=value.is_str, notes=note)
         return self._values[name]
+
+    def attribute(self, cls: str, attr: str) -> "_Attribute | None":
+        """``self.attr`` in a method of ``cls``, when the module binds that attribute once: in
+        ``cls.__init__``, as ``self.attr = value`` (and never grows it in place, rebinds or deletes
+        it anywhere): a configuration the instance keeps, as a C struct's field set once. None when
+        the value is neither known nor a function of ``__init__``'s parameters."""
+        if self.code is None:
+            return None
+        if self._attributes is None:
+            self._attributes = _configuration_attributes(self.code, self.classes, _class_family(self._args[1]))
+        key = (cls, attr)
+        if key not in self._attributes:
+            return None
+        found = self._attributes[key]
+        if isinstance(found, _Attribute) or found is None:
+            return found
+        self._attributes[key] = None  # guards an __init__ whose store reads the attribute itself
+        code, offset = found
+        if code not in self._init_readers:  # one reader per __init__, whatever it binds
+            self._init_readers[code] = _FunctionReader(code, *self._args, module=self)
+        reader = self._init_readers[code]
+        value = _UNKNOWN
+        for start in sorted(reader.live):
+            instrs = reader.blocks[start].instrs
+            index = next((i for i, ins in enumerate(instrs) if ins.offset == offset), None)
+            if index is not None:
+                stack, _ = reader._simulate(start, index)
+                value = stack[-2] if len(stack) >= 2 else _UNKNOWN
+                break
+        init_symbols = set(reader.parameters) | {f"len({p})" for p in reader.parameters}
+        size = _length(value)
+        poly = value.poly if value.poly is not None and value.poly.symbols <= init_symbols else None
+        length = size[0] if size is not None and size[1] != "unknown" and size[0].symbols <= init_symbols else None
+        if poly is None and length is None:
+            return None
+        self._attributes[key] = _Attribute(cls, attr, reader.line_of.get(offset), poly, length)
+        return self._attributes[key]
+
+
+@dataclass(frozen=True)
+class _Attribute:
+    """An instance attribute bound once, in ``__init__`` (``self.degree = degree``): its value
+    or length there, over ``__init__``'s parameters (or constant)."""
+
+    cls: str
+    attr: str
+    line: int | None  # of the store in __init__
+    poly: Polynomial | None  # the value, when an integer
+    length: Polynomial | None  # the length, when a sized collection
+
+    @property
+    def symbol(self) -> str:
+        return f"{INSTANCE_ATTRIBUTE}{self.attr}"
+
+    def value(self) -> "_Val":
+        """What ``self.attr`` reads as: a constant where __init__ stores one, else a size symbol
+        that `ccls.readers.python_calls` gives __init__'s values at its call sites."""
+        note = (f"self.{self.attr} is bound once, in {self.cls}.__init__ (line {self.line})",)
+        poly = self.poly if self.poly is not None and self.poly.constant_value() is not None else None
+        length = self.length if self.length is not None and self.length.constant_value() is not None else None
+        if poly is not None or length is not None:
+            return _Val(poly=poly, length=length, notes=note)
+        symbol = self.symbol
+        return _Val(poly=Polynomial.symbol(symbol) if self.poly is not None else None,
+                    seq=symbol if self.length is not None else None)
+
+
+_LOCAL_LOADS = ("LOAD_FAST", "LOAD_DEREF", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW", "LOAD_FAST_LOAD_FAST",
+                "LOAD_FAST_BORROW_LOAD_FAST_BORROW")
+
+
+def _class_family(lines: list[str]) -> dict[str, frozenset[str]] | None:
+    """Each top-level class → the module's classes it derives from or that derive from it (an
+    instance of either may run the other's methods); None when the source does not parse."""
+    import ast
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    bases = {node.name: {b.id for b in node.bases if isinstance(b, ast.Name)}
+             for node in tree.body if isinstance(node, ast.ClassDef)}
+
+    def ancestors(name: str, seen: frozenset[str] = frozenset()) -> set[str]:
+        out: set[str] = set()
+        for base in bases.get(name, ()):
+            if base in bases and base not in seen:
+                out |= {base} | ancestors(base, seen | {name})
+        return out
+
+    up = {name: ancestors(name) for name in bases}
+    return {name: frozenset(up[name] | {other for other in bases if name in up[other]}) for name in bases}
+
+
+def _configuration_attributes(module: types.CodeType, classes: frozenset[str],
+                              family: dict[str, frozenset[str]] | None) -> dict:
+    """(class, attribute) → (``__init__``'s code, offset of its one store) for each attribute that
+    a class the module defines at its top level stores once, as ``self.attr = …`` in its
+    ``__init__``, where nothing else in the module may change it: no other store of that name
+    (except on ``self`` in a class unrelated by inheritance), no deletion, no growing or
+    shrinking in place (``x.attr.append``), no ``setattr``/``__dict__`` anywhere."""
+    stores: dict[str, list[tuple[types.CodeType, int, bool]]] = {}
+    changed: set[str] = set()
+    todo = [module]
+    while todo:
+        code = todo.pop()
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        instrs = _instructions(code)
+        this = code.co_varnames[0] if code.co_flags & CO_OPTIMIZED and code.co_argcount else None
+        for prev, ins in zip((None,) + instrs, instrs):
+            name = str(ins.argval)
+            if ins.opname == "STORE_ATTR":
+                on_self = prev is not None and prev.opname in _LOCAL_LOADS and _names(prev)[-1] == this
+                stores.setdefault(name, []).append((code, ins.offset, on_self))
+            elif ins.opname == "DELETE_ATTR":
+                changed.add(name)
+            elif ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and name in ("setattr", "delattr", "vars"):
+                return {}
+            elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name == "__dict__":
+                return {}
+            elif (prev is not None and prev.opname in ("LOAD_ATTR", "LOAD_METHOD")
+                  and ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in _RESIZING):
+                changed.add(str(prev.argval))
+    def owner(code: types.CodeType) -> str | None:  # the top-level class of a method
+        parts = getattr(code, "co_qualname", code.co_name).split(".")
+        return parts[0] if len(parts) == 2 and parts[0] in classes else None
+
+    out: dict = {}
+    for attr, where in stores.items():
+        if attr in changed or family is None:
+            continue
+        for code, offset, on_self in where:
+            cls = owner(code)
+            if not on_self or cls is None or code.co_name != "__init__":
+                continue
+            related = family.get(cls, frozenset()) | {cls}
+            others = [(c, s) for c, o, s in where if o != offset or c is not code]
+            if all(s and owner(c) is not None and owner(c) not in related for c, s in others):
+                out[(cls, attr)] = (code, offset)
+    return out
 
 
 _NO_MODULE = _ModuleInfo()
@@ -1466,6 +1754,8 @@ class ModuleRead:
     errors: list[AnalysisError]
     sites: dict[str, list[tuple[int | None, _Site]]] = field(default_factory=dict)  # caller → (line, call)
     module: _ModuleInfo | None = None
+    # function → the instance attributes it reads as sizes (``self.degree``), by symbol
+    attributes: dict[str, dict[str, "_Attribute"]] = field(default_factory=dict)
 
 
 def read_module_and_calls(text: str, file: str, default_trip_count: int = 100,
@@ -1484,11 +1774,13 @@ def read_module_and_calls(text: str, file: str, default_trip_count: int = 100,
     errors: list[AnalysisError] = []
     sites: dict[str, list[tuple[int | None, _Site]]] = {}
     info = _ModuleInfo(module, file, lines, default_trip_count, early_exit)
+    attributes: dict[str, dict[str, _Attribute]] = {}
     for code in _function_codes(module):
         try:
-            functions.append(_read_function(code, file, lines, default_trip_count, early_exit, info, sites))
+            functions.append(_read_function(code, file, lines, default_trip_count, early_exit, info, sites,
+                                            attributes))
         except Exception as e:  # noqa: BLE001 — a reader bug must not take the editor down
             errors.append(AnalysisError(file, code.co_firstlineno,
                                         f"internal error reading bytecode of {code.co_qualname}: "
                                         f"{type(e).__name__}: {e}"))
-    return ModuleRead(functions, errors, sites, info)
+    return ModuleRead(functions, errors, sites, info, attributes)

@@ -13,6 +13,9 @@ module-level function or class; a nested function of the caller; ``self.m`` in a
 method of the caller's class, else the module's only method of that name); ``obj.m`` (the
 module's only method of that name). A call that could reach several of the module's functions
 is left out; so are calls through ``*args``/``**kwargs`` and 3.13's keyword calls.
+
+An instance attribute that ``__init__`` binds once from its parameters (``self.degree = degree``)
+is a size of the methods that read it: a record from ``__init__`` to each passes the value.
 """
 from __future__ import annotations
 
@@ -22,8 +25,8 @@ from fractions import Fraction
 
 from ccls.model import CallSite
 from ccls.polynomial import Polynomial
-from ccls.readers.call_sites import Expr, ModuleCalls
-from ccls.readers.python_bytecode import ModuleRead, _length, _Site, _Val
+from ccls.readers.call_sites import NOT_PASSED, Expr, ModuleCalls
+from ccls.readers.python_bytecode import ModuleRead, _length, _Site, _Val, named_difference
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
     parameters = {f.name: tuple(f.parameters) + tuple(length_parameter(p) for p in f.parameters)
                   for f in read.functions}
     own = {f.name: list(f.parameters) for f in read.functions}
+    attribute_sites = _attribute_sites(read, parameters, own)
     defs = _definitions(text, read)
     methods: dict[str, list[str]] = {}
     for d in defs.values():
@@ -68,7 +72,49 @@ def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
             if args is not None and any(a is not None for a in args):
                 sites.append(CallSite(caller, callee, line, args))
     # Only this module's calls reach its functions: never a C call to a function of that name.
-    return ModuleCalls(file, parameters, tuple(sites), internal=frozenset(parameters))
+    return ModuleCalls(file, parameters, tuple(sites + attribute_sites), internal=frozenset(parameters))
+
+
+def _attribute_sites(read: ModuleRead, parameters: dict[str, tuple[str, ...]],
+                     own: dict[str, list[str]]) -> list[CallSite]:
+    """An attribute bound once, in ``__init__`` (``self.degree = degree``), is a size of each method
+    that reads it (``self.degree``, ``len(self.knots)``), set where the instance is made: a record
+    from ``__init__`` to the method, passing the value it stores, so that `ccls.sizes` follows the
+    calls that create instances (``Spline(points, 3, knots)``) into it. Adds those symbols to the
+    methods' parameters."""
+    out: list[CallSite] = []
+    trips = {f.name: {s for loop in f.loops.values() for s in loop.trip_count.iterations.symbols}
+             for f in read.functions}
+    for function, reads in read.attributes.items():
+        if function not in parameters:
+            continue
+        cls = next(iter(reads.values())).cls
+        init = f"{cls}.__init__"
+        if init not in own:
+            continue
+        known = set(own[init]) | {length_parameter(p) for p in own[init]}
+        given: dict[str, tuple[Polynomial, int | None]] = {}  # size symbol → its value in __init__, line
+        for symbol, attribute in sorted(reads.items()):
+            for name, value in ((symbol, attribute.poly), (length_parameter(symbol), attribute.length)):
+                if value is not None:
+                    given[name] = (value, attribute.line)
+        # A range between two of them (`range(self.degree - 1, len(self.knots) - self.degree)`)
+        # is one size of its own, as many items as the difference of what __init__ stores.
+        for name in sorted(trips.get(function, ())):
+            difference = named_difference(name)
+            if difference is not None and difference.symbols and difference.symbols <= set(given):
+                value = difference
+                for symbol in difference.symbols:
+                    value = value.substitute(symbol, given[symbol][0])
+                given[name] = (value, min((given[s][1] or 0 for s in difference.symbols), default=None) or None)
+        for name, (value, line) in given.items():
+            expr = _expr(value, known)
+            if expr is None:
+                continue
+            parameters[function] += (name,)
+            args = (NOT_PASSED,) * (len(parameters[function]) - 1) + (expr,)
+            out.append(CallSite(init, function, line, args))
+    return out
 
 
 def _resolve(caller: str, caller_def: _Def | None, caller_params: list[str], site: _Site,

@@ -26,6 +26,7 @@ _VALUE = re.compile(r"^  (?P<name>%[-\w.$\"]+) = ")
 _OR_CONSTANT = re.compile(r"= or (?:disjoint )?i\d+ (?P<operand>%[-\w.$\"]+), (?P<constant>\d+)$")
 _VALUE_SCEV = re.compile(r"^  -->  (?P<expr>.+?)(?:\s+U: .*)?$")
 _UNSIGNED_RANGE = re.compile(r"\sU: \[(?P<lo>-?\d+),(?P<hi>-?\d+)\)")
+_SIGNED_RANGE = re.compile(r"\sS: \[(?P<lo>-?\d+),(?P<hi>-?\d+)\)")
 SMALL_RANGE = 64  # an opaque value known to lie in fewer values than this is taken as its midpoint
 _BLOCK = re.compile(r"%(\"[^\"]+\"|[-\w.$]+)(<[^,]*>)*")
 _BPI_FOR = re.compile(r"^Printing analysis 'Branch Probability Analysis' for function '(?P<fn>.+)':$")
@@ -59,9 +60,24 @@ class FunctionAnalyses:
     # "%x" → [lo, hi) for values ScalarEvolution cannot express but bounds to a few values (a
     # vector loop's remainder chosen by a select: `select %c, 4, %n.mod.vf` lies in [0, 8)).
     small_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # "%x" → the largest value ScalarEvolution's unsigned range allows it (`lshr i8 %s, 4`: 15),
+    # where that range does not wrap.
+    value_maxima: dict[str, int] = field(default_factory=dict)
     # (from block, to block) → LLVM's static branch probability (BranchProbabilityInfo: the
     # loop, pointer, call, comparison and __builtin_expect heuristics), where it printed one.
     edge_probabilities: dict[tuple[str, str], Fraction] = field(default_factory=dict)
+
+
+def _range_maximum(printed: str) -> int | None:
+    """The largest value a printed value's ranges allow, where one does not wrap: its unsigned
+    range `U: [0,16)`, or its signed range `S: [-3,16)` (a size is never below zero)."""
+    most = None
+    for pattern in (_UNSIGNED_RANGE, _SIGNED_RANGE):
+        if (bounds := pattern.search(printed)) is not None:
+            lo, hi = int(bounds["lo"]), int(bounds["hi"])
+            if lo < hi and (pattern is _SIGNED_RANGE or lo >= 0):
+                most = hi - 1 if most is None else min(most, hi - 1)
+    return most
 
 
 def _strip_quotes(name: str) -> str:
@@ -126,10 +142,12 @@ def parse_opt_output(text: str) -> dict[str, FunctionAnalyses]:
             elif pending_value and (m := _VALUE_SCEV.match(raw)):
                 expr = m["expr"].split("\t")[0].strip()
                 current.value_scevs[pending_value] = expr
+                if (most := _range_maximum(raw)) is not None:
+                    current.value_maxima[pending_value] = most
                 bounds = _UNSIGNED_RANGE.search(raw)
-                if bounds and _strip_quotes(expr[1:]) == pending_value and expr.startswith("%"):
+                if bounds:
                     lo, hi = int(bounds["lo"]), int(bounds["hi"])
-                    if 0 <= lo < hi <= lo + SMALL_RANGE:
+                    if _strip_quotes(expr[1:]) == pending_value and expr.startswith("%") and 0 <= lo < hi <= lo + SMALL_RANGE:
                         current.small_ranges[pending_value] = (lo, hi)
                 pending_value = None
         elif mode == "counts":

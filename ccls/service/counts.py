@@ -203,9 +203,13 @@ class Analyzer:
         if snapshot.functions is None:
             return [cache_key("file/1", context, text_digest(snapshot.data), size_values(sizes))]
         functions, graph = snapshot.functions, snapshot.graph
+        # Whether a static callee has other callers decides whether the build inlines it.
+        shared = (units.shared_statics(snapshot.data, functions, graph, snapshot.language)
+                  if graph and language_named(snapshot.language).emits_every_function else set())
         keys = []
         for i, fn in enumerate(functions):
-            deps = tuple(sorted(functions[j].text_hash for j in units.closure(graph, [i]) if j != i))
+            deps = tuple(sorted(functions[j].text_hash + ("/shared" if j in shared else "")
+                                for j in units.closure(graph, [i]) if j != i))
             # An edit changes one function's key: the others are looked up, not re-digested.
             parts = (context, fn.text_hash, deps, size_values({fn.qualified_name: sizes.get(fn.qualified_name, {})}))
             key = self._function_keys.get(parts)

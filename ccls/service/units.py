@@ -126,21 +126,46 @@ def _internal(data: bytes, fn: FunctionSpan, language: str) -> bool:
 def units_to_compile(data: bytes, functions: Sequence[FunctionSpan], missing: Iterable[int],
                      language: str, graph: dict[int, set[int]] | None = None) -> set[int]:
     """Functions whose bodies a compile of `missing` needs: the missing ones and the same-file
-    callees they may inline (transitively). The C/C++ front end emits every function and makes
-    it external before optimising, so a function's code does not depend on its callers; for
+    callees they may inline (transitively). The C/C++ front end emits every function and keeps
+    it external beside the static copy the build inlines (`frontends.as_built`), so a
+    function's own code does not depend on its callers; but whether a static callee is inlined
+    depends on whether it has other callers (clang inlines a static function's last call
+    whatever its size), so a static callee that other functions call keeps one of them. For
     other compilers (nvcc) the direct callers of internal/inline missing functions are kept
     too, so that those are emitted and optimised as in the whole file."""
     graph = callees(data, functions) if graph is None else graph
+    callers = _callers(graph)
     roots = set(missing)
     if not language_named(language).emits_every_function:
-        callers: dict[int, set[int]] = {}
-        for caller, called in graph.items():
-            for callee in called:
-                callers.setdefault(callee, set()).add(caller)
         for i in list(roots):
             if _internal(data, functions[i], language):
                 roots |= callers.get(i, set())
-    return closure(graph, roots)
+        return closure(graph, roots)
+    keep = closure(graph, roots)
+    shared = shared_statics(data, functions, graph, language, callers)
+    while True:
+        lone = [i for i in sorted(keep & shared) if len(callers[i] & keep) < 2]
+        if not lone:
+            return keep
+        for i in lone:
+            other = min(callers[i] - keep, key=lambda j: (functions[j].end_byte - functions[j].start_byte, j))
+            keep |= closure(graph, [other])
+
+
+def _callers(graph: dict[int, set[int]]) -> dict[int, set[int]]:
+    callers: dict[int, set[int]] = {}
+    for caller, called in graph.items():
+        for callee in called:
+            callers.setdefault(callee, set()).add(caller)
+    return callers
+
+
+def shared_statics(data: bytes, functions: Sequence[FunctionSpan], graph: dict[int, set[int]], language: str,
+                   callers: dict[int, set[int]] | None = None) -> set[int]:
+    """Internal functions that two or more functions of the file call: the build inlines
+    them by its size threshold, not as a static function's only call."""
+    callers = _callers(graph) if callers is None else callers
+    return {i for i, named_by in callers.items() if len(named_by) >= 2 and _internal(data, functions[i], language)}
 
 
 def _declaration_form(data: bytes, fn: FunctionSpan, language: str) -> bytes | None:

@@ -163,3 +163,28 @@ async def test_cpp_members_reduce_without_fallback(workspace, cache_dir):
         assert doc["compiledFunctions"] == ["area"] and doc["reduced"] is True and doc["fallback"] is None
         assert not published.diagnostics or all(d.code != "compile-error" for d in published.diagnostics)
         assert 12 in labels_by_line(await hints(client, uri))
+
+
+async def test_a_static_callee_shared_by_two_callers_stays_out_of_line_after_an_edit(workspace, cache_dir):
+    # Too large to inline where it has two callers; a reduced unit holding `a` alone would give
+    # it one caller, and clang inlines a static function's only call whatever its size.
+    body = " ".join(f"if (p[i] > s) s ^= p[(i * {k}) % n] * {k} + (s >> {k % 5 + 1}) - m;" for k in range(3, 13))
+    text = "\n".join([
+        f"static long big(const long *p, long n, long m) {{ long s = 0; for (long i = 0; i < n; i++) {{ {body} }} return s; }}",
+        "long a(const long *p, long n) { return big(p, n, 3) + 1; }",
+        "long b(const long *p, long n) { return big(p, n, 5) * 2; }",
+        "long c(long n) { return n - 1; }",
+        "",
+    ])
+    path = workspace / "shared.c"
+    path.write_text(text)
+    async with running_server(workspace, cache_dir, vscode_capabilities()) as client:
+        uri = open_doc(client, path)
+        await wait_published(client, uri, 1)
+        whole = labels_by_line(await hints(client, uri))
+        col = text.split("\n")[1].index("+ 1")
+        change(client, uri, 2, (1, col), (1, col + 3), "+ 2")
+        await wait_published(client, uri, 2)
+        doc = (await stats(client))["documents"][uri]
+        assert doc["reduced"] is True and sorted(doc["compiledFunctions"]) == ["a", "b", "big"]
+        assert labels_by_line(await hints(client, uri))[1] == whole[1]  # still a call, as in the whole file

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 _DILOCATION = re.compile(r"^!(\d+) = (?:distinct )?!DILocation\(line: (\d+)(?:[^\n]*?inlinedAt: !(\d+))?", re.M)
@@ -46,6 +46,17 @@ def _source_lines(ir: str) -> dict[str, int]:
     return lines
 
 
+_SCOPED_LOCATION = re.compile(r"^!(\d+) = (?:distinct )?!DILocation\([^\n]*?scope: !(\d+)[^\n]*?inlinedAt: !\d+", re.M)
+
+
+def _inlined_from(ir: str) -> dict[str, str]:
+    """Debug location id → the name of the function its code was inlined from (its scope's
+    subprogram), for code inlined into another function."""
+    names = {m.group(1): name.group(1) for m in _DISUBPROGRAM.finditer(ir)
+             if (name := re.search(r'name: "([^"]*)"', m["body"]))}
+    return {m.group(1): names[m.group(2)] for m in _SCOPED_LOCATION.finditer(ir) if m.group(2) in names}
+
+
 _IR_NAME = re.compile(r'(loop )?%("[^"]+"|[-\w.$]+)')
 
 
@@ -59,6 +70,7 @@ class _Speech:
     value_lines: dict[str, int]
     loaded: set[str]
     parameters: set[str]
+    loop_origins: dict[str, str] = field(default_factory=dict)  # header → the function it was inlined from
 
     def text(self, note: str) -> str:
         return _IR_NAME.sub(self._say, note)
@@ -68,7 +80,8 @@ class _Speech:
         while name.endswith(".") and not self._known(name):  # a sentence's full stop
             name, trail = name[:-1], trail + "."
         if name in self.loop_lines:
-            return f"{'loop' if loop else 'the loop'} at line {self.loop_lines[name]}{trail}"
+            origin = f" (in {self.loop_origins[name]}, inlined)" if name in self.loop_origins else ""
+            return f"{'loop' if loop else 'the loop'} at line {self.loop_lines[name]}{origin}{trail}"
         if name in self.parameters:
             return f"{loop}{name}{trail}"
         if name in self.value_lines:

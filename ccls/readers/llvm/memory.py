@@ -19,23 +19,48 @@ from ccls.readers.scev import (BudgetExhausted, FunctionAnalyses, GLOBAL_BASE, N
                                to_polynomial)
 
 
+class DataConditions:
+    """Whether a branch's condition is computed, within its loop, from a value loaded there:
+    asked of each branch twice (its misprediction, its sides' shares), walked once. Past the
+    reading budget: False (not known to follow the data)."""
+
+    def __init__(self, analyses: FunctionAnalyses, definitions: dict, loop_defined: dict[str, str | None],
+                 loaded: set[str], budget: ReadingBudget):
+        self.analyses, self.definitions, self.loaded, self.budget = analyses, definitions, loaded, budget
+        self._loop_defined = loop_defined
+        self._known: dict[tuple[str, str], bool] = {}
+
+    def loaded_in_loop(self, condition: str, loop_id: str) -> bool:
+        key = (condition, loop_id)
+        if key not in self._known:
+            self._known[key] = _computed_from(
+                condition, self.definitions, lambda name, _: name in self.loaded,
+                inside=lambda name: _inside(self._loop_defined.get(name), loop_id, self.analyses),
+                through_phis=False, budget=self.budget)
+        return self._known[key]
+
+
 def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict, block_loop: dict[str, str],
-                         analyses: FunctionAnalyses, definitions: dict, loop_defined: dict[str, str | None],
-                         loaded: set[str], budget: ReadingBudget, assumptions: list[str]) -> dict[str, Fraction]:
+                         conditions: DataConditions, assumptions: list[str]) -> dict[str, Fraction]:
     """Sets each block's share of its loop's iterations where a branch on loaded data decides
     whether it runs (`readers.block_frequency`, with LLVM's static branch probabilities); each
     loop's entries per iteration of its parent, the same way. A function without loops runs
     one path through its blocks per call: its branches on what it reads or is told by a call
     take their shares (a state machine's `if`s and `switch`es on its state exclude each other;
     summing every block would run them all); those on its parameters stay sizes (`n > 0`)."""
+    analyses = conditions.analyses
     if not analyses.loops:
         data = {name for name, terminator in terminators.items()
                 if terminator.opcode in ("br", "switch") and len(terminator.operands) >= 3
-                and _read_or_returned(terminator.operands[0].name, definitions, loaded)}
+                and _read_or_returned(terminator.operands[0].name, conditions.definitions, conditions.loaded)}
     else:
+        # A conditional branch or switch in a loop whose condition is computed from a value
+        # loaded in that loop: the share of iterations on each side follows the data (outside
+        # loops, what is loaded is sizes and state more than data).
         data = {name for name, terminator in terminators.items()
-                if _decides_on_loaded_data(terminator, block_loop.get(name), analyses, definitions, loop_defined,
-                                           loaded, budget)}
+                if block_loop.get(name) is not None and terminator.opcode in ("br", "switch")
+                and len(terminator.operands) >= 3
+                and conditions.loaded_in_loop(terminator.operands[0].name, block_loop[name])}
     if not data:
         return {}
     shares, entries = block_frequencies([name for name, _ in body], {b: _successors(t) for b, t in terminators.items()},
@@ -52,38 +77,17 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
     return entries
 
 
-def _branches_on_loaded_data(instr, loop_id: str | None, block_loop: dict[str, str], analyses: FunctionAnalyses,
-                             definitions: dict, loop_defined: dict[str, str | None], loaded: set[str],
-                             budget: ReadingBudget) -> bool:
+def _branches_on_loaded_data(instr, loop_id: str | None, block_loop: dict[str, str], conditions: DataConditions) -> bool:
     """A conditional branch inside a loop, both of whose targets stay in that loop, deciding on a
     value loaded in the loop (``if (a[i] > t)``): its direction follows the data, so the
-    predictor may miss. Loop exits are excluded: they go one way until the last iteration.
-    Past the budget: False (not known to follow the data)."""
+    predictor may miss. Loop exits are excluded: they go one way until the last iteration."""
     operands = instr.operands
-    if loop_id is None or len(operands) != 3 or budget.exhausted:
+    if loop_id is None or len(operands) != 3 or conditions.budget.exhausted:
         return False
     targets = [op.name for op in operands[1:]]
-    if not all(_inside(block_loop.get(t), loop_id, analyses) for t in targets):
+    if not all(_inside(block_loop.get(t), loop_id, conditions.analyses) for t in targets):
         return False
-    return _loaded_in_loop(operands[0].name, loop_id, analyses, definitions, loop_defined, loaded, budget)
-
-
-def _decides_on_loaded_data(terminator, loop_id: str | None, analyses: FunctionAnalyses, definitions: dict,
-                            loop_defined: dict[str, str | None], loaded: set[str], budget: ReadingBudget) -> bool:
-    """A conditional branch or switch in a loop whose condition is computed from a value loaded
-    in that loop: the share of iterations on each side follows the data."""
-    if loop_id is None or terminator.opcode not in ("br", "switch") or len(terminator.operands) < 3:
-        return False  # outside loops, what is loaded is sizes and state more than data
-    return _loaded_in_loop(terminator.operands[0].name, loop_id, analyses, definitions, loop_defined, loaded, budget)
-
-
-def _loaded_in_loop(condition: str, loop_id: str, analyses: FunctionAnalyses, definitions: dict,
-                    loop_defined: dict[str, str | None], loaded: set[str], budget: ReadingBudget) -> bool:
-    """Whether `condition` is computed, within the loop, from a value loaded there. Past the
-    budget: False (not known to follow the data)."""
-    return _computed_from(condition, definitions, lambda name, _: name in loaded,
-                          inside=lambda name: _inside(loop_defined.get(name), loop_id, analyses),
-                          through_phis=False, budget=budget)
+    return conditions.loaded_in_loop(operands[0].name, loop_id)
 
 
 def _read_or_returned(condition: str, definitions: dict, loaded: set[str]) -> bool:

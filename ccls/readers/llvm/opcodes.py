@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ccls.readers.llvm.text import Operand
+from ccls.readers.llvm.text import Operand, original_name
 
 
 _SIMPLE_OPCODES = {
@@ -68,7 +68,7 @@ def _callee_name(instr_text: str) -> str | None:
     m = re.search(r"(?:call|invoke)\b[^@%]*?(?:@(\"[^\"]+\"|[-\w.$]+)|%[-\w.$\"]+)\(", instr_text)
     if not m or m.group(1) is None:
         return None
-    return m.group(1).strip('"')
+    return original_name(m.group(1).strip('"'))
 
 
 def classify(opcode: str, text: str, type_text: str) -> tuple[str | None, str | None]:

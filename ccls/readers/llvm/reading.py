@@ -25,6 +25,8 @@ class _Reading:
     instructions: dict[str, list] = field(default_factory=dict)  # block → its instructions
     parameters: list[str] = field(default_factory=list)  # the function's arguments
     data_symbols: set[str] = field(default_factory=set)  # sizes named after data (`a->count`, `strlen(s)`)
+    # A C variable a count was read in → the IR values the count took under its name.
+    counted_values: dict[str, set[str]] = field(default_factory=dict)
     merged_counters: dict = field(default_factory=dict)  # loop header → `trips._merged_counter`'s finding
 
 

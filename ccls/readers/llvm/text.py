@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 
 # An LLVM value or block name as printed: quoted (any characters) or bare.
 VALUE_NAME = r'(?:"[^"]*"|[-\w.$]+)'
+# The copy of a static function the front end leaves to the optimiser (`frontends.as_built`);
+# the optimiser may rename it further (`.constprop.0`).
+TWIN_SUFFIX = ".ccls.as.built"
 _RESULT = re.compile(rf"%({VALUE_NAME}) = ")
 _DBG = re.compile(r"!dbg !(\d+)")
 _LABEL = re.compile(rf"^({VALUE_NAME}):(?:\s*; preds = (.*))?$")
@@ -126,6 +129,20 @@ class IRModule:
     global_variables: set[str]  # names of the module's global variables (not functions or aliases)
     numbered_globals: dict[str, str]  # `@0` → its definition's text (a nameless global's text, as LLVM's)
     named_types: dict[str, str]  # `%struct.S` → its body `{ i32, ptr }`
+
+
+# The copies LLVM's interprocedural passes make of a function for some of its callers: a
+# specialisation for a constant argument, a promoted or split argument list.
+_CLONE_SUFFIX = re.compile(r"\.(?:specialized|constprop|isra|argprom)\.\d+")
+
+
+def original_name(name: str) -> str:
+    """The function a name stands for: itself, or the function an as-built twin or an LLVM
+    copy for some callers (`WikiSort.specialized.1`) was made from."""
+    at = name.find(TWIN_SUFFIX)
+    name = name if at < 0 else name[:at]
+    clone = _CLONE_SUFFIX.search(name)
+    return name if clone is None else name[:clone.start()]
 
 
 def read_module(text: str) -> IRModule:

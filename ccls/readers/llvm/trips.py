@@ -262,7 +262,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         if bound is not None and (most := _at_most_at_zero_sizes(bound, record.header, assumptions)) is not None:
             bound = most
         limit = bound.constant_value() if bound is not None else None
-        if bound is not None and (limit is None or 0 < limit < 1 << 20):
+        if bound is not None and (limit is None or 0 < limit < 1 << 20 and not _only_a_types_range(limit)):
             if failing := _leaves_early_only_to_fail(record, terminators, reading):
                 assumptions.append(f"loop %{record.header}: its other exits {failing}: taken as not taken, so it "
                                    f"runs to its bound {spoken(bound)}")
@@ -273,7 +273,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     most = record.constant_max_backedge_taken
     if most is not None and most < 1 << 20:
         bound = most + 1
-        if not _range_of_run_time_values(bound_text):
+        if not _range_of_run_time_values(bound_text) and not _only_a_types_range(bound):
             assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); using its maximum {bound}")
             return TripCount("bounded", Polynomial.constant(bound), text)
         if bound <= default_trip_count:  # a worst case below what a loop without one is assumed to run
@@ -298,6 +298,8 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         value_of, named, notes = read
         iterations = counted(value_of)
         symbols = iterations.symbols & set(named.values())
+        for value, variable in named.items():
+            reading.counted_values.setdefault(variable, set()).add(value)
         if derived is not None:
             assumptions.append(f"loop %{record.header}: {derived.note}")
         assumptions.extend(f"loop %{record.header}: {note}" for note in notes)
@@ -321,6 +323,8 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         value_of, named, notes = read
         bound = value_of + 1
         symbols = bound.symbols & set(named.values())
+        for value, variable in named.items():
+            reading.counted_values.setdefault(variable, set()).add(value)
         assumptions.extend(f"loop %{record.header}: {note}" for note in notes)
         reading.data_symbols.update(symbols)
         trip, how = early_exit_trip(bound, early_exit, unread_bound, spoken)
@@ -599,6 +603,13 @@ def _at_most_at_zero_sizes(count: Polynomial, header: str, assumptions: list[str
                        f"{'s' if len(symbols) == 1 else ''} (a count up to a constant; none once past it): "
                        f"taken as at most {most}, its value at {' = '.join(symbols)} = 0")
     return most
+
+
+def _only_a_types_range(trips: int | Fraction) -> bool:
+    """Whether a data-dependent loop's constant maximum count, 2^k − 1 (127, 255, 32767,
+    65535, …), is only how far a counter compared with a run-time value of a k-bit type can go
+    (`y < w` for a loaded unsigned char w: 255): the type's worst case, not the loop's."""
+    return trips >= 127 and int(trips) == trips and (int(trips) + 1) & int(trips) == 0
 
 
 def _range_of_run_time_values(symbolic_max: str) -> bool:

@@ -1,0 +1,91 @@
+"""A narrow integer's range is a bound, never a count: a loop compared with a loaded `unsigned
+char` is not taken to run 255 times (nor its mean, 128), and a size named after one is
+evaluated at no more than its type holds (real clang, inline C)."""
+import shutil
+
+import pytest
+
+from ccls.engine import count_source
+from ccls.frontends import SourceFile
+from ccls.options import AnalysisOptions
+from ccls.readers.llvm.trips import _only_a_types_range
+
+pytestmark = pytest.mark.skipif(shutil.which("clang-19") is None and shutil.which("clang") is None,
+                                reason="clang-19 is not installed (apt-get install clang-19)")
+
+# `p` may point at `w`, so `w` is read again at each iteration; ScalarEvolution's only bound is
+# what an unsigned char allows (254 back edges).
+RELOADED = """\
+extern unsigned char w;
+extern unsigned short h;
+void clear(unsigned char *p) {
+  for (unsigned char y = 0; y < w; y++)
+    p[y] = 0;
+}
+void clear16(unsigned short *p) {
+  for (unsigned short y = 0; y < h; y++)
+    p[y] = 0;
+}
+"""
+
+
+def _counted(code: str, **options):
+    counted = count_source(SourceFile("/tmp/ccls-test/ranges.c", code), AnalysisOptions(**options))
+    assert counted.errors == []
+    return {f.name: f for f in counted.functions}
+
+
+def test_a_bound_read_again_each_iteration_is_named_not_its_types_range():
+    clear = _counted(RELOADED)["clear"]
+    [loop] = clear.loops
+    assert loop.trip_count.kind == "data" and loop.trip_count.iterations.format() == "w"
+    assert not any("successful search" in note for note in clear.assumptions)
+
+
+def test_a_size_named_after_an_8_bit_value_is_evaluated_at_most_at_255():
+    functions = _counted(RELOADED)
+    clear, clear16 = functions["clear"], functions["clear16"]
+    assert clear.inferred_sizes == {"w": 255.0}
+    assert any(note.startswith("w = 255, the most it can be: its type holds no more") for note in clear.size_notes)
+    stores = sum(poly.evaluate(clear.inferred_sizes) for cls, poly in clear.counts.items() if cls.startswith("store"))
+    assert stores == pytest.approx(255, rel=0.05)
+    # 16 bits hold 65535, more than the default: the default stands.
+    assert "h" not in clear16.inferred_sizes and clear16.loops[0].trip_count.iterations.format() == "h"
+    # A value the user gives wins, and a default below the ceiling needs none.
+    assert _counted(RELOADED, parameter_values=(("w", 40.0),))["clear"].inferred_sizes == {}
+    assert _counted(RELOADED, default_parameter_value=100.0)["clear"].inferred_sizes == {}
+
+
+@pytest.mark.parametrize("trips,only_a_range", [(127, True), (255, True), (65535, True), (256, False),
+                                                  (100, False), (63, False), (254, False)])
+def test_only_counts_of_2_to_the_k_minus_1_from_127_up_are_a_types_range(trips, only_a_range):
+    assert _only_a_types_range(trips) is only_a_range
+
+
+def test_a_count_in_a_variable_scalar_evolution_bounds_is_evaluated_at_most_at_that_bound():
+    # r = byte >> 4 lies in [0, 16): LLVM's ScalarEvolution prints that range, and the count,
+    # named after `r`, is evaluated at 15, not the default 1000.
+    zeros = _counted("""\
+int zeros(const unsigned char *p, int n, short *out) {
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    unsigned r = p[i] >> 4;
+    while (r) {
+      out[k++ & 63] = 0;
+      r--;
+    }
+  }
+  return k;
+}
+""")["zeros"]
+    assert "r" in {s for loop in zeros.loops for s in loop.trip_count.iterations.symbols}
+    assert zeros.inferred_sizes == {"r": 15.0}
+    assert any(note.startswith("r = 15, the most it can be: LLVM's value range") for note in zeros.size_notes)
+
+
+def test_printed_ranges_give_the_largest_value_where_they_do_not_wrap():
+    from ccls.readers.scev import _range_maximum
+    assert _range_maximum("  -->  %x U: [0,16) S: [0,16)") == 15
+    assert _range_maximum("  -->  %r.unr U: [-3,16) S: [-3,16)") == 15  # unsigned wraps, signed does not
+    assert _range_maximum("  -->  %y U: full-set S: full-set") is None
+    assert _range_maximum("  -->  %z U: [4,-3) S: [-9223372036854775808,9223372036854775805)") == 9223372036854775804
