@@ -58,15 +58,19 @@ class Progress:
     def compiled(self, done: int, total: int) -> None: ...
 
 
-def count_program(sources: Sequence[SourceFile], options: AnalysisOptions, tables: Tables,
-                  cache: CountCache | None = None, jobs: int = 1, progress: Progress | None = None,
-                  executor: str | None = None) -> list[CountedFile]:
-    """Count `sources` as one program, one `CountedFile` per source in their order. The per-file
-    work runs on `jobs` processes, or on the Dask cluster `executor` names (`ccls.service.executors`;
-    raises its `ExecutorError` when that cannot be used); the results do not depend on where."""
-    progress = progress or Progress()
-    store = TableStore(tables=tables)
-    analyzer = Analyzer(cache or CountCache(None), store)
+@dataclass
+class Program:
+    """Step 1 before any compile: each file's cache context and, where the cache has them, its
+    call sites (`prepare_program`); `count_program` goes on from here."""
+    sources: Sequence[SourceFile]
+    options: AnalysisOptions
+    entries: list[_Entry]
+
+
+def prepare_program(sources: Sequence[SourceFile], options: AnalysisOptions, tables: Tables,
+                    cache: CountCache | None) -> Program:
+    """Each file's context key and its cached call sites (nothing is compiled)."""
+    analyzer = Analyzer(cache or CountCache(None), TableStore(tables=tables))
     # Without a cache nothing is keyed: no context (and no tool versions, no engine digest) to compute.
     entries = [_Entry(source, _context(analyzer, source, options) if cache is not None else None)
                for source in sources]
@@ -76,6 +80,39 @@ def count_program(sources: Sequence[SourceFile], options: AnalysisOptions, table
                 found = cache.get_json(_calls_key(entry))
                 if found is not None:
                     entry.calls, entry.calls_known = _calls_from_json(found), True
+    return Program(sources, options, entries)
+
+
+def counts_keys(program: Program) -> list[str] | None:
+    """Every file's counts key, where every file is cacheable and its call sites are cached (an
+    unchanged re-run); else None. The keys hold everything the counts depend on, the sizes
+    inferred over the whole program included."""
+    if not program.entries or any(entry.context is None or not entry.calls_known for entry in program.entries):
+        return None
+    sizes = infer_sizes([entry.calls for entry in program.entries if entry.calls is not None])
+    return [_counts_key(entry, _file_sizes(sizes, entry.source.path)) for entry in program.entries]
+
+
+def report_key(keys: Sequence[str], *parts: Any) -> str:
+    """The key of a whole printed report of a program whose files have the counts `keys`:
+    with `parts` (what else the report depends on: settings, format, table version, paths), and
+    the source of every module that costs, scores and prints it (`digest.report_digest`)."""
+    from ccls.service.digest import report_digest
+
+    return cache_key("batch-report/1", report_digest(), list(keys), parts)
+
+
+def count_program(sources: Sequence[SourceFile], options: AnalysisOptions, tables: Tables,
+                  cache: CountCache | None = None, jobs: int = 1, progress: Progress | None = None,
+                  executor: str | None = None, program: Program | None = None) -> list[CountedFile]:
+    """Count `sources` as one program, one `CountedFile` per source in their order. The per-file
+    work runs on `jobs` processes, or on the Dask cluster `executor` names (`ccls.service.executors`;
+    raises its `ExecutorError` when that cannot be used); the results do not depend on where.
+    `program`: `prepare_program`'s result for the same sources, options and cache, if made."""
+    progress = progress or Progress()
+    if program is None or program.sources is not sources or program.options is not options:
+        program = prepare_program(sources, options, tables, cache)
+    entries = program.entries
     results: list[CountedFile | None] = [None] * len(entries)
     if executor is None:  # no more worker processes than files; one file is done here, not in a pool
         jobs = min(jobs, len(entries))
