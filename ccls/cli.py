@@ -237,14 +237,14 @@ def run_analyze(args: argparse.Namespace) -> int:
     cache = _count_cache(args)
     try:
         # An unchanged re-run prints the report the last run printed: it is keyed by every
-        # file's counts key and everything else the report depends on (`_report_key`).
+        # file's context key and everything else the report depends on (`_report_key`).
         program, key = None, None
         if cache is not None and sources:
             from ccls.service.batch import prepare_program
 
             program = prepare_program(sources, options, tables, cache)
             key = _report_key(args, program, tables, options, settings, errors)
-            found = cache.get_json(key[0]) if key is not None else None
+            found = cache.get_json(key) if key is not None else None
             if isinstance(found, dict) and isinstance(found.get("report"), str):
                 print(found["report"])
                 return EXIT_OK
@@ -269,7 +269,7 @@ def run_analyze(args: argparse.Namespace) -> int:
             text = analysis_table(reports, errors, settings, args.arch)
         print(text)
         if program is not None and not errors:
-            _keep_report(cache, _report_key(args, program, tables, options, settings, errors), text)
+            _keep_report(cache, program, key, text)
     finally:
         if cache is not None:
             cache.close()
@@ -289,32 +289,36 @@ def _count_cache(args: argparse.Namespace):
     return cache
 
 
-def _report_key(args: argparse.Namespace, program, tables, options, settings,
-                errors) -> tuple[str, list[str]] | None:
-    """The key of the whole printed report and the files' counts keys, where it can have one: every file cacheable with its
-    call sites cached, no file in error, no repository clone (a temporary checkout). It holds
-    every file's counts key (text, flags, compiler, headers, counting options, the sizes each
-    function receives, the counting code), the settings, options, format and table version, the
-    paths as given and the working directory (reports name paths relative to it), and the source
-    of every module the command line reaches."""
+def _report_key(args: argparse.Namespace, program, tables, options, settings, errors) -> str | None:
+    """The key of the whole printed report, where it can have one: every file cacheable, no file
+    in error, no repository clone (a temporary checkout). It holds every file's context key
+    (text, flags, compiler, headers, counting options, the counting code: with the call sites
+    cached under them, they fix every count), the settings, options, format and table version,
+    the paths as given and the working directory (reports name paths relative to it), and the
+    source of every module the command line reaches."""
     from dataclasses import asdict
 
-    from ccls.service.batch import counts_keys, report_key
+    from ccls.service.batch import file_keys, report_key
 
     if errors or vars(args).get("checkouts"):
         return None
-    keys = counts_keys(program)
+    keys = file_keys(program)
     if keys is None:
         return None
     return report_key(keys, args.command, args.format, list(args.paths), os.getcwd(), tables.version,
-                      asdict(settings), asdict(options), __version__), keys
+                      asdict(settings), asdict(options), __version__)
 
 
-def _keep_report(cache, key: tuple[str, list[str]] | None, text: str) -> None:
+def _keep_report(cache, program, key: str | None, text: str) -> None:
     """Store a printed report under its key, where every file's counts are in the cache (a
     reading cut short by the clock is not stored: nor is the report)."""
-    if key is not None and all(cache.contains(k) for k in key[1]):
-        cache.put_json_many([(key[0], {"report": text})])
+    from ccls.service.batch import counts_keys
+
+    if key is None:
+        return
+    keys = counts_keys(program)
+    if keys is not None and all(cache.contains(k) for k in keys):
+        cache.put_json_many([(key, {"report": text})])
 
 
 def _count_program(args: argparse.Namespace, sources, options, tables, cache, program=None):

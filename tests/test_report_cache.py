@@ -125,25 +125,29 @@ def test_no_report_is_kept_when_a_file_fails(tree, capsys):
     assert len(costed) == 2  # costed both times: a run with errors is never printed from the cache
 
 
-def test_counts_keys_need_every_files_call_sites_cached(tmp_path):
+def test_file_keys_and_counts_keys(tmp_path):
     (tmp_path / "lib.c").write_text(LIB)
     (tmp_path / "main.c").write_text(MAIN)
     sources = [SourceFile(str(tmp_path / name), (tmp_path / name).read_text()) for name in ("lib.c", "main.c")]
     options, tables = AnalysisOptions(), load_tables()
     cache = CountCache(str(tmp_path / "cache"))
     try:
-        assert batch.counts_keys(batch.prepare_program(sources, options, tables, cache)) is None  # nothing cached
-        assert batch.counts_keys(batch.prepare_program(sources, options, tables, None)) is None  # no cache
+        assert batch.file_keys(batch.prepare_program(sources, options, tables, None)) is None  # no cache, no keys
         program = batch.prepare_program(sources, options, tables, cache)
+        contexts = batch.file_keys(program)
+        assert contexts is not None and batch.counts_keys(program) is None  # call sites not read yet
         batch.count_program(sources, options, tables, cache, 1, program=program)
-        keys = batch.counts_keys(program)  # filled in by the count
+        keys = batch.counts_keys(program)  # every file's call sites known once counted
         assert keys is not None and all(cache.contains(key) for key in keys)
-        assert batch.counts_keys(batch.prepare_program(sources, options, tables, cache)) == keys
-        # the sizes a function receives are part of its file's key
+        # an edit to main.c: its own context changes; lib.c's does not, but its counts key does,
+        # as main.c's call now passes scale() another size
         edited = [sources[0], SourceFile(sources[1].path, MAIN.replace("4096", "100000"))]
-        batch.count_program(edited, options, tables, cache, 1)
-        again = batch.counts_keys(batch.prepare_program(edited, options, tables, cache))
-        assert again is not None and again[0] != keys[0] and again[1] != keys[1]
+        program = batch.prepare_program(edited, options, tables, cache)
+        again = batch.file_keys(program)
+        assert again[0] == contexts[0] and again[1] != contexts[1]
+        batch.count_program(edited, options, tables, cache, 1, program=program)
+        counted_again = batch.counts_keys(program)
+        assert counted_again[0] != keys[0] and counted_again[1] != keys[1]
     finally:
         cache.close()
 
