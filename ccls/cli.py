@@ -234,46 +234,102 @@ def run_analyze(args: argparse.Namespace) -> int:
             errors.append(AnalysisError(path, None, problem))
         else:
             sources.append(source)
-    functions = []
-    for counted in _count_program(args, sources, options, tables):  # one program: sizes flow between its files
-        functions += counted.functions
-        errors += counted.errors
-    reports = report(functions, tables, settings, options)
-    if args.format in ("json", "sarif", "html", "markdown"):
-        from ccls.reports.summary import summarize, summary_json
+    cache = _count_cache(args)
+    try:
+        # An unchanged re-run prints the report the last run printed: it is keyed by every
+        # file's context key and everything else the report depends on (`_report_key`).
+        program, key = None, None
+        if cache is not None and sources:
+            from ccls.service.batch import prepare_program
 
-        summary = summarize(reports, errors, _report_context(args, tables, options, settings))
-        if args.format == "json":
-            print(analysis_json(reports, errors, settings, args.arch, tables.version, summary=summary_json(summary)))
+            program = prepare_program(sources, options, tables, cache)
+            key = _report_key(args, program, tables, options, settings, errors)
+            found = cache.get_json(key) if key is not None else None
+            if isinstance(found, dict) and isinstance(found.get("report"), str):
+                print(found["report"])
+                return EXIT_OK
+        functions = []
+        # one program: sizes flow between its files
+        for counted in _count_program(args, sources, options, tables, cache, program):
+            functions += counted.functions
+            errors += counted.errors
+        reports = report(functions, tables, settings, options)
+        if args.format in ("json", "sarif", "html", "markdown"):
+            from ccls.reports.summary import summarize, summary_json
+
+            summary = summarize(reports, errors, _report_context(args, tables, options, settings))
+            if args.format == "json":
+                text = analysis_json(reports, errors, settings, args.arch, tables.version,
+                                     summary=summary_json(summary))
+            else:
+                from ccls.reports import FORMATTERS
+
+                text = FORMATTERS[args.format](summary)
         else:
-            from ccls.reports import FORMATTERS
-
-            print(FORMATTERS[args.format](summary))
-    else:
-        print(analysis_table(reports, errors, settings, args.arch))
+            text = analysis_table(reports, errors, settings, args.arch)
+        print(text)
+        if program is not None and not errors:
+            _keep_report(cache, program, key, text)
+    finally:
+        if cache is not None:
+            cache.close()
     if not files and not missing:
         print("ccls: no supported files found", file=sys.stderr)
         return EXIT_ANALYSIS_ERRORS
     return EXIT_ANALYSIS_ERRORS if errors else EXIT_OK
 
 
-def _count_program(args: argparse.Namespace, sources, options, tables):
-    """Counted files through the service: the count cache (unless --no-cache) and --jobs
-    processes; a progress bar on stderr for a table on a terminal, nothing otherwise."""
+def _count_cache(args: argparse.Namespace):
+    """The count cache of --cache-dir (its messages on stderr), or None with --no-cache."""
     from ccls.cache import CountCache, default_cache_dir
-    from ccls.service.batch import count_program, default_jobs
 
     cache = None if vars(args).get("no_cache") else CountCache(default_cache_dir(vars(args).get("cache_dir")))
     for message in cache.messages if cache is not None else ():
         print(f"ccls: {message}", file=sys.stderr)
+    return cache
+
+
+def _report_key(args: argparse.Namespace, program, tables, options, settings, errors) -> str | None:
+    """The key of the whole printed report, where it can have one: every file cacheable, no file
+    in error, no repository clone (a temporary checkout). It holds every file's context key
+    (text, flags, compiler, headers, counting options, the counting code: with the call sites
+    cached under them, they fix every count), the settings, options, format and table version,
+    the paths as given and the working directory (reports name paths relative to it), and the
+    source of every module the command line reaches."""
+    from dataclasses import asdict
+
+    from ccls.service.batch import file_keys, report_key
+
+    if errors or vars(args).get("checkouts"):
+        return None
+    keys = file_keys(program)
+    if keys is None:
+        return None
+    return report_key(keys, args.command, args.format, list(args.paths), os.getcwd(), tables.version,
+                      asdict(settings), asdict(options), __version__)
+
+
+def _keep_report(cache, program, key: str | None, text: str) -> None:
+    """Store a printed report under its key, where every file's counts are in the cache (a
+    reading cut short by the clock is not stored: nor is the report)."""
+    from ccls.service.batch import counts_keys
+
+    if key is None:
+        return
+    keys = counts_keys(program)
+    if keys is not None and all(cache.contains(k) for k in keys):
+        cache.put_json_many([(key, {"report": text})])
+
+
+def _count_program(args: argparse.Namespace, sources, options, tables, cache, program=None):
+    """Counted files through the service: the count cache (None: --no-cache) and --jobs
+    processes; a progress bar on stderr for a table on a terminal, nothing otherwise."""
+    from ccls.service.batch import count_program, default_jobs
+
     jobs = vars(args).get("jobs") or default_jobs()
     show = vars(args).get("format", "table") == "table" and sys.stderr.isatty()
     with _progress_bar(len(sources), show) as progress:
-        try:
-            return count_program(sources, options, tables, cache, jobs, progress, vars(args).get("executor"))
-        finally:
-            if cache is not None:
-                cache.close()
+        return count_program(sources, options, tables, cache, jobs, progress, vars(args).get("executor"), program)
 
 
 def _progress_bar(total: int, show: bool):

@@ -70,16 +70,16 @@ def test_the_digest_follows_imports_at_any_depth(tmp_path, monkeypatch):
     (package / "unused.py").write_text("")
     monkeypatch.setattr(digest, "COUNTING_ENTRY_POINTS", ("ccls.engine",))
     monkeypatch.setattr(digest.ccls, "__file__", str(package / "__init__.py"))
-    digest.counting_modules.cache_clear()
+    digest.forget()
     try:
         assert digest.counting_modules() == ("ccls", "ccls.deep", "ccls.engine", "ccls.late", "ccls.sub",
                                              "ccls.sub.helper")
     finally:
-        digest.counting_modules.cache_clear()
+        digest.forget()
 
 
 def test_the_digest_changes_with_a_counting_module(tmp_path, monkeypatch):
-    digest.engine_digest.cache_clear()  # not one computed earlier in the session, before a source changed
+    digest.forget()  # not one computed earlier in the session, before a source changed
     before = digest.engine_digest()
     real_open = open
     target = os.path.join(os.path.dirname(digest.ccls.__file__), "early_exit.py")
@@ -93,13 +93,13 @@ def test_the_digest_changes_with_a_counting_module(tmp_path, monkeypatch):
             copy.write_bytes(data)
             return real_open(copy, *args, **kwargs)
         return handle
-    digest.engine_digest.cache_clear()
+    digest.forget()
     monkeypatch.setattr("builtins.open", edited)
     try:
         assert digest.engine_digest() != before
     finally:
         monkeypatch.undo()
-        digest.engine_digest.cache_clear()
+        digest.forget()
     assert digest.engine_digest() == before and serialize.SCHEMA
 
 

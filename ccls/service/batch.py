@@ -58,18 +58,65 @@ class Progress:
     def compiled(self, done: int, total: int) -> None: ...
 
 
-def count_program(sources: Sequence[SourceFile], options: AnalysisOptions, tables: Tables,
-                  cache: CountCache | None = None, jobs: int = 1, progress: Progress | None = None,
-                  executor: str | None = None) -> list[CountedFile]:
-    """Count `sources` as one program, one `CountedFile` per source in their order. The per-file
-    work runs on `jobs` processes, or on the Dask cluster `executor` names (`ccls.service.executors`;
-    raises its `ExecutorError` when that cannot be used); the results do not depend on where."""
-    progress = progress or Progress()
-    store = TableStore(tables=tables)
-    analyzer = Analyzer(cache or CountCache(None), store)
+@dataclass
+class Program:
+    """Each file's cache context, before anything is read or compiled (`prepare_program`);
+    `count_program` goes on from here."""
+    sources: Sequence[SourceFile]
+    options: AnalysisOptions
+    entries: list[_Entry]
+
+
+def prepare_program(sources: Sequence[SourceFile], options: AnalysisOptions, tables: Tables,
+                    cache: CountCache | None) -> Program:
+    """Each file's context key (its text, flags, compiler, headers, tables, options, the counting
+    code); None for every file without a cache: nothing is keyed."""
+    analyzer = Analyzer(cache or CountCache(None), TableStore(tables=tables))
     # Without a cache nothing is keyed: no context (and no tool versions, no engine digest) to compute.
     entries = [_Entry(source, _context(analyzer, source, options) if cache is not None else None)
                for source in sources]
+    return Program(sources, options, entries)
+
+
+def file_keys(program: Program) -> list[str] | None:
+    """Every file's context key, where every file has one. They fix the whole program's counts:
+    a file's call sites are those of its context's compile (cached under it), the sizes are
+    inferred from every file's call sites, and a file's counts follow from its context and sizes."""
+    if not program.entries or any(entry.context is None for entry in program.entries):
+        return None
+    return [entry.context for entry in program.entries]
+
+
+def counts_keys(program: Program) -> list[str] | None:
+    """Every file's counts key (its context and the sizes its functions receive), once
+    `count_program` has every file's call sites; else None."""
+    if file_keys(program) is None or not all(entry.calls_known for entry in program.entries):
+        return None
+    sizes = infer_sizes([entry.calls for entry in program.entries if entry.calls is not None])
+    return [_counts_key(entry, _file_sizes(sizes, entry.source.path)) for entry in program.entries]
+
+
+def report_key(keys: Sequence[str], *parts: Any) -> str:
+    """The key of a whole printed report of a program whose files have the context `keys`
+    (`file_keys`): with `parts` (what else the report depends on: settings, format, table
+    version, paths), and the source of every module that costs, scores and prints it
+    (`digest.report_digest`)."""
+    from ccls.service.digest import report_digest
+
+    return cache_key("batch-report/1", report_digest(), list(keys), parts)
+
+
+def count_program(sources: Sequence[SourceFile], options: AnalysisOptions, tables: Tables,
+                  cache: CountCache | None = None, jobs: int = 1, progress: Progress | None = None,
+                  executor: str | None = None, program: Program | None = None) -> list[CountedFile]:
+    """Count `sources` as one program, one `CountedFile` per source in their order. The per-file
+    work runs on `jobs` processes, or on the Dask cluster `executor` names (`ccls.service.executors`;
+    raises its `ExecutorError` when that cannot be used); the results do not depend on where.
+    `program`: `prepare_program`'s result for the same sources, options and cache, if made."""
+    progress = progress or Progress()
+    if program is None or program.sources is not sources or program.options is not options:
+        program = prepare_program(sources, options, tables, cache)
+    entries = program.entries
     if cache is not None:
         for entry in entries:
             if entry.context is not None:

@@ -28,24 +28,51 @@ _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)
                      re.MULTILINE)
 
 
+# Where a command line's printed report is made from counts (costing, scoring, rendering, the
+# report formats): the key of a whole report kept by `ccls analyze` (`service.batch.report_key`).
+REPORT_ENTRY_POINTS = ("ccls.cli", *COUNTING_ENTRY_POINTS)
+
+
 @functools.lru_cache(maxsize=1)
 def engine_digest() -> str:
     """Digest of the version, the cache's schema and the source of every counting module."""
+    return _digest("engine/2", counting_modules())
+
+
+@functools.lru_cache(maxsize=1)
+def report_digest() -> str:
+    """Digest of the version and the source of every module the command line reaches (the
+    counting modules among them): a change to how reports are costed or printed is a new key."""
+    return _digest("report/1", imported_modules(REPORT_ENTRY_POINTS))
+
+
+def forget() -> None:
+    """Drop what this process remembers of the modules' source (a test that edits one)."""
+    for memoised in (engine_digest, report_digest, counting_modules, imported_modules, _source_path, _source,
+                     _source_digest, _imports):
+        memoised.cache_clear()
+
+
+def _digest(kind: str, modules: tuple[str, ...]) -> str:
     root = os.path.dirname(os.path.abspath(ccls.__file__))
     parts: list[str] = [ccls.__version__, str(serialize.SCHEMA)]
-    for name in counting_modules():
-        with open(_source_path(name, root), "rb") as handle:
-            parts.append(f"{name}:{text_digest(handle.read())}")
-    return cache_key("engine/2", parts)
+    parts += [f"{name}:{_source_digest(_source_path(name, root))}" for name in modules]
+    return cache_key(kind, parts)
 
 
 @functools.lru_cache(maxsize=1)
 def counting_modules() -> tuple[str, ...]:
     """Every `ccls` module the counting entry points import, directly or not (sorted names)."""
+    return imported_modules(COUNTING_ENTRY_POINTS)
+
+
+@functools.lru_cache(maxsize=4)
+def imported_modules(entry_points: tuple[str, ...]) -> tuple[str, ...]:
+    """Every `ccls` module `entry_points` import, directly or not (sorted names)."""
     root = os.path.dirname(os.path.abspath(ccls.__file__))
     seen: set[str] = set()
     not_modules: set[str] = set()  # `from ccls.model import Loop` names ccls.model.Loop: looked for once
-    pending = list(COUNTING_ENTRY_POINTS)
+    pending = list(entry_points)
     while pending:
         name = pending.pop()
         if name in seen or name in not_modules:
@@ -58,19 +85,32 @@ def counting_modules() -> tuple[str, ...]:
     return tuple(sorted(seen))
 
 
+# Memoised per process: the counting and the report digests walk mostly the same modules.
+@functools.lru_cache(maxsize=None)
 def _source_path(name: str, root: str) -> str:
     relative = name.split(".")[1:]
     package = os.path.join(root, *relative, "__init__.py")
     return package if os.path.exists(package) else os.path.join(root, *relative) + ".py"
 
 
-def _imports(name: str, root: str) -> set[str]:
+@functools.lru_cache(maxsize=None)
+def _source(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+@functools.lru_cache(maxsize=None)
+def _source_digest(path: str) -> str:
+    return text_digest(_source(path))
+
+
+@functools.lru_cache(maxsize=None)
+def _imports(name: str, root: str) -> frozenset[str]:
     """The `ccls` modules one module imports: its import statements, the packages that hold
     it (Python runs their `__init__`), and every module of a package that loads its modules
     dynamically (the front-end registry imports each front end by name on first use)."""
     path = _source_path(name, root)
-    with open(path, "rb") as handle:
-        source = handle.read()
+    source = _source(path)
     is_package = path.endswith("__init__.py")
     found = {".".join(name.split(".")[:k]) for k in range(2, name.count(".") + 1)}
     for source_module, from_names, plain in _IMPORT.findall(source):
@@ -89,7 +129,7 @@ def _imports(name: str, root: str) -> set[str]:
                      if entry.endswith(".py") and entry != "__init__.py")
         found.update(f"{name}.{entry}" for entry in os.listdir(directory)
                      if os.path.exists(os.path.join(directory, entry, "__init__.py")))
-    return {module for module in found if module == _PACKAGE or module.startswith(_PACKAGE + ".")}
+    return frozenset(module for module in found if module == _PACKAGE or module.startswith(_PACKAGE + "."))
 
 
 def _names(text: bytes) -> list[str]:
