@@ -4,19 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
-from ccls.model import FunctionIR, Loop
 from ccls.options import AnalysisOptions
-from ccls.readers.python_bytecode import is_work_loop, read_module
-
-
-def read(source: str) -> dict[str, FunctionIR]:
-    functions, errors = read_module(textwrap.dedent(source), "/src/example.py")
-    assert errors == []
-    return {f.name: f for f in functions}
-
-
-def loops_by_line(f: FunctionIR) -> dict[int, Loop]:
-    return {lp.line: lp for lp in f.loops.values() if not is_work_loop(lp.id)}
+from tests.test_python_sizes import loops_by_line, read
 
 
 def counted(source: str, options: AnalysisOptions = AnalysisOptions()):

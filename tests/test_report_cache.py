@@ -16,28 +16,11 @@ from ccls.frontends import SourceFile
 from ccls.options import AnalysisOptions
 from ccls.service import batch, digest
 from ccls.tables import default_table_dir, load_tables
+from tests.test_service import LIB, MAIN
 
 CLANG = shutil.which("clang-19")
 pytestmark = pytest.mark.skipif(CLANG is None, reason="clang-19 is not installed")
 
-LIB = """\
-double scale(const double *a, int n) {
-    double s = 0;
-    for (int i = 0; i < n; i++) s += a[i] / 3.0;
-    return s;
-}
-int count_over(const int *v, int n, int limit) {
-    int c = 0;
-    for (int i = 0; i < n; i++) if (v[i] > limit) c += v[i] % 7;
-    return c;
-}
-"""
-MAIN = """\
-double scale(const double *a, int n);
-double run(const double *a) {
-    return scale(a, 4096) + scale(a, 64);
-}
-"""
 
 
 @pytest.fixture()
