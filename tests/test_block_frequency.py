@@ -61,3 +61,15 @@ Printing analysis 'Branch Probability Analysis' for function 'g':
     assert analyses["f"].edge_probabilities == {("entry", "loop"): 1, ("loop", "then x"): F(3, 8),
                                                 ("sw", "case"): F(1, 2)}
     assert analyses["g"].edge_probabilities == {("a", "b"): F(1, 2)}
+
+
+def test_a_child_loop_the_parents_blocks_do_not_list_is_left_out_not_raised_on():
+    # Loop information that does not hold together (the parent's block list omits its child's
+    # header, as a cut analysis printout can give): the edge into the child counts as an exit.
+    shares, entries = block_frequencies(
+        ["entry", "while.cond", "while.body", "land.rhs.i"],
+        {"entry": ["while.cond"], "while.cond": ["while.body", "exit"], "while.body": ["land.rhs.i", "while.cond"],
+         "land.rhs.i": ["land.rhs.i", "while.cond"]},
+        {"while.cond": (["while.cond", "while.body"], None), "land.rhs.i": (["land.rhs.i"], "while.cond")},
+        {("while.body", "land.rhs.i"): F(5, 8), ("while.body", "while.cond"): F(3, 8)})
+    assert shares["while.body"] == 1

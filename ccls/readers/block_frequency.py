@@ -67,8 +67,10 @@ def _region_shares(start: str, members: list[str], children: set[str], successor
     for block in members:
         here = node(block)
         edges = [(node(target), probabilities.get((block, target))) for target in successors.get(block, ())]
-        # Exits of the region are left out (the iteration goes on); inside a child loop, so are its own edges.
-        edges = [(there, p) for there, p in edges if there is not None and not (here in children and there == here)]
+        # Exits of the region are left out (the iteration goes on); inside a child loop, so are its own
+        # edges; so is a target the loop information does not place in the region (inconsistent input).
+        edges = [(there, p) for there, p in edges
+                 if there in flow and not (here in children and there == here)]
         total = sum(p for _, p in edges if p is not None)
         for there, p in edges:
             if there != start:  # an edge back to the header ends the iteration
