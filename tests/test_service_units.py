@@ -62,6 +62,19 @@ def test_a_static_callee_with_other_callers_keeps_one_of_them():
         ["a", "alone", "c", "shared"]
 
 
+def test_static_callees_sharing_their_other_callers_keep_one_each_once():
+    # `p` is called by `a`, `b` and `c`, `q` by `a` and `b`: the caller kept for `p` is `q`'s second.
+    data = (b"static int p(int x) { return x * 3; }\n"
+            b"static int q(int x) { return x + 1; }\n"
+            b"int a(int x) { return p(x) + q(x); }\n"
+            b"int b(int x) { return p(x) - q(x); }\n"
+            b"int c(int x) { int s = 0; for (int i = 0; i < x; i++) s += p(i) * i; return s; }\n")
+    fns = _functions(data, "c")
+    names = [f.name for f in fns]
+    kept = reduce.units_to_compile(data, fns, [names.index("a")], "c")
+    assert sorted(names[i] for i in kept) == ["a", "b", "p", "q"]
+
+
 @pytest.mark.skipif(CLANG is None, reason="clang not installed")
 @pytest.mark.parametrize("language,text", [
     ("c", C_TEXT),

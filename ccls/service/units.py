@@ -143,13 +143,11 @@ def units_to_compile(data: bytes, functions: Sequence[FunctionSpan], missing: It
         return closure(graph, roots)
     keep = closure(graph, roots)
     shared = shared_statics(data, functions, graph, language, callers)
-    while True:
-        lone = [i for i in sorted(keep & shared) if len(callers[i] & keep) < 2]
-        if not lone:
-            return keep
-        for i in lone:
-            other = min(callers[i] - keep, key=lambda j: (functions[j].end_byte - functions[j].start_byte, j))
-            keep |= closure(graph, [other])
+    while lone := [i for i in sorted(keep & shared) if len(callers[i] & keep) < 2]:
+        # One at a time: a caller kept for one static callee may be another's second caller.
+        other = min(callers[lone[0]] - keep, key=lambda j: (functions[j].end_byte - functions[j].start_byte, j))
+        keep |= closure(graph, [other])
+    return keep
 
 
 def _callers(graph: dict[int, set[int]]) -> dict[int, set[int]]:
