@@ -38,7 +38,7 @@ from typing import Callable, Mapping, Sequence
 
 from ccls.model import Metrics, MemoryOverlap
 from ccls.polynomial import Polynomial
-from ccls.table_types import CostTable, MachineEnergy, Region, Span
+from ccls.table_types import CostTable, Region, Span
 from ccls.taxonomy import overlaps_compute, split, with_vector
 
 JOULES_PER_KWH = 3.6e6

@@ -358,8 +358,8 @@ def _detail(entry: FunctionEntry, summary: Summary) -> str:
         plot = f'<p class="note">Constant cost: {escape(si(r.metrics.cu))} CU{per_text} whatever the input size.</p>'
     else:
         plot = (cost_curve_svg(curve, r.metrics.cu, band, fn.display_name)
-                + f'<p class="note">The cost expression from 1/100 to 100 times the evaluation point '
-                  f'(red: the reported figure and its band).</p>')
+                + '<p class="note">The cost expression from 1/100 to 100 times the evaluation point '
+                  '(red: the reported figure and its band).</p>')
     findings = "".join(f'<li><span class="kind">{escape(f.kind)}</span> line {f.line or "?"}: {escape(f.message)}. '
                        f'<i>Fix:</i> {escape(f.recommendation)}</li>' for f in r.findings)
     assumptions = "".join(f"<li>{escape(a)}</li>" for a in r.assumptions)

@@ -81,7 +81,7 @@ def open_dask(spec: str, workers: int, call: Callable, shared: Any) -> DaskExecu
                                     f"{CONNECT_TIMEOUT_S:g} s ({_reason(exc)})") from None
             try:
                 client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
-            except (OSError, TimeoutError) as exc:
+            except (OSError, TimeoutError):
                 raise ExecutorError(f"the Dask scheduler at {spec} has no workers "
                                     f"(none joined within {CONNECT_TIMEOUT_S:g} s)") from None
         _check_workers(client, spec)
