@@ -12,7 +12,7 @@ from ccls.frontends import SourceFile
 from ccls.frontends.as_built import with_twins
 from ccls.frontends.c_family import analyze_with_clang
 from ccls.options import AnalysisOptions
-from ccls.readers.llvm.lines import _Speech, _inlined_from
+from ccls.readers.llvm.lines import _Speech, _inlined_from, _subprogram_info
 from ccls.readers.llvm.text import original_name
 
 IR = """\
@@ -132,7 +132,7 @@ def test_a_loop_inlined_from_another_function_says_which():
     ir = ('!5 = distinct !DISubprogram(name: "work", line: 1)\n!6 = distinct !DISubprogram(name: "api", line: 9)\n'
           '!7 = !DILocation(line: 10, column: 3, scope: !6)\n'
           '!8 = !DILocation(line: 3, column: 5, scope: !5, inlinedAt: !7)\n')
-    assert _inlined_from(ir) == {"8": "work"}
+    assert _inlined_from(ir, _subprogram_info(ir)) == {"8": "work"}
     speech = _Speech({"for.body.i": 10, "for.body": 11}, {}, set(), set(), {"for.body.i": "work"})
     assert speech.text("loop %for.body.i: trip count unknown; loop %for.body: 8") == \
         "loop at line 10 (in work, inlined): trip count unknown; loop at line 11: 8"

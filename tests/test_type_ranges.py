@@ -84,8 +84,11 @@ int zeros(const unsigned char *p, int n, short *out) {
 
 
 def test_printed_ranges_give_the_largest_value_where_they_do_not_wrap():
-    from ccls.readers.scev import _range_maximum
-    assert _range_maximum("  -->  %x U: [0,16) S: [0,16)") == 15
-    assert _range_maximum("  -->  %r.unr U: [-3,16) S: [-3,16)") == 15  # unsigned wraps, signed does not
-    assert _range_maximum("  -->  %y U: full-set S: full-set") is None
-    assert _range_maximum("  -->  %z U: [4,-3) S: [-9223372036854775808,9223372036854775805)") == 9223372036854775804
+    from ccls.readers.scev import _SIGNED_RANGE, _UNSIGNED_RANGE, _range, _range_maximum
+
+    def most(printed: str) -> int | None:
+        return _range_maximum(_range(_UNSIGNED_RANGE, printed), _range(_SIGNED_RANGE, printed))
+    assert most("  -->  %x U: [0,16) S: [0,16)") == 15
+    assert most("  -->  %r.unr U: [-3,16) S: [-3,16)") == 15  # unsigned wraps, signed does not
+    assert most("  -->  %y U: full-set S: full-set") is None
+    assert most("  -->  %z U: [4,-3) S: [-9223372036854775808,9223372036854775805)") == 9223372036854775804

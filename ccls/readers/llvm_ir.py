@@ -170,7 +170,7 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
     # (`#define STB_IMAGE_IMPLEMENTATION` then `#include "stb_image.h"`): its functions are the
     # header's, brought into existence by the file.
     kept = kept or from_headers
-    return ParsedModule(module, kept, _source_lines(text), _inlined_from(text), global_sizes(text), _allocators(text))
+    return ParsedModule(module, kept, _source_lines(text), _inlined_from(text, subprograms), global_sizes(text), _allocators(text))
 
 
 _ATTRIBUTE_GROUP = re.compile(r"^attributes #(\d+) = \{(.*)\}$", re.M)
@@ -302,7 +302,7 @@ class _FunctionReader:
         if not inlined_from:
             return {}
         first_dbg = {}
-        for at, (block, instrs) in enumerate(self.body):
+        for block, instrs in self.body:
             if block in loops:
                 first_dbg[block] = next((i.dbg for i in instrs if i.dbg), None)
         return {header: origin for header, dbg in first_dbg.items()
@@ -338,6 +338,8 @@ class _FunctionReader:
                 named(symbol, value, self.definitions[value].type_text)
         names, parameters = data_walks.Names(self.definitions, set(self.parameters)), set(self.parameters)
         for instr in self.definitions.values():
+            if not _INT_BITS.fullmatch(instr.type_text):
+                continue  # a pointer or a float is no count's value
             if instr.opcode == "load":
                 symbol = names.value(instr.name)
             elif instr.opcode in ("phi", "select"):

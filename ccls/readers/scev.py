@@ -68,16 +68,21 @@ class FunctionAnalyses:
     edge_probabilities: dict[tuple[str, str], Fraction] = field(default_factory=dict)
 
 
-def _range_maximum(printed: str) -> int | None:
+def _range(pattern: re.Pattern, printed: str) -> tuple[int, int] | None:
+    """A printed value's [lo, hi) under `pattern` (its unsigned or signed range)."""
+    bounds = pattern.search(printed)
+    return (int(bounds["lo"]), int(bounds["hi"])) if bounds is not None else None
+
+
+def _range_maximum(unsigned: tuple[int, int] | None, signed: tuple[int, int] | None) -> int | None:
     """The largest value a printed value's ranges allow, where one does not wrap: its unsigned
     range `U: [0,16)`, or its signed range `S: [-3,16)` (a size is never below zero)."""
-    most = None
-    for pattern in (_UNSIGNED_RANGE, _SIGNED_RANGE):
-        if (bounds := pattern.search(printed)) is not None:
-            lo, hi = int(bounds["lo"]), int(bounds["hi"])
-            if lo < hi and (pattern is _SIGNED_RANGE or lo >= 0):
-                most = hi - 1 if most is None else min(most, hi - 1)
-    return most
+    tops = []
+    if unsigned is not None and 0 <= unsigned[0] < unsigned[1]:
+        tops.append(unsigned[1] - 1)
+    if signed is not None and signed[0] < signed[1]:
+        tops.append(signed[1] - 1)
+    return min(tops) if tops else None
 
 
 def _strip_quotes(name: str) -> str:
@@ -142,13 +147,12 @@ def parse_opt_output(text: str) -> dict[str, FunctionAnalyses]:
             elif pending_value and (m := _VALUE_SCEV.match(raw)):
                 expr = m["expr"].split("\t")[0].strip()
                 current.value_scevs[pending_value] = expr
-                if (most := _range_maximum(raw)) is not None:
+                unsigned = _range(_UNSIGNED_RANGE, raw)
+                if (most := _range_maximum(unsigned, _range(_SIGNED_RANGE, raw))) is not None:
                     current.value_maxima[pending_value] = most
-                bounds = _UNSIGNED_RANGE.search(raw)
-                if bounds:
-                    lo, hi = int(bounds["lo"]), int(bounds["hi"])
-                    if _strip_quotes(expr[1:]) == pending_value and expr.startswith("%") and 0 <= lo < hi <= lo + SMALL_RANGE:
-                        current.small_ranges[pending_value] = (lo, hi)
+                if unsigned and _strip_quotes(expr[1:]) == pending_value and expr.startswith("%") \
+                        and 0 <= unsigned[0] < unsigned[1] <= unsigned[0] + SMALL_RANGE:
+                    current.small_ranges[pending_value] = unsigned
                 pending_value = None
         elif mode == "counts":
             if m := _BTC.match(raw):

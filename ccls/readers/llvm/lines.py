@@ -49,12 +49,11 @@ def _source_lines(ir: str) -> dict[str, int]:
 _SCOPED_LOCATION = re.compile(r"^!(\d+) = (?:distinct )?!DILocation\([^\n]*?scope: !(\d+)[^\n]*?inlinedAt: !\d+", re.M)
 
 
-def _inlined_from(ir: str) -> dict[str, str]:
+def _inlined_from(ir: str, subprograms: dict[str, tuple[str, int | None, str | None]]) -> dict[str, str]:
     """Debug location id → the name of the function its code was inlined from (its scope's
-    subprogram), for code inlined into another function."""
-    names = {m.group(1): name.group(1) for m in _DISUBPROGRAM.finditer(ir)
-             if (name := re.search(r'name: "([^"]*)"', m["body"]))}
-    return {m.group(1): names[m.group(2)] for m in _SCOPED_LOCATION.finditer(ir) if m.group(2) in names}
+    subprogram, from `_subprogram_info`), for code inlined into another function."""
+    return {m.group(1): subprograms[m.group(2)][0] for m in _SCOPED_LOCATION.finditer(ir)
+            if m.group(2) in subprograms and subprograms[m.group(2)][0]}
 
 
 _IR_NAME = re.compile(r'(loop )?%("[^"]+"|[-\w.$]+)')
