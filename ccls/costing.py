@@ -207,10 +207,16 @@ def metrics_band(rows: Sequence[ClassBreakdown], cu: float, cu_low: float, cu_hi
 
 def stall_cu(cls: str, table: CostTable) -> float:
     """Cycles one execution of `cls` costs beyond what a machine-code simulation with all-L1
-    hits already counts: a miss's extra latency/bandwidth, a misprediction's whole penalty."""
+    hits already counts: a miss's extra latency/bandwidth, a misprediction's whole penalty, a
+    C library math function's body (the simulated block holds only the call to it)."""
     base, qualifier, width = split(cls)
     cost = table.lookup(cls)
-    if cost is None or qualifier is None:
+    if cost is None:
+        return 0.0
+    if base == "fp_transcendental":
+        call = table.lookup("call")
+        return max(0.0, cost.cu - (call.cu if call is not None else 0.0))
+    if qualifier is None:
         return 0.0
     if base in ("load", "store") and qualifier != "L1":
         hit = table.lookup(with_vector(f"{base}.L1", width))

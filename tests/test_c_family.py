@@ -608,3 +608,26 @@ def test_the_two_opt_runs_read_per_function_as_one_run_printed_them():
         analyses.update(parse_opt_output(loops.pop(name, "") + text))
     assert analyses == parse_opt_output(one.stderr)
     assert analyses["tri"].loops and analyses["dot"].value_scevs and analyses["tri"].edge_probabilities
+
+
+def test_c_library_math_calls_cost_their_measured_bodies_not_just_the_call():
+    """llvm-mca sees `call sinf` and nothing of sinf itself: the table's measured cycles per call
+    (cost_tables/derive/libm-measurements.json) are added, float and double versions apart."""
+    from ccls.engine import ReportSettings, report
+    from ccls.tables import load_tables
+    code = ("#include <math.h>\nvoid waves(float *o, const float *a, double *d, long n) {\n"
+            "  for (long i = 0; i < n; i++) {\n    o[i] = sinf(a[i]) + expf(a[i]);\n    d[i] = pow(d[i], 1.7);\n  }\n}\n"
+            "void scale(float *o, const float *a, long n) {\n  for (long i = 0; i < n; i++)\n    o[i] = 3 * a[i] + 1;\n}\n")
+    result = analyze_with_clang(SourceFile("/tmp/ccls-test/libm.c", code), AnalysisOptions(), "c", [])
+    tables = load_tables()
+    table = tables.cost["x86_64"]
+    counted = {fn.name: count_function(fn, table.cache, {"n": 1000.0}.__getitem__) for fn in result.functions}
+    per_call = {name: counted["waves"].counts[f"fp_transcendental.{name}"].evaluate({"n": 1000}) for name in
+                ("sinf", "expf", "pow")}
+    assert per_call == {"sinf": 1000, "expf": 1000, "pow": 1000}
+    costed = {r.counted.name: r for r in report(list(counted.values()), tables, ReportSettings(),
+                                        AnalysisOptions(parameter_values=(("n", 1000.0),)))}
+    bodies = sum(table.lookup(f"fp_transcendental.{name}").cu - table.lookup("call").cu for name in per_call)
+    assert bodies > 40  # measured: sinf 13, expf 10, pow 58 cycles per call on the measuring core
+    # each iteration pays the three bodies on top of the loop's own simulated cycles
+    assert costed["waves"].metrics.cu > 1000 * bodies > 20 * costed["scale"].metrics.cu

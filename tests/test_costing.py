@@ -318,3 +318,18 @@ def test_without_line_information_an_unknown_loop_still_widens_the_band():
     factor = load_tables().cost["x86_64"].energy.cu_factor
     assert u.metrics_band.high.cu == pytest.approx(u.metrics.cu * 10 * factor.high)
     assert k.metrics_band.high.cu == pytest.approx(k.metrics.cu * factor.high)
+
+
+def test_a_library_math_call_adds_its_body_to_the_simulated_cycles():
+    """The machine block holds `call sinf`; the function's body is the table's cycles per call
+    less the call itself. A function without its own entry costs the generic class."""
+    table = CostTable(
+        arch="toy", version="1.0.0", clock_hz=2e9,
+        classes={"int_add": _cost(0.25, 70), "call": _cost(2, 100), "fp_transcendental": _cost(40, 1900),
+                 "fp_transcendental.sinf": _cost(13, 600)},
+        cache=TABLE.cache, vector_native_bits=256, vector_multipliers=TABLE.vector_multipliers, metadata={})
+    counts = {"int_add": 100, "fp_transcendental.sinf": 10, "fp_transcendental.sinl": 1}
+    metrics, _ = cost_counts(counts, table, REGION, machine_cycles=60.0)
+    assert metrics.cu == pytest.approx(60 + 10 * (13 - 2) + 1 * (40 - 2))
+    n = Polynomial.symbol("n")
+    assert cu_expression({"fp_transcendental.sinf": n}, table, machine_cycles=5 * n) == 16 * n

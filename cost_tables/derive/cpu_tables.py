@@ -233,6 +233,29 @@ def _host_record(arch: str) -> tuple[dict, str]:
     return record, where
 
 
+def measured_libm() -> dict | None:
+    """measure_libm.py's record (None where it was never run)."""
+    path = HERE / "libm-measurements.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def libm_classes(record: dict, generic: dict) -> dict[str, dict]:
+    """One `fp_transcendental.<function>` class per measured C library function: its measured
+    cycles per call (the call and the function's body; llvm-mca sees only the call, so
+    ccls.costing adds the rest), energy as the generic libm call's scaled by those cycles."""
+    cpu = record["cpu"]
+    where = (f"measured on {cpu.get('model name', '?')} (family {cpu.get('cpu family')}, model {cpu.get('model')}"
+             f"{', virtualised' if cpu.get('virtualised') else ''}), {record['libc']}, on {record['date']} with "
+             f"{record['method']}; raw figures in libm-measurements.json")
+    return {f"fp_transcendental.{name}": {
+        "cu": cycles, "energy_pj": round(generic["energy_pj"] * cycles / generic["cu"], 3),
+        "source": where, "method": "measured",
+        "notes": "throughput of independent calls, on the measuring machine's core: the same library code "
+                 "takes a similar number of cycles on other x86-64 cores with the same FP latencies (approximate)",
+        "energy_source": generic["energy_source"], "energy_method": "modelled"}
+        for name, cycles in sorted(record["cycles_per_call"].items())}
+
+
 def measured_divider(arch: str, host: tuple[dict, str] | None = None) -> dict:
     """The divider measured on `arch`'s machine (`host`: its record, if already read)."""
     record, where = host or _host_record(arch)
@@ -498,6 +521,8 @@ def build(arch: str, core: dict, audit: bool = True, mca: str = MCA) -> dict:
         "source": "modelled: a libm exp/log/sin call of ~25 instructions, ~40 cycles on a current core "
                   "(glibc double-precision fast paths; approximate)",
         "method": "modelled", "energy_source": e_src, "energy_method": "modelled"}
+    if "libm" in core:
+        classes.update(libm_classes(core["libm"], classes["fp_transcendental"]))
     classes["other"] = {**{k: classes["int_add"][k] for k in ("cu", "latency_cycles", "energy_pj")},
                         "source": "modelled: assumed to cost one simple ALU instruction (= int_add)",
                         "method": "modelled", "energy_source": e_src, "energy_method": "modelled"}
@@ -558,7 +583,7 @@ def build(arch: str, core: dict, audit: bool = True, mca: str = MCA) -> dict:
     }
     return envelope(
         data,
-        version="1.4.0",
+        version="1.5.0",
         source=f"{mca_src}; {em.HOROWITZ}; memory: see per-class sources",
         hardware=core["hardware"],
         method=("llvm-sched-model (ALU/FP CU), measured on this machine (clock, divider, memory tiers, "
@@ -590,7 +615,10 @@ def main() -> None:
              "x86_64-zen4": host_core(
                  "x86_64-zen4", CORES["x86_64"], "znver4",
                  "an accuracy-benchmark machine: AMD EPYC 'Genoa' (Zen 4, LLVM -mcpu=znver4), a 2-vCPU KVM guest")}
+    libm = measured_libm()
     for arch, core in cores.items():
+        if libm is not None and core["triple"] == "x86_64":
+            core = {**core, "libm": libm}
         write_table(OUT_DIR / f"{arch}.json", build(arch, core))
 
 

@@ -71,6 +71,13 @@ def _callee_name(instr_text: str) -> str | None:
     return original_name(m.group(1).strip('"'))
 
 
+def _transcendental(function: str | None) -> str:
+    """The class of a C library math call: `fp_transcendental.sinf` names the function (float
+    and double versions cost differently), plain `fp_transcendental` where it is not one of
+    those (long double, a vector intrinsic)."""
+    return f"fp_transcendental.{function}" if function else "fp_transcendental"
+
+
 def classify(opcode: str, text: str, type_text: str) -> tuple[str | None, str | None]:
     """(class or None if free, callee) for one instruction."""
     if opcode in _FREE_OPCODES:
@@ -86,15 +93,14 @@ def classify(opcode: str, text: str, type_text: str) -> tuple[str | None, str | 
             for key, cls in _INTRINSIC_CLASS.items():
                 if stem == key or stem.startswith(key + "."):
                     return cls, (key if cls == "call" else None)
-            base = stem.split(".")[0]
+            base, _, overload = stem.partition(".")
             if base in _TRANSCENDENTAL:
-                return "fp_transcendental", None
+                return _transcendental({"f32": base + "f", "f64": base}.get(overload)), None
             if base.startswith("vector"):
                 return "vector_shuffle", None
             return "other", None
-        base = callee.rstrip("f") if callee.rstrip("f") in _TRANSCENDENTAL else callee
-        if base in _TRANSCENDENTAL:
-            return "fp_transcendental", None
+        if callee in _TRANSCENDENTAL or (callee.endswith("f") and callee[:-1] in _TRANSCENDENTAL):
+            return _transcendental(callee), None
         if callee in ("sqrt", "sqrtf"):
             return "fp_sqrt", None
         return "call", callee

@@ -1,0 +1,117 @@
+/* Throughput of the C library's math functions on the machine this runs on, for
+   cost_tables/derive/measure_libm.py. Our own code (no user input). Prints one JSON object:
+   the core clock (GHz) and, per function, the median of several timed repeats in nanoseconds
+   per call. Calls are independent (arguments from a table, results summed into four
+   accumulators), so the figure is what a loop of calls costs, not one call's latency.
+
+     clang-19 -O2 -fno-builtin libm_probe.c -o libm_probe -lm && ./libm_probe
+   (-fno-builtin: the compiler must call the library, not fold or inline it.) */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define REPEATS 7
+#define CALLS 1000000
+#define TABLE 1024
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, n, sizeof *v, by_value);
+  return v[n / 2];
+}
+
+static volatile uint64_t sink_int;
+static volatile double sink;
+
+/* Core clock: a chain of dependent 1-cycle adds retires one add per cycle. */
+static double clock_ghz(void) {
+  double ghz[REPEATS];
+  for (int r = 0; r < REPEATS; r++) {
+    uint64_t x = 1, n = 50000000;
+    double t0 = now();
+    for (uint64_t i = 0; i < n; i++)
+      __asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                       "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r"(x));
+    ghz[r] = 8.0 * n / (now() - t0) / 1e9;
+    sink_int = x;
+  }
+  return median(ghz, REPEATS);
+}
+
+/* Arguments spread over the domain where programs usually call each function. */
+static double args_double[TABLE], args_unit[TABLE];
+static float args_float[TABLE], args_unit_float[TABLE];
+
+static void fill_arguments(void) {
+  for (int i = 0; i < TABLE; i++) {
+    args_double[i] = 0.01 + 4.0 * i / TABLE;        /* (0, 4]: exp, log, sin, pow … */
+    args_unit[i] = -0.99 + 1.98 * i / TABLE;        /* (-1, 1): asin, acos */
+    args_float[i] = (float)args_double[i];
+    args_unit_float[i] = (float)args_unit[i];
+  }
+}
+
+#define TIME_CALLS(TYPE, EXPR, ARGS)                                        \
+  {                                                                         \
+    double ns[REPEATS];                                                     \
+    for (int r = 0; r < REPEATS; r++) {                                     \
+      TYPE a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                  \
+      double t0 = now();                                                    \
+      for (int i = 0; i < CALLS; i += 4) {                                  \
+        TYPE x;                                                             \
+        x = ARGS[i % TABLE]; a0 += EXPR;                                    \
+        x = ARGS[(i + 1) % TABLE]; a1 += EXPR;                              \
+        x = ARGS[(i + 2) % TABLE]; a2 += EXPR;                              \
+        x = ARGS[(i + 3) % TABLE]; a3 += EXPR;                              \
+      }                                                                     \
+      ns[r] = (now() - t0) / CALLS * 1e9;                                   \
+      sink = a0 + a1 + a2 + a3;                                             \
+    }                                                                       \
+    printf("%s\n  \"%s\": %.3f", first ? "" : ",", name, median(ns, REPEATS)); \
+    first = 0;                                                              \
+  }
+
+#define BOTH(NAME, EXPR_D, EXPR_F, ARGS_D, ARGS_F)                          \
+  { const char *name = NAME; TIME_CALLS(double, EXPR_D, ARGS_D) }           \
+  { const char *name = NAME "f"; TIME_CALLS(float, EXPR_F, ARGS_F) }
+
+int main(void) {
+  int first = 1;
+  fill_arguments();
+  printf("{\n \"clock_ghz\": %.4f,\n \"ns_per_call\": {", clock_ghz());
+  BOTH("exp", exp(x), expf(x), args_double, args_float)
+  BOTH("exp2", exp2(x), exp2f(x), args_double, args_float)
+  BOTH("exp10", exp10(x), exp10f(x), args_double, args_float)
+  BOTH("expm1", expm1(x), expm1f(x), args_double, args_float)
+  BOTH("log", log(x), logf(x), args_double, args_float)
+  BOTH("log2", log2(x), log2f(x), args_double, args_float)
+  BOTH("log10", log10(x), log10f(x), args_double, args_float)
+  BOTH("log1p", log1p(x), log1pf(x), args_double, args_float)
+  BOTH("sin", sin(x), sinf(x), args_double, args_float)
+  BOTH("cos", cos(x), cosf(x), args_double, args_float)
+  BOTH("tan", tan(x), tanf(x), args_double, args_float)
+  BOTH("asin", asin(x), asinf(x), args_unit, args_unit_float)
+  BOTH("acos", acos(x), acosf(x), args_unit, args_unit_float)
+  BOTH("atan", atan(x), atanf(x), args_double, args_float)
+  BOTH("atan2", atan2(x, 0.3), atan2f(x, 0.3f), args_double, args_float)
+  BOTH("sinh", sinh(x), sinhf(x), args_double, args_float)
+  BOTH("cosh", cosh(x), coshf(x), args_double, args_float)
+  BOTH("tanh", tanh(x), tanhf(x), args_double, args_float)
+  BOTH("pow", pow(x, 1.7), powf(x, 1.7f), args_double, args_float)
+  BOTH("cbrt", cbrt(x), cbrtf(x), args_double, args_float)
+  BOTH("erf", erf(x), erff(x), args_double, args_float)
+  printf("\n }\n}\n");
+  return 0;
+}
