@@ -103,6 +103,8 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
     notes: set[str] = set()
     cycles, loop_cycles = _machine_cycles(fn, executions, _entry_overlap(fn, runs, cache.reorder_buffer),
                                           cache.reorder_buffer, cache.divider, notes)
+    for loop, extra in _chain_floors(fn, executions, runs, values, loop_cycles, cache, notes).items():
+        cycles, loop_cycles[loop] = cycles + extra, loop_cycles[loop] + extra
     overlapped: dict[str, dict[str, Polynomial]] = defaultdict(lambda: defaultdict(Polynomial))
 
     working_sets = _working_sets(fn, runs, values, cache, trips)
@@ -225,6 +227,38 @@ def _machine_cycles(fn: FunctionIR, executions: dict[str, Polynomial], overlap: 
         return None, {}
     notes.update(applied)
     return total, dict(per_loop)
+
+
+def _chain_floors(fn: FunctionIR, executions: dict[str, Polynomial], runs: dict[str, float],
+                  values: dict[str, float], loop_cycles: dict[str, Polynomial], cache: CacheGeometry, notes: set[str]) -> dict[str, Polynomial]:
+    """Cycles to add to innermost loops whose iterations hand a value on through memory
+    (`Loop.memory_chains`): an iteration cannot finish before the previous one's store reaches
+    its load and the operations after it are done, however few cycles its instructions need
+    when loads and stores are taken as independent (as llvm-mca simulates them). Chains at
+    different addresses run side by side: the longest sets the pace."""
+    if cache.store_forward_cycles is None:
+        return {}
+    latency = dict(cache.latencies)
+    parents = {l.parent for l in fn.loops.values()}
+    out: dict[str, Polynomial] = {}
+    for loop in fn.loops.values():
+        iterations = runs.get(loop.id, 0.0)
+        if not loop.memory_chains or loop.id in parents or loop.id not in loop_cycles or iterations <= 0:
+            continue
+        # A link in a block that runs in some iterations only (one arm of an if) lengthens the
+        # chain by its share of them.
+        chain = max(sum((cache.store_forward_cycles[m.floating_point] + sum(latency.get(c, 1.0) for c in link))
+                        * runs.get(block, 0.0) / iterations for block, link in m.links) for m in loop.memory_chains)
+        simulated = loop_cycles[loop.id].evaluate(values) / iterations
+        if chain <= simulated:
+            continue
+        out[loop.id] = executions[loop.id] * Fraction(round(chain - simulated, 4)).limit_denominator(10_000)
+        line = next((m.line for m in loop.memory_chains if m.line), None)
+        notes.add(f"loop %{loop.id}{f' (line {loop.line})' if loop.line else ''}: each iteration loads what the "
+                  f"previous one stored{f' at line {line}' if line else ''}: a chain through memory of "
+                  f"{chain:.1f} cycles per iteration (store-to-load forwarding, measured, and the operations "
+                  f"between), longer than the {simulated:.1f} its instructions take otherwise")
+    return out
 
 
 def _divider_corrected(cycles: float, throughput: float | None, counts: tuple[int, int],

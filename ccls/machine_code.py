@@ -22,6 +22,7 @@ def _initialise() -> None:
         if not _initialised:
             llvm.initialize_all_targets()
             llvm.initialize_all_asmprinters()
+            llvm.initialize_native_asmparser()  # inline asm is parsed when a module is lowered
             _initialised = True
 
 

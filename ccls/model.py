@@ -88,6 +88,17 @@ class BasicBlock:
     frequency: Fraction = Fraction(1)
 
 
+@dataclass(frozen=True)
+class MemoryChain:
+    """One address a loop's iterations store to and load back: each link is a round trip (the
+    load, the operations between it and the store, by class; the store, in the named block),
+    and the links follow each other, iteration after iteration (ccls.readers.llvm.memory_chains)."""
+
+    links: tuple[tuple[str, tuple[str, ...]], ...]  # (the store's block, the operations' classes)
+    floating_point: bool  # the value is forwarded in a vector register, not a general one
+    line: int | None = None  # the store's source line
+
+
 @dataclass
 class Loop:
     id: str  # header block name; unique within the function
@@ -101,6 +112,8 @@ class Loop:
     # Its entries per iteration of its parent loop (per call, outermost), where a branch on data
     # decides whether it runs (`readers.block_frequency`); else 1.
     entry_frequency: Fraction = Fraction(1)
+    # Values its iterations hand on through memory, not registers (one chain per address).
+    memory_chains: tuple[MemoryChain, ...] = ()
 
 
 @dataclass

@@ -41,6 +41,11 @@ class CacheModel:
     l2_ways: int | None = None
     tlb_entries: int | None = None
     page_bytes: int = 4096
+    # Store-to-load forwarding, (general, vector registers): cycles from a store until a load of
+    # the same address has its value, and each class's latency: what a chain through memory
+    # takes per round trip (counting._chain_floors; None: not given, no chain is priced).
+    store_forward_cycles: tuple[float, float] | None = None
+    latencies: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)

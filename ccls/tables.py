@@ -239,6 +239,19 @@ def _object(name: str, obj: Mapping, key: str, path: str) -> dict:
     return value
 
 
+def _memory_chain(name: str, data: dict) -> dict:
+    """CacheModel's chain figures: store-to-load forwarding and the classes' latencies."""
+    if "memory_chain" not in data:
+        return {}
+    forward = _object(name, _object(name, data, "memory_chain", "data"), "store_forward_cycles", "data.memory_chain")
+    where = "data.memory_chain.store_forward_cycles"
+    latencies = tuple((cls, float(entry["latency_cycles"])) for cls, entry in sorted(data["classes"].items())
+                      if isinstance(entry, dict) and isinstance(entry.get("latency_cycles"), (int, float)))
+    return {"store_forward_cycles": (_number(name, forward, "int", where, positive=True),
+                                     _number(name, forward, "fp", where, positive=True)),
+            "latencies": latencies}
+
+
 def _cost_table(name: str, doc: dict) -> CostTable:
     data = doc["data"]
     stem = name[: -len(".json")]
@@ -260,7 +273,8 @@ def _cost_table(name: str, doc: dict) -> CostTable:
                              **{field_name: _int(name, cache, key, "data.cache")
                                 for key, field_name in (("l1d_ways", "l1_ways"), ("l2_ways", "l2_ways"),
                                                         ("tlb_entries", "tlb_entries"), ("page_bytes", "page_bytes"))
-                                if key in cache})
+                                if key in cache},
+                             **_memory_chain(name, data))
     vector = _object(name, data, "vector", "data")
     native = _int(name, vector, "native_bits", "data.vector")
     multipliers: dict[int, tuple[float, float]] = {}

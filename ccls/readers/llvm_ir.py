@@ -27,6 +27,7 @@ from ccls.readers.llvm.lines import (_DEFINE_DBG, _Speech, _inlined_from, _sourc
 from ccls.readers.llvm.machine import _contexts, _machine_code, _machine_per_ir_block
 from ccls.readers.llvm.memory import (DataConditions, _branches_on_loaded_data, _bulk_bytes, _memory_access,
                                       _weigh_data_branches, global_sizes)
+from ccls.readers.llvm.memory_chains import memory_chains
 from ccls.readers.llvm.named_bounds import _data_named_loads, _field_symbols, _named_loads
 from ccls.readers.llvm.opcodes import _BULK, _divisor_kind, _type_bits, classify
 from ccls.readers.llvm.reading import _Reading, _ancestors, _inside, _stopped_note
@@ -464,6 +465,11 @@ class _FunctionReader:
         loops = {}
         defined_in = {i.name: name for name, instrs in body for i in instrs if i.name}  # value -> its block
         stopped: list[int | None] = []  # lines of the loops left unread once the budget ran out
+        lines = self.parsed.dilocation_lines
+        try:
+            chains = memory_chains(body, self.block_loop, lambda instr: lines.get(instr.dbg) if instr.dbg else None)
+        except RecursionError:  # a chain of values too long to follow: none claimed
+            chains = {}
         for header, record in analyses.loops.items():
             header_line = next((i.line for b in blocks if b.name == header for i in b.instructions if i.line), None)
             trip = trips.get(header)
@@ -490,5 +496,5 @@ class _FunctionReader:
             except (BudgetExhausted, RecursionError):  # over budget, or a chain of values too long to follow
                 independent = False  # the cautious answer: entries not overlapped
             loops[header] = Loop(header, record.parent, record.depth, trip, header_line, independent,
-                                 entries.get(header, Fraction(1)))
+                                 entries.get(header, Fraction(1)), chains.get(header, ()))
         return loops, stopped

@@ -233,27 +233,43 @@ def _host_record(arch: str) -> tuple[dict, str]:
     return record, where
 
 
-def measured_libm() -> dict | None:
-    """measure_libm.py's record (None where it was never run)."""
-    path = HERE / "libm-measurements.json"
+def measured_beyond_mca() -> dict | None:
+    """measure_beyond_mca.py's record (None where it was never run)."""
+    path = HERE / "beyond-mca-measurements.json"
     return json.loads(path.read_text()) if path.exists() else None
+
+
+def _beyond_mca_source(record: dict) -> str:
+    cpu = record["cpu"]
+    return (f"measured on {cpu.get('model name', '?')} (family {cpu.get('cpu family')}, model {cpu.get('model')}"
+            f"{', virtualised' if cpu.get('virtualised') else ''}), {record['libc']}, on {record['date']} with "
+            f"{record['method']}; raw figures in beyond-mca-measurements.json")
 
 
 def libm_classes(record: dict, generic: dict) -> dict[str, dict]:
     """One `fp_transcendental.<function>` class per measured C library function: its measured
     cycles per call (the call and the function's body; llvm-mca sees only the call, so
     ccls.costing adds the rest), energy as the generic libm call's scaled by those cycles."""
-    cpu = record["cpu"]
-    where = (f"measured on {cpu.get('model name', '?')} (family {cpu.get('cpu family')}, model {cpu.get('model')}"
-             f"{', virtualised' if cpu.get('virtualised') else ''}), {record['libc']}, on {record['date']} with "
-             f"{record['method']}; raw figures in libm-measurements.json")
     return {f"fp_transcendental.{name}": {
         "cu": cycles, "energy_pj": round(generic["energy_pj"] * cycles / generic["cu"], 3),
-        "source": where, "method": "measured",
+        "source": _beyond_mca_source(record), "method": "measured",
         "notes": "throughput of independent calls, on the measuring machine's core: the same library code "
                  "takes a similar number of cycles on other x86-64 cores with the same FP latencies (approximate)",
         "energy_source": generic["energy_source"], "energy_method": "modelled"}
         for name, cycles in sorted(record["cycles_per_call"].items())}
+
+
+def memory_chain(record: dict, classes: dict) -> dict:
+    """Store-to-load forwarding, general and vector registers: a measured chain's cycles per
+    iteration less the latency of the add in it (this table's)."""
+    chain = record["chain_cycles_per_iteration"]
+    return {"store_forward_cycles": {"int": round(chain["int64"] - classes["int_add"]["latency_cycles"], 2),
+                                     "fp": round(chain["double"] - classes["fp_add.f64"]["latency_cycles"], 2)},
+            "source": f"{_beyond_mca_source(record)}: `t[0] = t[0] + a[i]` kept in memory, per iteration, less "
+                      "the add's latency",
+            "method": "measured",
+            "notes": "measured on the measuring machine's core (a Zen 1 guest for the bundled figures): store-to-"
+                     "load forwarding differs by a cycle or two between x86-64 cores (approximate)"}
 
 
 def measured_divider(arch: str, host: tuple[dict, str] | None = None) -> dict:
@@ -521,8 +537,8 @@ def build(arch: str, core: dict, audit: bool = True, mca: str = MCA) -> dict:
         "source": "modelled: a libm exp/log/sin call of ~25 instructions, ~40 cycles on a current core "
                   "(glibc double-precision fast paths; approximate)",
         "method": "modelled", "energy_source": e_src, "energy_method": "modelled"}
-    if "libm" in core:
-        classes.update(libm_classes(core["libm"], classes["fp_transcendental"]))
+    if "beyond_mca" in core:
+        classes.update(libm_classes(core["beyond_mca"], classes["fp_transcendental"]))
     classes["other"] = {**{k: classes["int_add"][k] for k in ("cu", "latency_cycles", "energy_pj")},
                         "source": "modelled: assumed to cost one simple ALU instruction (= int_add)",
                         "method": "modelled", "energy_source": e_src, "energy_method": "modelled"}
@@ -578,6 +594,7 @@ def build(arch: str, core: dict, audit: bool = True, mca: str = MCA) -> dict:
         "window": {"reorder_buffer": core["reorder_buffer"], "source": core["window_source"],
                    "method": "literature"},
         **({"divider": divider} if divider else {}),
+        **({"memory_chain": memory_chain(core["beyond_mca"], classes)} if "beyond_mca" in core else {}),
         "vector": vector,
         "classes": dict(sorted(classes.items())),
     }
@@ -615,10 +632,10 @@ def main() -> None:
              "x86_64-zen4": host_core(
                  "x86_64-zen4", CORES["x86_64"], "znver4",
                  "an accuracy-benchmark machine: AMD EPYC 'Genoa' (Zen 4, LLVM -mcpu=znver4), a 2-vCPU KVM guest")}
-    libm = measured_libm()
+    beyond_mca = measured_beyond_mca()
     for arch, core in cores.items():
-        if libm is not None and core["triple"] == "x86_64":
-            core = {**core, "libm": libm}
+        if beyond_mca is not None and core["triple"] == "x86_64":
+            core = {**core, "beyond_mca": beyond_mca}
         write_table(OUT_DIR / f"{arch}.json", build(arch, core))
 
 

@@ -1,10 +1,14 @@
-/* Throughput of the C library's math functions on the machine this runs on, for
-   cost_tables/derive/measure_libm.py. Our own code (no user input). Prints one JSON object:
-   the core clock (GHz) and, per function, the median of several timed repeats in nanoseconds
-   per call. Calls are independent (arguments from a table, results summed into four
-   accumulators), so the figure is what a loop of calls costs, not one call's latency.
+/* What llvm-mca's simulation of a block cannot see, measured on the machine this runs on, for
+   cost_tables/derive/measure_beyond_mca.py. Our own code (no user input). Prints one JSON
+   object: the core clock (GHz); per C library math function, the median of several timed
+   repeats in nanoseconds per call (calls are independent: arguments from a table, results
+   summed into four accumulators, so the figure is what a loop of calls costs, not one call's
+   latency); and the nanoseconds per iteration of two chains through memory, `t[0] = t[0] + a[i]`
+   on doubles and on 64-bit integers, whose `t` the compiler must keep in memory (a store to
+   another pointer in the loop may alias it): each iteration waits for the previous one's store
+   to be forwarded to its load.
 
-     clang-19 -O2 -fno-builtin libm_probe.c -o libm_probe -lm && ./libm_probe
+     clang-19 -O2 -fno-builtin beyond_mca_probe.c -o probe -lm && ./probe
    (-fno-builtin: the compiler must call the library, not fold or inline it.) */
 #include <math.h>
 #include <stdint.h>
@@ -87,6 +91,35 @@ static void fill_arguments(void) {
   { const char *name = NAME; TIME_CALLS(double, EXPR_D, ARGS_D) }           \
   { const char *name = NAME "f"; TIME_CALLS(float, EXPR_F, ARGS_F) }
 
+/* Called through volatile pointers, so the compiler cannot see which arrays they get: t[0]
+   stays in memory because o may alias it. */
+__attribute__((noinline)) static void chain_double(double *t, const double *a, double *o, long n) {
+  for (long i = 0; i < n; i++) { t[0] = t[0] + a[i]; o[i] = a[i]; }
+}
+
+__attribute__((noinline)) static void chain_int(int64_t *t, const int64_t *a, int64_t *o, long n) {
+  for (long i = 0; i < n; i++) { t[0] = t[0] + a[i]; o[i] = a[i]; }
+}
+
+static double chain_ns(int floating) {
+  static double td[2], ad[TABLE], od[TABLE];
+  static int64_t ti[2], ai[TABLE], oi[TABLE];
+  double ns[REPEATS];
+  static void (*volatile run_double)(double *, const double *, double *, long) = chain_double;
+  static void (*volatile run_int)(int64_t *, const int64_t *, int64_t *, long) = chain_int;
+  for (int i = 0; i < TABLE; i++) { ad[i] = 1.0 / (i + 1); ai[i] = i; }
+  for (int r = 0; r < REPEATS; r++) {
+    double t0 = now();
+    for (int k = 0; k < CALLS / TABLE; k++) {
+      if (floating) run_double(td, ad, od, TABLE);
+      else run_int(ti, ai, oi, TABLE);
+    }
+    ns[r] = (now() - t0) / (CALLS / TABLE * TABLE) * 1e9;
+  }
+  sink = td[0] + (double)ti[0];
+  return median(ns, REPEATS);
+}
+
 int main(void) {
   int first = 1;
   fill_arguments();
@@ -112,6 +145,7 @@ int main(void) {
   BOTH("pow", pow(x, 1.7), powf(x, 1.7f), args_double, args_float)
   BOTH("cbrt", cbrt(x), cbrtf(x), args_double, args_float)
   BOTH("erf", erf(x), erff(x), args_double, args_float)
-  printf("\n }\n}\n");
+  printf("\n },\n \"chain_ns_per_iteration\": {\"double\": %.3f, \"int64\": %.3f}\n}\n",
+         chain_ns(1), chain_ns(0));
   return 0;
 }
