@@ -43,13 +43,22 @@ def lowering_skipped(ir_bytes: int) -> str | None:
             "costs come from the IR instructions")
 
 
+# A call to inline assembly: `call void asm sideeffect "…"`, `call i32 asm "…"`.
+_INLINE_ASM = re.compile(r"\bcall\b[^\n]*?\basm\b(?: sideeffect| alignstack| inteldialect| unwind)* \"")
+
+
 def verbose_assembly(ir_text: str, triple: str | None = None, cpu: str = "") -> str:
     """Assembly with IR block names as comments (``# %for.body``). Raises RuntimeError from
-    llvmlite when the IR can't be parsed or the target is unknown."""
+    llvmlite when the IR can't be parsed or the target is unknown, and for inline assembly
+    aimed at another machine than this one (LLVM parses it with the target's assembly parser,
+    which only the native one is set up for; without it LLVM aborts the process)."""
     _initialise()
     with _codegen_lock:
         module = llvm.parse_assembly(ir_text)
-        target = llvm.Target.from_triple(triple or module.triple or llvm.get_default_triple())
+        triple = triple or module.triple or llvm.get_default_triple()
+        if _INLINE_ASM.search(ir_text) and triple.split("-")[0] != llvm.get_process_triple().split("-")[0]:
+            raise RuntimeError(f"inline assembly for {triple} is not lowered on this machine")
+        target = llvm.Target.from_triple(triple)
         # Match clang's defaults for the same triple: PIC, small code model, generic CPU.
         machine = target.create_target_machine(cpu=cpu, opt=2, reloc="pic", codemodel="small")
         machine.set_asm_verbosity(True)
