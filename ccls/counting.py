@@ -541,12 +541,17 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
         # A regular stride of two lines or more: a miss per line, at addresses the prefetchers
         # can predict (tables that measured it price it; others fall back to load.DRAM).
         tier = STRIDED_TIER
+    crowded = _crowds_l1_sets(access, stride, cache, notes)
+
+    def served(level: str) -> str:
+        return f"{base}.{level}.crowded" if crowded and level in ("L2", "L3") else f"{base}.{level}"
+
     column = _outer_reuse(access, loop_footprint, cache, notes)
     if column is not None:
         near, new_lines = column
         notes.add("lines of a strided walk are reused by the next iteration of the loop around it")
-        out = [(with_vector(f"{base}.{near}", width), 1 - new_lines)] if new_lines < 1 else []
-        return out + [(with_vector(f"{base}.{tier}", width), new_lines)]
+        out = [(with_vector(served(near), width), 1 - new_lines)] if new_lines < 1 else []
+        return out + [(with_vector(served(tier), width), new_lines)]
     if prefetchable and tier == "DRAM":
         # The hardware prefetcher streams consecutive lines in at DRAM bandwidth, not at its
         # latency. (From L2/L3 the independent-miss cost applies.)
@@ -565,7 +570,29 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
         miss = miss * reuse.cold
     if miss:
         shares[tier] = shares.get(tier, Fraction(0)) + miss
-    return [(with_vector(f"{base}.{level}", width), share) for level, share in shares.items() if share]
+    return [(with_vector(served(level), width), share) for level, share in shares.items() if share]
+
+
+# At most this share of L1's sets: a stride of 8 lines or a multiple (512 B, 1 KiB rows). Copies
+# of an unrolled walk 1056 B apart move by 4224 B per iteration, which shares a factor of 2 with
+# the sets and walks them all: not crowded (measured: 2.0 cycles per store, 6.0 at 1 KiB).
+CROWDED_SHARE = Fraction(1, 8)
+
+
+def _crowds_l1_sets(access: MemoryAccess, stride: Fraction | None, cache: CacheGeometry, notes: set[str]) -> bool:
+    """A walk that takes a new line on every access at a stride that confines it to an eighth or
+    less of L1's sets (rows a power-of-two apart): each line it brings in evicts one of its own
+    (written back first where it stores), so its misses wait for each other more than
+    independent misses do (priced by the `.crowded` classes, measured)."""
+    if access.pattern != "strided" or stride is None or abs(stride) < cache.line_bytes or not cache.l1_ways:
+        return False
+    step = abs(int(stride))
+    usable = _set_capacity(cache.l1_bytes, cache.l1_ways, step, cache)
+    if usable > cache.l1_bytes * CROWDED_SHARE:
+        return False
+    notes.add(f"a walk with a stride of {_human_bytes(step)} per iteration uses {usable / cache.l1_bytes:.0%} of "
+              f"L1's sets: each line it brings in evicts one of its own")
+    return True
 
 
 def _outer_reuse(access: MemoryAccess, footprint: float, cache: CacheGeometry,

@@ -631,3 +631,20 @@ def test_c_library_math_calls_cost_their_measured_bodies_not_just_the_call():
     assert bodies > 40  # measured: sinf 13, expf 10, pow 58 cycles per call on the measuring core
     # each iteration pays the three bodies on top of the loop's own simulated cycles
     assert costed["waves"].metrics.cu > 1000 * bodies > 20 * costed["scale"].metrics.cu
+
+
+@pytest.mark.parametrize("row_floats, crowded", [(256, True), (264, False)])
+def test_a_column_walk_whose_rows_crowd_few_l1_sets_is_priced_as_measured(row_floats, crowded):
+    """Rows 1 KiB apart put a column's lines in 1/16 of L1's sets: each line brought in evicts one
+    of the walk's own (measured: 6 cycles per store from L2). Rows 1056 B apart use every set
+    (2 cycles per store, the plain L2 class)."""
+    code = (f"float aa[256][{row_floats}];\nvoid zero_columns(void) {{\n  for (int i = 0; i < 256; i++)\n"
+            f"    for (int j = 0; j < 256; j++)\n      aa[j][i] = 0;\n}}\n")
+    result = analyze_with_clang(SourceFile("/tmp/ccls-test/columns.c", code), AnalysisOptions(), "c", ["-O2"])
+    [fn] = result.functions
+    from ccls.tables import load_tables
+    counted = count_function(fn, load_tables().cost["x86_64"].cache, lambda name: 1.0)
+    stores = {cls: poly.evaluate({}) for cls, poly in counted.counts.items() if cls.startswith("store")}
+    assert sum(stores.values()) == pytest.approx(256 * 256, rel=0.01)
+    assert (stores.get("store.L2.crowded", 0) > 0.9 * 256 * 256) is crowded
+    assert any("of L1's sets" in a for a in counted.assumptions) is crowded

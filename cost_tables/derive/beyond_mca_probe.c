@@ -6,7 +6,10 @@
    latency); and the nanoseconds per iteration of two chains through memory, `t[0] = t[0] + a[i]`
    on doubles and on 64-bit integers, whose `t` the compiler must keep in memory (a store to
    another pointer in the loop may alias it): each iteration waits for the previous one's store
-   to be forwarded to its load.
+   to be forwarded to its load; and the nanoseconds per access of a column walk (one float per
+   row, rows 1 KiB apart) that stores or loads a new line every time, in the few L1 sets such a
+   stride can use: over 64 rows (lines from L2) and over 4096 rows (too many for the L2 sets the
+   stride can use: lines from L3). The simulated block takes every access as an L1 hit.
 
      clang-19 -O2 -fno-builtin beyond_mca_probe.c -o probe -lm && ./probe
    (-fno-builtin: the compiler must call the library, not fold or inline it.) */
@@ -120,6 +123,42 @@ static double chain_ns(int floating) {
   return median(ns, REPEATS);
 }
 
+#define ROW_FLOATS 256   /* 1 KiB rows: a column's lines fall in 1/16 of the sets */
+#define COLUMNS 16
+
+__attribute__((noinline)) static void column_store(float *a, long rows) {
+  for (long i = 0; i < COLUMNS; i++)
+    for (long j = 0; j < rows; j++) a[j * ROW_FLOATS + i] = 0.0f;
+}
+
+__attribute__((noinline)) static float column_load(const float *a, long rows) {
+  float s0 = 0, s1 = 0, s2 = 0, s3 = 0;  /* four sums: the loads, not an add chain, set the pace */
+  for (long i = 0; i < COLUMNS; i++)
+    for (long j = 0; j < rows; j += 4) {
+      s0 += a[j * ROW_FLOATS + i]; s1 += a[(j + 1) * ROW_FLOATS + i];
+      s2 += a[(j + 2) * ROW_FLOATS + i]; s3 += a[(j + 3) * ROW_FLOATS + i];
+    }
+  return s0 + s1 + s2 + s3;
+}
+
+static double column_ns(long rows, int stores) {
+  float *a = calloc(rows * ROW_FLOATS + 64, sizeof *a);
+  double ns[REPEATS];
+  for (int r = 0; r < REPEATS; r++) {
+    double best = 1e9;
+    for (int k = 0; k < 20; k++) {  /* the best of 20 walks: lines in place from the walk before */
+      double t0 = now();
+      if (stores) column_store(a, rows);
+      else sink = column_load(a, rows);
+      double t = now() - t0;
+      if (t < best) best = t;
+    }
+    ns[r] = best / (rows * COLUMNS) * 1e9;
+  }
+  free(a);
+  return median(ns, REPEATS);
+}
+
 int main(void) {
   int first = 1;
   fill_arguments();
@@ -145,7 +184,9 @@ int main(void) {
   BOTH("pow", pow(x, 1.7), powf(x, 1.7f), args_double, args_float)
   BOTH("cbrt", cbrt(x), cbrtf(x), args_double, args_float)
   BOTH("erf", erf(x), erff(x), args_double, args_float)
-  printf("\n },\n \"chain_ns_per_iteration\": {\"double\": %.3f, \"int64\": %.3f}\n}\n",
+  printf("\n },\n \"chain_ns_per_iteration\": {\"double\": %.3f, \"int64\": %.3f},\n",
          chain_ns(1), chain_ns(0));
+  printf(" \"column_walk_ns_per_access\": {\"load.L2\": %.3f, \"store.L2\": %.3f, \"load.L3\": %.3f, "
+         "\"store.L3\": %.3f}\n}\n", column_ns(64, 0), column_ns(64, 1), column_ns(4096, 0), column_ns(4096, 1));
   return 0;
 }

@@ -259,6 +259,22 @@ def libm_classes(record: dict, generic: dict) -> dict[str, dict]:
         for name, cycles in sorted(record["cycles_per_call"].items())}
 
 
+def crowded_classes(record: dict, classes: dict) -> dict[str, dict]:
+    """`load/store.L2/L3.crowded`: one access of a walk that takes a new line every time in the
+    few L1 sets its stride can use (a column of a matrix with power-of-two rows), from the
+    tier named: each line brought in evicts one of the walk's own, written back first for stores,
+    so the accesses wait for each other more than independent misses do. Measured cycles."""
+    return {f"{name}.crowded": {
+        **{key: classes[name][key] for key in ("latency_cycles", "energy_pj", "energy_source", "energy_method")
+           if key in classes[name]},
+        "cu": cycles, "source": f"{_beyond_mca_source(record)}: a column walk, rows 1 KiB apart",
+        "method": "measured",
+        "notes": "measured on the measuring machine's core (a Zen 1 guest for the bundled figures; approximate "
+                 "for others): per access of a walk whose stride confines it to 1/16 of the L1 sets, over 64 rows "
+                 "(L2) and 4096 rows (L3)"}
+        for name, cycles in sorted(record["column_walk_cycles_per_access"].items())}
+
+
 def memory_chain(record: dict, classes: dict) -> dict:
     """Store-to-load forwarding, general and vector registers: a measured chain's cycles per
     iteration less the latency of the add in it (this table's)."""
@@ -539,6 +555,7 @@ def build(arch: str, core: dict, audit: bool = True, mca: str = MCA) -> dict:
         "method": "modelled", "energy_source": e_src, "energy_method": "modelled"}
     if "beyond_mca" in core:
         classes.update(libm_classes(core["beyond_mca"], classes["fp_transcendental"]))
+        classes.update(crowded_classes(core["beyond_mca"], classes))
     classes["other"] = {**{k: classes["int_add"][k] for k in ("cu", "latency_cycles", "energy_pj")},
                         "source": "modelled: assumed to cost one simple ALU instruction (= int_add)",
                         "method": "modelled", "energy_source": e_src, "energy_method": "modelled"}

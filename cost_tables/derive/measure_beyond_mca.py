@@ -1,8 +1,10 @@
 """Measure, on this machine, what llvm-mca's simulation of a machine block cannot see: what the
 C library's math functions (exp, log, sin, pow …) cost per call (the block holds only the call),
-and how long a value takes to come back through memory when a loop stores it and the next
-iteration loads it (the simulation takes loads and stores as independent). For the
-`fp_transcendental.<function>` classes and the `memory_chain` figures of the x86-64 tables.
+how long a value takes to come back through memory when a loop stores it and the next
+iteration loads it (the simulation takes loads and stores as independent), and what a column
+walk's accesses cost when its stride crowds them into a few L1 sets (the simulation takes them
+as L1 hits). For the `fp_transcendental.<function>` classes, the `memory_chain` figures and the
+`load/store.L2/L3.crowded` classes of the x86-64 tables.
 
     python3 cost_tables/derive/measure_beyond_mca.py   # ~1 min; run on an otherwise idle machine
     python3 cost_tables/derive/cpu_tables.py           # then rebuild the tables from the file
@@ -37,7 +39,7 @@ def run_probe(runs: int) -> dict:
                    for _ in range(runs)]
     return {"clock_ghz": statistics.median(r["clock_ghz"] for r in results),
             **{part: {name: statistics.median(r[part][name] for r in results) for name in results[0][part]}
-               for part in ("ns_per_call", "chain_ns_per_iteration")}}
+               for part in ("ns_per_call", "chain_ns_per_iteration", "column_walk_ns_per_access")}}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -53,9 +55,12 @@ def main(argv: list[str] | None = None) -> None:
         "raw": raw,
         "cycles_per_call": {name: round(ns * ghz, 1) for name, ns in raw["ns_per_call"].items()},
         "chain_cycles_per_iteration": {name: round(ns * ghz, 2) for name, ns in raw["chain_ns_per_iteration"].items()},
+        "column_walk_cycles_per_access": {name: round(ns * ghz, 2)
+                                          for name, ns in raw["column_walk_ns_per_access"].items()},
     }
     OUT.write_text(json.dumps(record, indent=1) + "\n")
-    print(json.dumps({k: record[k] for k in ("cycles_per_call", "chain_cycles_per_iteration")}, indent=1))
+    print(json.dumps({k: record[k] for k in ("cycles_per_call", "chain_cycles_per_iteration",
+                                             "column_walk_cycles_per_access")}, indent=1))
     print(f"wrote {OUT}")
 
 
