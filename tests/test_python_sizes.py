@@ -298,3 +298,26 @@ def test_the_unknown_value_must_be_the_same_one_at_both_bounds():
     for name in ("restored", "carried", "two"):
         kinds = [lp.trip_count.kind for lp in loops_by_line(fs[name]).values() if lp.trip_count.kind != "symbolic"]
         assert kinds and set(kinds) == {"unknown"}, name
+
+
+def test_the_module_s_top_level_calls_pass_their_constants_as_a_c_main_does():
+    fs = counted("""
+        import sys
+        def work(n):
+            for i in range(n):
+                pass
+        def main(n):
+            work(n)
+        def unread(m):
+            for i in range(m):
+                pass
+        if __name__ == "__main__":
+            N = 40
+            main(N)
+            unread(int(sys.argv[1]))
+    """)
+    assert fs["work"].inferred_sizes == {"n": 40.0}
+    assert fs["work"].size_notes == ["n = 40 from the call at example.py:7, passing on n = 40 from the call at "
+                                     "example.py:13"]
+    assert fs["unread"].inferred_sizes == {}  # a value known only at run time keeps the default
+

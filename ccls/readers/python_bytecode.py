@@ -1745,6 +1745,27 @@ def read_module(text: str, file: str, default_trip_count: int = 100,
     return read.functions, read.errors
 
 
+# The caller of the calls a module makes at its top level (CPython names that code `<module>`).
+MODULE_CALLER = "<module>"
+
+
+def _module_sites(info: _ModuleInfo) -> list[tuple[int | None, _Site]]:
+    """The calls the module's own top-level code makes (a script's ``main(100)`` under ``if
+    __name__ == "__main__":``): a program's entry, as C's main() is, passing the sizes the
+    program runs at. Its names are module constants where the module binds them once."""
+    if info.code is None:
+        return []
+    reader = _FunctionReader(info.code, *info._args, module=info)
+    out: list[tuple[int | None, _Site]] = []
+    for start in sorted(reader.live):
+        _, facts = reader._simulate(start)
+        for ins in reader.blocks[start].instrs:
+            fact = facts.get(ins.offset, ())
+            if fact and fact[0] == "call" and len(fact) > 5 and fact[5] is not None:
+                out.append((reader.line_of[ins.offset], fact[5]))
+    return out
+
+
 @dataclass
 class ModuleRead:
     """A module's functions, and the calls each makes as the stack interpreter saw them
@@ -1775,6 +1796,11 @@ def read_module_and_calls(text: str, file: str, default_trip_count: int = 100,
     sites: dict[str, list[tuple[int | None, _Site]]] = {}
     info = _ModuleInfo(module, file, lines, default_trip_count, early_exit)
     attributes: dict[str, dict[str, _Attribute]] = {}
+    try:
+        sites[MODULE_CALLER] = _module_sites(info)
+    except Exception as e:  # noqa: BLE001 — a reader bug must not cost the file its functions
+        errors.append(AnalysisError(file, None, f"internal error reading the module's top-level calls: "
+                                                f"{type(e).__name__}: {e}"))
     for code in _function_codes(module):
         try:
             functions.append(_read_function(code, file, lines, default_trip_count, early_exit, info, sites,

@@ -12,7 +12,9 @@ Which function a call reaches is decided by name, as Python would look it up in 
 module-level function or class; a nested function of the caller; ``self.m`` in a method (the
 method of the caller's class, else the module's only method of that name); ``obj.m`` (the
 module's only method of that name). A call that could reach several of the module's functions
-is left out; so are calls through ``*args``/``**kwargs`` and 3.13's keyword calls.
+is left out; so are calls through ``*args``/``**kwargs`` and 3.13's keyword calls. The module's
+own top-level code (a script's ``if __name__ == "__main__": main(100)``) calls as ``<module>``,
+a caller with no parameters: it passes what is constant there, as C's main() does.
 
 An instance attribute that ``__init__`` binds once from its parameters (``self.degree = degree``)
 is a size of the methods that read it: a record from ``__init__`` to each passes the value.
@@ -26,7 +28,7 @@ from fractions import Fraction
 from ccls.model import CallSite
 from ccls.polynomial import Polynomial
 from ccls.readers.call_sites import NOT_PASSED, Expr, ModuleCalls
-from ccls.readers.python_bytecode import ModuleRead, _length, _Site, _Val, named_difference
+from ccls.readers.python_bytecode import MODULE_CALLER, ModuleRead, _length, _Site, _Val, named_difference
 
 
 @dataclass(frozen=True)
@@ -59,12 +61,13 @@ def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
                and "." not in q.rsplit(".", 1)[0]}
     sites: list[CallSite] = []
     for caller, calls in read.sites.items():
-        if caller not in own:
+        if caller not in own and caller != MODULE_CALLER:
             continue
         caller_def = defs.get(caller)
-        known = set(own[caller]) | {length_parameter(p) for p in own[caller]}
+        caller_params = own.get(caller, [])  # the module's top level has none: only constants pass
+        known = set(caller_params) | {length_parameter(p) for p in caller_params}
         for line, site in calls:
-            target = _resolve(caller, caller_def, own[caller], site, own, defs, methods, classes)
+            target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes)
             if target is None:
                 continue
             callee, bound = target
