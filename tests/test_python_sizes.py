@@ -321,3 +321,32 @@ def test_the_module_s_top_level_calls_pass_their_constants_as_a_c_main_does():
                                      "example.py:13"]
     assert fs["unread"].inferred_sizes == {}  # a value known only at run time keeps the default
 
+
+def test_a_function_handed_to_an_api_with_its_arguments_is_called_with_them():
+    fs = counted("""
+        import functools
+        import pyperf
+        from concurrent.futures import ThreadPoolExecutor
+        def work(n):
+            for i in range(n):
+                pass
+        def bench(n, k=2):
+            for i in range(n * k):
+                pass
+        def timed(loops, n):
+            for i in range(n):
+                pass
+        def each(x):
+            for i in range(x):
+                pass
+        if __name__ == "__main__":
+            with ThreadPoolExecutor() as pool:
+                pool.submit(work, 30)
+            runner = pyperf.Runner()
+            runner.bench_func("bench", bench, 12)
+            runner.bench_time_func("timed", timed, 5)  # calls timed(loops, 5): the count does not fit
+            list(map(each, [1, 2, 3]))                 # map passes items, not the list
+    """)
+    assert fs["work"].inferred_sizes == {"n": 30.0}
+    assert fs["bench"].inferred_sizes == {"n": 12.0, "k": 2.0}
+    assert fs["timed"].inferred_sizes == {} and fs["each"].inferred_sizes == {}
