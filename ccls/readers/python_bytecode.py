@@ -356,6 +356,26 @@ _BUILTIN_WORK = {
     **dict.fromkeys(("min", "max"), _WorkSpec("py.work.minmax", "builtin", "O(n)")),
     **dict.fromkeys(("any", "all"), _WorkSpec("py.work.sum", "builtin", "O(n)", early_exit=True)),
 }
+
+
+@dataclass(frozen=True)
+class _FixedWork:
+    """A builtin whose own work per call is many times a plain builtin call's (``len``, ``abs``:
+    py.call alone), whatever the sizes of its arguments; measured in CPython 3.11 by
+    cost_tables/derive/cpython_builtins.py."""
+
+    cls: str
+    fewest_args: int  # positional arguments it needs to be this operation (min(a) is a reduction)
+
+
+_FIXED_WORK = {
+    # 3.11 calls min/max with an argument tuple and parses their key=/default= keywords each time.
+    **dict.fromkeys(("min", "max"), _FixedWork("py.work.varargs", 2)),
+    # Builtin types called: each call makes a new object (an iterator, a number, a string), freed later.
+    **dict.fromkeys(("range", "enumerate", "zip", "reversed", "map", "filter", "int", "str", "round"),
+                    _FixedWork("py.work.object", 1)),
+}
+
 _STR_METHOD = _WorkSpec("py.work.char", "str", "O(n)", sized_by="self")
 _MOVE = _WorkSpec("py.work.move", "list", "O(n)", sized_by="self")  # item pointers shifted by memmove
 _HASH_ARG = _WorkSpec("py.work.hash", "dict/set", "O(len(argument))")
@@ -802,10 +822,14 @@ class _FunctionReader:
         return "variant" if written else "loop-invariant"
 
     # -- work inside builtins ---------------------------------------------------------------
-    def _call_work(self, func: _Val, args: list[_Val], builtin: bool) -> _Work | None:
+    def _call_work(self, func: _Val, args: list[_Val], builtin: bool) -> _Work | _FixedWork | None:
         """A call to a builtin (not shadowed in the module) or to a common method, whose work
-        grows with its argument's length; None for anything else."""
+        grows with its argument's length, or a builtin whose fixed work per call is large
+        (`_FIXED_WORK`); None for anything else."""
         if builtin:
+            fixed = _FIXED_WORK.get(func.name or "")
+            if fixed is not None and len(args) >= fixed.fewest_args:  # a measured price, not an assumption
+                return fixed
             spec = _BUILTIN_WORK.get(func.name or "")
             if spec is None or len(args) != 1:  # min(a, b): two values, not a sequence
                 return None
@@ -1312,7 +1336,9 @@ class _FunctionReader:
                 if fact and fact[0] == "call" and len(fact) > 5 and fact[5] is not None:
                     self.sites.append((self.line_of[ins.offset], fact[5]))
                 work = fact[4] if fact and fact[0] == "call" else fact[1] if fact and fact[0] == "work" else None
-                if work is not None:
+                if isinstance(work, _FixedWork):  # once per call: one more instruction of this block
+                    block.instructions.append(Instruction(work.cls, self.line_of[ins.offset], f"<{work.cls}>"))
+                elif work is not None:
                     spliced.append(self._work_loop(ins, work, inner, out_loops))
             out_blocks.extend(spliced)
             added[start] = (spliced, [lp for lp in out_loops if lp not in loops_before])
