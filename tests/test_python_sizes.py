@@ -350,3 +350,26 @@ def test_a_function_handed_to_an_api_with_its_arguments_is_called_with_them():
     assert fs["work"].inferred_sizes == {"n": 30.0}
     assert fs["bench"].inferred_sizes == {"n": 12.0, "k": 2.0}
     assert fs["timed"].inferred_sizes == {} and fs["each"].inferred_sizes == {}
+
+
+def test_the_language_server_s_call_sites_keep_python_s_length_and_attribute_sizes():
+    from ccls.serialize import counted_from_json, counted_to_json
+    from ccls.sizes import infer_sizes, module_of
+    fs = counted(CALLS + """
+    class Spline:
+        def __init__(self, knots, degree):
+            self.knots = knots
+            self.degree = degree
+        def at(self, u):
+            for i in range(self.degree):
+                pass
+
+    def curve():
+        return Spline([0.0] * 8, 3)
+    """)
+    # as the server keeps them: counted functions, through the count cache's JSON
+    kept = [counted_from_json(counted_to_json(f)) for f in fs.values()]
+    again = infer_sizes([module_of("/src/example.py", kept)])
+    assert again[("/src/example.py", "solve")]["len(board)"].value == 64  # solve([0] * 64)
+    assert again[("/src/example.py", "Spline.at")]["self.degree"].value == 3  # Spline(…, 3) sets self.degree
+    assert fs["Spline.at"].inferred_sizes == {"self.degree": 3.0}  # the same as one file's own analysis
