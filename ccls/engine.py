@@ -71,6 +71,8 @@ def count_read(read: ReadFile, options: AnalysisOptions, tables: Tables | None =
         function.inferred_sizes = values
         function.size_notes = [size.describe(name) for name, size in inferred.items()]
         function.call_sites = tuple(site for site in calls if site.caller == fn.name)
+        slots = read.result.calls.parameters.get(fn.name, ()) if read.result.calls is not None else ()
+        function.size_slots = tuple(slots) if tuple(slots) != tuple(fn.parameters) else ()
         function.field_stores = tuple(store for store in stores if store.writer == fn.name)
         counted.functions.append(function)
     return counted

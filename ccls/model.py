@@ -277,6 +277,9 @@ class CountedFunction:
     inferred_sizes: dict[str, float] = field(default_factory=dict)
     size_notes: list[str] = field(default_factory=list)  # where each inferred size came from
     call_sites: tuple[CallSite, ...] = ()  # the calls this function makes, with what they pass
+    # The names calls address in order, where they are more than its parameters (Python: then
+    # len(p) of each, then the self.<attr> sizes __init__ sets); empty: the parameters.
+    size_slots: tuple[str, ...] = ()
     field_stores: tuple[FieldStore, ...] = ()  # the integers it writes into struct fields (`ccls.sizes`)
     stopped_on_time: bool = False  # FunctionIR.stopped_on_time: never kept in the persistent cache
     at_point: AtPoint | None = None  # set where some loops do not run at the counted values

@@ -46,6 +46,7 @@ def counted_to_json(f: CountedFunction) -> dict[str, Any]:
                      for o in f.overlaps],
         "inferred_sizes": f.inferred_sizes, "size_notes": f.size_notes,
         "call_sites": [[c.caller, c.callee, c.line, list(c.args)] for c in f.call_sites],
+        "size_slots": list(f.size_slots),
         "field_stores": [[s.struct, s.offset, s.writer, s.line, s.value] for s in f.field_stores],
         "at_point": _at_point_to_json(f.at_point),
     }
@@ -91,6 +92,7 @@ def counted_from_json(d: dict[str, Any]) -> CountedFunction:
         inferred_sizes={k: float(v) for k, v in d["inferred_sizes"].items()},
         size_notes=list(d["size_notes"]),
         call_sites=tuple(CallSite(caller, callee, line, _tuples(args)) for caller, callee, line, args in d["call_sites"]),
+        size_slots=tuple(d.get("size_slots", ())),
         field_stores=tuple(FieldStore(struct, offset, writer, line, _tuples(value))
                            for struct, offset, writer, line, value in d.get("field_stores", ())),
         at_point=_at_point_from_json(d.get("at_point")),

@@ -68,8 +68,10 @@ def module_of(path: str, functions: Iterable[CountedFunction]) -> ModuleCalls:
     """A file's call sites again, from its counted functions (what the language server keeps
     per function, cached or freshly compiled)."""
     functions = list(functions)
-    return ModuleCalls(path, {fn.name: tuple(fn.parameters) for fn in functions},
+    # Only a Python module's own calls reach its functions (ccls.readers.python_calls): never a C call.
+    return ModuleCalls(path, {fn.name: tuple(fn.size_slots or fn.parameters) for fn in functions},
                        tuple(site for fn in functions for site in fn.call_sites),
+                       internal=frozenset(fn.name for fn in functions if fn.language == "python"),
                        field_stores=tuple(store for fn in functions for store in fn.field_stores))
 
 

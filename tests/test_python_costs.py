@@ -86,10 +86,11 @@ def test_list_insert_pop_and_concatenation_move_or_copy_their_items_and_pop_of_t
 
 
 def test_every_work_class_the_reader_can_emit_is_measured():
-    from ccls.readers.python_bytecode import _BUILTIN_WORK, _CONCAT, _METHOD_WORK, _REPEAT, _SCAN, _SLICE
+    from ccls.readers.python_bytecode import (_BUILTIN_WORK, _CONCAT, _FIXED_WORK, _METHOD_WORK, _REPEAT, _SCAN,
+                                              _SLICE)
     table = load_tables().cost["cpython-3.11"]
     classes = {spec.cls for spec in (*_BUILTIN_WORK.values(), *_METHOD_WORK.values(), _SCAN, _SLICE, _REPEAT,
-                                     _CONCAT)} | {"py.work.new"}
+                                     _CONCAT, *_FIXED_WORK.values())} | {"py.work.new"}
     for cls in classes:
         entry = table.classes[cls]  # the exact key, not a fallback to py.other
         assert entry.method == "measured" and "cpython_builtins.py" in entry.source and entry.cu > 0
@@ -114,3 +115,47 @@ def test_globals_appends_and_unpacking_have_their_own_measured_prices():
     for cls in ("py.load.global", "py.build.append", "py.build.unpack"):
         assert table[cls].method == "measured" and "cpython_bytecode.py" in table[cls].source
     assert table["py.load"].cu < table["py.load.global"].cu and table["py.build.append"].cu < table["py.build"].cu
+
+
+def test_min_max_of_several_values_and_builtin_types_cost_their_measured_work_once_per_call():
+    from ccls.counting import block_executions
+    fs = read("""
+        def clamp(x, lo, hi):
+            return max(lo, min(hi, int(x)))
+
+        def lowest(a):
+            return min(a)
+
+        def walk(n, a, b):
+            t = 0
+            for i in range(n):
+                for x, y in zip(a, b):
+                    t += x * y
+            return str(t)
+    """)
+    shadowed = read("""
+        range = list
+
+        def f(n):
+            return range(n)
+    """)["f"]
+
+    def once_per_call(f) -> dict[str, float]:
+        """py.work.* units that are instructions of the calling block, by class: runs per call (n = 10)."""
+        out: dict[str, float] = {}
+        for b in f.blocks:
+            runs = block_executions(b, f.loops).evaluate({s: 10 for s in block_executions(b, f.loops).symbols})
+            for i in b.instructions:
+                if i.cls.startswith("py.work.") and not is_work_loop(b.loop or ""):
+                    out[i.cls] = out.get(i.cls, 0) + runs
+        return out
+
+    assert once_per_call(fs["clamp"]) == {"py.work.varargs": 2, "py.work.object": 1}  # max, min; int
+    assert once_per_call(fs["lowest"]) == {} and work_classes(fs["lowest"]) == ["py.work.minmax"]  # a reduction
+    # range(n) and str(t) once; zip(a, b) again on each of the outer loop's 10 passes
+    assert once_per_call(fs["walk"]) == {"py.work.object": 12}
+    assert once_per_call(shadowed) == {}  # the module's own `range` (a list), not the builtin
+    table = load_tables().cost["cpython-3.11"].classes
+    call = table["py.call"].cu
+    # 3.11's min(a, b) and a builtin type's call cost many plain builtin calls (measured, not assumed)
+    assert table["py.work.varargs"].cu > 20 * call and table["py.work.object"].cu > 10 * call

@@ -298,3 +298,78 @@ def test_the_unknown_value_must_be_the_same_one_at_both_bounds():
     for name in ("restored", "carried", "two"):
         kinds = [lp.trip_count.kind for lp in loops_by_line(fs[name]).values() if lp.trip_count.kind != "symbolic"]
         assert kinds and set(kinds) == {"unknown"}, name
+
+
+def test_the_module_s_top_level_calls_pass_their_constants_as_a_c_main_does():
+    fs = counted("""
+        import sys
+        def work(n):
+            for i in range(n):
+                pass
+        def main(n):
+            work(n)
+        def unread(m):
+            for i in range(m):
+                pass
+        if __name__ == "__main__":
+            N = 40
+            main(N)
+            unread(int(sys.argv[1]))
+    """)
+    assert fs["work"].inferred_sizes == {"n": 40.0}
+    assert fs["work"].size_notes == ["n = 40 from the call at example.py:7, passing on n = 40 from the call at "
+                                     "example.py:13"]
+    assert fs["unread"].inferred_sizes == {}  # a value known only at run time keeps the default
+
+
+def test_a_function_handed_to_an_api_with_its_arguments_is_called_with_them():
+    fs = counted("""
+        import functools
+        import pyperf
+        from concurrent.futures import ThreadPoolExecutor
+        def work(n):
+            for i in range(n):
+                pass
+        def bench(n, k=2):
+            for i in range(n * k):
+                pass
+        def timed(loops, n):
+            for i in range(n):
+                pass
+        def each(x):
+            for i in range(x):
+                pass
+        if __name__ == "__main__":
+            with ThreadPoolExecutor() as pool:
+                pool.submit(work, 30)
+            runner = pyperf.Runner()
+            runner.bench_func("bench", bench, 12)
+            runner.bench_time_func("timed", timed, 5)  # calls timed(loops, 5): the count does not fit
+            list(map(each, [1, 2, 3]))                 # map passes items, not the list
+    """)
+    assert fs["work"].inferred_sizes == {"n": 30.0}
+    assert fs["bench"].inferred_sizes == {"n": 12.0, "k": 2.0}
+    assert fs["timed"].inferred_sizes == {} and fs["each"].inferred_sizes == {}
+
+
+def test_the_language_server_s_call_sites_keep_python_s_length_and_attribute_sizes():
+    from ccls.serialize import counted_from_json, counted_to_json
+    from ccls.sizes import infer_sizes, module_of
+    fs = counted(CALLS + """
+    class Spline:
+        def __init__(self, knots, degree):
+            self.knots = knots
+            self.degree = degree
+        def at(self, u):
+            for i in range(self.degree):
+                pass
+
+    def curve():
+        return Spline([0.0] * 8, 3)
+    """)
+    # as the server keeps them: counted functions, through the count cache's JSON
+    kept = [counted_from_json(counted_to_json(f)) for f in fs.values()]
+    again = infer_sizes([module_of("/src/example.py", kept)])
+    assert again[("/src/example.py", "solve")]["len(board)"].value == 64  # solve([0] * 64)
+    assert again[("/src/example.py", "Spline.at")]["self.degree"].value == 3  # Spline(…, 3) sets self.degree
+    assert fs["Spline.at"].inferred_sizes == {"self.degree": 3.0}  # the same as one file's own analysis

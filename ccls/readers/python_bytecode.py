@@ -356,6 +356,26 @@ _BUILTIN_WORK = {
     **dict.fromkeys(("min", "max"), _WorkSpec("py.work.minmax", "builtin", "O(n)")),
     **dict.fromkeys(("any", "all"), _WorkSpec("py.work.sum", "builtin", "O(n)", early_exit=True)),
 }
+
+
+@dataclass(frozen=True)
+class _FixedWork:
+    """A builtin whose own work per call is many times a plain builtin call's (``len``, ``abs``:
+    py.call alone), whatever the sizes of its arguments; measured in CPython 3.11 by
+    cost_tables/derive/cpython_builtins.py."""
+
+    cls: str
+    fewest_args: int  # positional arguments it needs to be this operation (min(a) is a reduction)
+
+
+_FIXED_WORK = {
+    # 3.11 calls min/max with an argument tuple and parses their key=/default= keywords each time.
+    **dict.fromkeys(("min", "max"), _FixedWork("py.work.varargs", 2)),
+    # Builtin types called: each call makes a new object (an iterator, a number, a string), freed later.
+    **dict.fromkeys(("range", "enumerate", "zip", "reversed", "map", "filter", "int", "str", "round"),
+                    _FixedWork("py.work.object", 1)),
+}
+
 _STR_METHOD = _WorkSpec("py.work.char", "str", "O(n)", sized_by="self")
 _MOVE = _WorkSpec("py.work.move", "list", "O(n)", sized_by="self")  # item pointers shifted by memmove
 _HASH_ARG = _WorkSpec("py.work.hash", "dict/set", "O(len(argument))")
@@ -802,10 +822,14 @@ class _FunctionReader:
         return "variant" if written else "loop-invariant"
 
     # -- work inside builtins ---------------------------------------------------------------
-    def _call_work(self, func: _Val, args: list[_Val], builtin: bool) -> _Work | None:
+    def _call_work(self, func: _Val, args: list[_Val], builtin: bool) -> _Work | _FixedWork | None:
         """A call to a builtin (not shadowed in the module) or to a common method, whose work
-        grows with its argument's length; None for anything else."""
+        grows with its argument's length, or a builtin whose fixed work per call is large
+        (`_FIXED_WORK`); None for anything else."""
         if builtin:
+            fixed = _FIXED_WORK.get(func.name or "")
+            if fixed is not None and len(args) >= fixed.fewest_args:  # a measured price, not an assumption
+                return fixed
             spec = _BUILTIN_WORK.get(func.name or "")
             if spec is None or len(args) != 1:  # min(a, b): two values, not a sequence
                 return None
@@ -1312,7 +1336,9 @@ class _FunctionReader:
                 if fact and fact[0] == "call" and len(fact) > 5 and fact[5] is not None:
                     self.sites.append((self.line_of[ins.offset], fact[5]))
                 work = fact[4] if fact and fact[0] == "call" else fact[1] if fact and fact[0] == "work" else None
-                if work is not None:
+                if isinstance(work, _FixedWork):  # once per call: one more instruction of this block
+                    block.instructions.append(Instruction(work.cls, self.line_of[ins.offset], f"<{work.cls}>"))
+                elif work is not None:
                     spliced.append(self._work_loop(ins, work, inner, out_loops))
             out_blocks.extend(spliced)
             added[start] = (spliced, [lp for lp in out_loops if lp not in loops_before])
@@ -1745,6 +1771,27 @@ def read_module(text: str, file: str, default_trip_count: int = 100,
     return read.functions, read.errors
 
 
+# The caller of the calls a module makes at its top level (CPython names that code `<module>`).
+MODULE_CALLER = "<module>"
+
+
+def _module_sites(info: _ModuleInfo) -> list[tuple[int | None, _Site]]:
+    """The calls the module's own top-level code makes (a script's ``main(100)`` under ``if
+    __name__ == "__main__":``): a program's entry, as C's main() is, passing the sizes the
+    program runs at. Its names are module constants where the module binds them once."""
+    if info.code is None:
+        return []
+    reader = _FunctionReader(info.code, *info._args, module=info)
+    out: list[tuple[int | None, _Site]] = []
+    for start in sorted(reader.live):
+        _, facts = reader._simulate(start)
+        for ins in reader.blocks[start].instrs:
+            fact = facts.get(ins.offset, ())
+            if fact and fact[0] == "call" and len(fact) > 5 and fact[5] is not None:
+                out.append((reader.line_of[ins.offset], fact[5]))
+    return out
+
+
 @dataclass
 class ModuleRead:
     """A module's functions, and the calls each makes as the stack interpreter saw them
@@ -1775,6 +1822,11 @@ def read_module_and_calls(text: str, file: str, default_trip_count: int = 100,
     sites: dict[str, list[tuple[int | None, _Site]]] = {}
     info = _ModuleInfo(module, file, lines, default_trip_count, early_exit)
     attributes: dict[str, dict[str, _Attribute]] = {}
+    try:
+        sites[MODULE_CALLER] = _module_sites(info)
+    except Exception as e:  # noqa: BLE001 — a reader bug must not cost the file its functions
+        errors.append(AnalysisError(file, None, f"internal error reading the module's top-level calls: "
+                                                f"{type(e).__name__}: {e}"))
     for code in _function_codes(module):
         try:
             functions.append(_read_function(code, file, lines, default_trip_count, early_exit, info, sites,

@@ -12,7 +12,11 @@ Which function a call reaches is decided by name, as Python would look it up in 
 module-level function or class; a nested function of the caller; ``self.m`` in a method (the
 method of the caller's class, else the module's only method of that name); ``obj.m`` (the
 module's only method of that name). A call that could reach several of the module's functions
-is left out; so are calls through ``*args``/``**kwargs`` and 3.13's keyword calls.
+is left out; so are calls through ``*args``/``**kwargs`` and 3.13's keyword calls. The module's
+own top-level code (a script's ``if __name__ == "__main__": main(100)``) calls as ``<module>``,
+a caller with no parameters: it passes what is constant there, as C's main() does. A function
+handed to an API that calls it with the arguments after it (``executor.submit(work, 100)``,
+pyperf's ``runner.bench_func("name", work, 100)``) is called with them.
 
 An instance attribute that ``__init__`` binds once from its parameters (``self.degree = degree``)
 is a size of the methods that read it: a record from ``__init__`` to each passes the value.
@@ -26,7 +30,7 @@ from fractions import Fraction
 from ccls.model import CallSite
 from ccls.polynomial import Polynomial
 from ccls.readers.call_sites import NOT_PASSED, Expr, ModuleCalls
-from ccls.readers.python_bytecode import ModuleRead, _length, _Site, _Val, named_difference
+from ccls.readers.python_bytecode import MODULE_CALLER, ModuleRead, _length, _Site, _Val, named_difference
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,8 @@ class _Def:
     qualname: str
     kind: str  # "function" | "method" | "staticmethod" | "classmethod"
     defaults: dict[str, Expr] = field(default_factory=dict)  # parameter → integer default
+    positional: int | None = None  # positional parameters (self included), None with *args
+    optional: int = 0  # how many of them have a default
 
 
 def length_parameter(name: str) -> str:
@@ -59,12 +65,17 @@ def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
                and "." not in q.rsplit(".", 1)[0]}
     sites: list[CallSite] = []
     for caller, calls in read.sites.items():
-        if caller not in own:
+        if caller not in own and caller != MODULE_CALLER:
             continue
         caller_def = defs.get(caller)
-        known = set(own[caller]) | {length_parameter(p) for p in own[caller]}
+        caller_params = own.get(caller, [])  # the module's top level has none: only constants pass
+        known = set(caller_params) | {length_parameter(p) for p in caller_params}
         for line, site in calls:
-            target = _resolve(caller, caller_def, own[caller], site, own, defs, methods, classes)
+            target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes)
+            if target is None:
+                site = _passed_on(site, own, defs, classes)
+                target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes) \
+                    if site is not None else None
             if target is None:
                 continue
             callee, bound = target
@@ -115,6 +126,45 @@ def _attribute_sites(read: ModuleRead, parameters: dict[str, tuple[str, ...]],
             args = (NOT_PASSED,) * (len(parameters[function]) - 1) + (expr,)
             out.append(CallSite(init, function, line, args))
     return out
+
+
+# APIs documented to call the callable they are given with the positional arguments that follow
+# it: concurrent.futures Executor.submit(fn, *args); asyncio's loop.call_soon / call_soon_threadsafe
+# / call_later / call_at (callback, *args), loop.run_in_executor(executor, func, *args),
+# asyncio.to_thread(func, *args); atexit.register(func, *args); functools.partial(func, *args);
+# contextlib.ExitStack.callback(callback, *args); unittest's addCleanup / addClassCleanup
+# (function, *args); weakref.finalize(obj, func, *args); pyperf's Runner.bench_func(name, func,
+# *args), the harness of pyperformance. (pyperf's bench_time_func puts a loop count first; the
+# arity check below leaves it out, as it does map(f, xs), which passes items, not xs.)
+_CALLS_WITH_ARGUMENTS = frozenset(("submit", "call_soon", "call_soon_threadsafe", "call_later", "call_at",
+                                   "run_in_executor", "to_thread", "register", "partial", "callback",
+                                   "addCleanup", "addClassCleanup", "finalize", "bench_func"))
+
+
+def _passed_on(site: _Site, own: dict[str, list[str]], defs: dict[str, _Def], classes: set[str]) -> _Site | None:
+    """``executor.submit(work, 100)``, ``runner.bench_func("name", work, 100)``: an API that calls
+    the module's function it is handed with the positional arguments after it, as the call
+    ``work(100)``; only when their number fits the function's positional parameters (those
+    without a default at least, all of them at most)."""
+    api = site.func.attr or site.func.name
+    if api not in _CALLS_WITH_ARGUMENTS or site.keywords:
+        return None
+    for index, value in enumerate(site.args):
+        name = value.name if value.is_global and value.owner is None else None
+        if name is None or "." in name:
+            continue
+        callee = f"{name}.__init__" if name in classes else name
+        if callee not in own:
+            continue  # the executor of run_in_executor(EXECUTOR, work, 4), not a function of ours
+        definition = defs.get(callee)
+        if definition is None or definition.positional is None:
+            return None
+        rest = site.args[index + 1:]
+        bound = 1 if callee != name else 0  # __init__'s self
+        if not definition.positional - definition.optional <= len(rest) + bound <= definition.positional:
+            return None
+        return _Site(_Val(name=name, direct=True, is_global=True), None, rest, None)
+    return None
 
 
 def _resolve(caller: str, caller_def: _Def | None, caller_params: list[str], site: _Site,
@@ -243,7 +293,8 @@ def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
                 defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]],
                                     map(default, a.defaults)))
                 defaults.update((p.arg, default(d)) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
-                out[qualname] = _Def(qualname, kind, {k: v for k, v in defaults.items() if v is not None})
+                out[qualname] = _Def(qualname, kind, {k: v for k, v in defaults.items() if v is not None},
+                                     None if a.vararg is not None else len(positional), len(a.defaults))
                 visit(node.body, f"{qualname}.<locals>.", False)
             elif isinstance(node, ast.ClassDef):
                 visit(node.body, f"{prefix}{node.name}.", True)

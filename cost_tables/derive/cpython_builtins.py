@@ -24,8 +24,13 @@ class (``Board(size)``, py.work.new) allocates the instance and reaches ``__init
 type.__call__ and slot_tp_init, a C-level call that 3.11 does not inline as it does a
 Python-to-Python call. It is timed as the difference between ``c = C(a)`` and ``c = f(o, a)``,
 where ``f`` runs the same body as ``C.__init__`` on an existing object; the instance's
-deallocation (when the next one replaces it in ``c``) is included. ``--only py.work.new``
-measures one class again and keeps the others.
+deallocation (when the next one replaces it in ``c``) is included. Some builtins do many times the
+work of a plain builtin call (``len(a)``, ``abs(x)``: py.call alone) whatever their arguments:
+min/max of several values (py.work.varargs: in 3.11 an argument tuple and a keyword parse per
+call) and builtin types that make a new object (py.work.object: ``range(n)``, ``zip(a, b)``,
+``int(x)``, …); each is timed against a C function of the same call shape that does next to
+nothing (``abs``, ``operator.is_``). ``--only py.work.new`` measures one class again and keeps
+the others.
 
 Raw times go to cpython-<ver>-builtins-measurements.json; cpython_bytecode.py (also ``--refit``)
 folds the slopes into cost_tables/cpython-<ver>.json as the py.work.* classes.
@@ -35,6 +40,7 @@ from __future__ import annotations
 import datetime
 import gc
 import json
+import operator
 import platform
 import random
 import sys
@@ -153,6 +159,32 @@ FIXED: dict[str, tuple[str, dict]] = {
                                                                   {"C": _Pair, "f": _set_xy, "o": _Pair(0, 0),
                                                                    "a": 3, "b": 4}),
                     }),
+    # Builtins whose own work is many times a plain builtin call's (len, abs), whatever their
+    # arguments' sizes: each timed against a C function of the same call shape that does next to
+    # nothing (abs of a small int, operator.is_), every callable a fast local as in the loop above.
+    "py.work.varargs": ("min()/max() of several values: 3.11 calls them with an argument tuple, parses their "
+                        "key=/default= keywords and iterates the tuple, comparing each value", {
+                            "min(a, b)": ("c = min(a, b)", "c = is_(a, b)", {"min": min, "is_": operator.is_,
+                                                                            "a": 3, "b": 4}),
+                            "max(a, b)": ("c = max(a, b)", "c = is_(a, b)", {"max": max, "is_": operator.is_,
+                                                                            "a": 3, "b": 4}),
+                        }),
+    "py.work.object": ("calling a builtin type that makes a new object (range, enumerate, zip, reversed, map, "
+                       "filter; int, str, round): type.__call__ (or the type's vectorcall), the object's "
+                       "allocation, and its deallocation when the next one replaces it", {
+                           "range(n)": ("c = range(a)", "c = abs(a)", {"range": range, "abs": abs, "a": 100}),
+                           "enumerate(l)": ("c = enumerate(a)", "c = abs(b)",
+                                            {"enumerate": enumerate, "abs": abs, "a": [1, 2, 3], "b": 3}),
+                           "zip(l, m)": ("c = zip(a, b)", "c = is_(a, b)",
+                                         {"zip": zip, "is_": operator.is_, "a": [1, 2, 3], "b": [4, 5, 6]}),
+                           "reversed(l)": ("c = reversed(a)", "c = abs(b)",
+                                           {"reversed": reversed, "abs": abs, "a": [1, 2, 3], "b": 3}),
+                           "map(f, l)": ("c = map(f, a)", "c = is_(f, a)",
+                                         {"map": map, "is_": operator.is_, "f": abs, "a": [1, 2, 3]}),
+                           "int(x)": ("c = int(x)", "c = abs(x)", {"int": int, "abs": abs, "x": 2.5}),
+                           "str(n)": ("c = str(a)", "c = abs(a)", {"str": str, "abs": abs, "a": 1234}),
+                           "round(x)": ("c = round(x)", "c = abs(x)", {"round": round, "abs": abs, "x": 2.5}),
+                       }),
 }
 
 

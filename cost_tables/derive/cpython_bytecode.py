@@ -414,8 +414,9 @@ def work_classes(pj_per_cycle: float, clock_hz: float) -> dict[str, dict]:
         scaled = (f"{m['ns_per_unit']:.3f} ns there, divided by {ratio:.3f} (that run's time for 7 of this "
                   "table's snippets over the time the table predicts for them) to put it in this table's time")
         if m.get("fixed"):
-            source = (f"{where}: median over [{ops}] of the time of the statement less that of the same statement "
-                      f"calling a function that runs the same body, {m['n']} iterations, minimum over repeats; {scaled}")
+            source = (f"{where}: median over [{ops}] of the time of the statement less that of the same call shape "
+                      f"without the operation (a function that runs the same body, or a C function that does next "
+                      f"to nothing), {m['n']} iterations, minimum over repeats; {scaled}")
             notes = f"one per call, charged beside the call's py.call: {m['complexity']}"
         else:
             source = (f"{where}: median over [{ops}] of the least-squares slope of time against {m['units']}, "
