@@ -19,43 +19,14 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define REPEATS 7
+#define PROBE_CLOCK CLOCK_THREAD_CPUTIME_ID  /* shared machines: the probe's own CPU time */
+#include "probe_common.h"
+
+#define REPEATS PROBE_MAX_REPEATS
 #define CALLS 1000000
 #define TABLE 1024
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, n, sizeof *v, by_value);
-  return v[n / 2];
-}
-
-static volatile uint64_t sink_int;
 static volatile double sink;
-
-/* Core clock: a chain of dependent 1-cycle adds retires one add per cycle. */
-static double clock_ghz(void) {
-  double ghz[REPEATS];
-  for (int r = 0; r < REPEATS; r++) {
-    uint64_t x = 1, n = 50000000;
-    double t0 = now();
-    for (uint64_t i = 0; i < n; i++)
-      __asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-                       "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r"(x));
-    ghz[r] = 8.0 * n / (now() - t0) / 1e9;
-    sink_int = x;
-  }
-  return median(ghz, REPEATS);
-}
 
 /* Arguments spread over the domain where programs usually call each function. */
 static double args_double[TABLE], args_unit[TABLE];
@@ -162,7 +133,7 @@ static double column_ns(long rows, int stores) {
 int main(void) {
   int first = 1;
   fill_arguments();
-  printf("{\n \"clock_ghz\": %.4f,\n \"ns_per_call\": {", clock_ghz());
+  printf("{\n \"clock_ghz\": %.4f,\n \"ns_per_call\": {", measure_clock_ghz(REPEATS, 50000000));
   BOTH("exp", exp(x), expf(x), args_double, args_float)
   BOTH("exp2", exp2(x), exp2f(x), args_double, args_float)
   BOTH("exp10", exp10(x), exp10f(x), args_double, args_float)

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_REPEATS 7
+#include "probe_common.h"
+
+#define MAX_REPEATS PROBE_MAX_REPEATS
 #define STEPS 25
 
 static int REPEATS = MAX_REPEATS;
@@ -21,22 +23,6 @@ static size_t WORK = 1;     /* divides loop counts: 10 in --quick mode */
 static size_t BIG = 512u << 20;  /* the largest buffers: 64 MiB in --quick mode */
 
 static void step(const char *name) { fprintf(stderr, "step %s\n", name); }
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, n, sizeof *v, by_value);
-  return v[n / 2];
-}
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next_random(void) {  /* xorshift64 */
@@ -48,20 +34,8 @@ static uint64_t next_random(void) {  /* xorshift64 */
 
 static volatile uint64_t sink;
 
-/* Core clock: a chain of dependent 1-cycle adds retires one add per cycle. */
-static double clock_ghz(void) {
-  double ghz[MAX_REPEATS];
-  for (int r = 0; r < REPEATS; r++) {
-    uint64_t x = 1, n = 100000000 / WORK;
-    double t0 = now();
-    for (uint64_t i = 0; i < n; i++)
-      __asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-                       "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r"(x));
-    ghz[r] = 8.0 * n / (now() - t0) / 1e9;
-    sink = x;
-  }
-  return median(ghz, REPEATS);
-}
+/* Core clock: see probe_common.h. */
+static double clock_ghz(void) { return measure_clock_ghz(REPEATS, 100000000 / WORK); }
 
 /* Independent 32-bit and 64-bit divides (quotients of 20-30 bits, as in typical code). */
 static double divide_ns(int wide) {
