@@ -16,7 +16,8 @@ _DIVISION = {
 
 _MISS = {
     "strided": ("the innermost loop walks memory with a large stride (column-major order): interchange "
-                "the loops so the innermost index is contiguous, or tile/block the nest"),
+                "the loops so the innermost index is contiguous, or tile/block the nest; rows a power of "
+                "two long (1024 floats) put a column in a few cache sets: padding them (1040) spreads it"),
     "indirect": ("accesses go through an index array (a[idx[i]]): sort or bucket the indices, or gather "
                  "the data into a contiguous buffer first"),
     "pointer-chase": ("each load depends on the previous one (linked structure): store nodes contiguously "
