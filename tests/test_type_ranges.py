@@ -56,6 +56,31 @@ def test_a_size_named_after_an_8_bit_value_is_evaluated_at_most_at_255():
     assert _counted(RELOADED, default_parameter_value=100.0)["clear"].inferred_sizes == {}
 
 
+# Each global is read again at every iteration (`p` may point at them): ScalarEvolution's only
+# bound, (255 + 255) · (255 + 255) + 255 back edges, is what four unsigned chars allow.
+PRODUCT_READ_AGAIN = """\
+extern unsigned char a, b, c, d;
+void fill(unsigned char *p, const unsigned char *q) {
+  for (int i = 0; i < (a + b) * (c + d) + d; i++)
+    p[i] = q[i] << 1;
+}
+void search(unsigned char *p, int x) {
+  for (int i = 0; i < 64; i++)
+    if (p[i] == x) break; else p[i]++;
+}
+"""
+
+
+def test_a_bound_computed_from_values_read_in_the_loop_is_no_count_even_when_not_2_to_the_k_minus_1():
+    functions = _counted(PRODUCT_READ_AGAIN)
+    [loop] = functions["fill"].loops
+    assert loop.trip_count.kind == "unknown" and loop.trip_count.iterations.constant_value() == 100
+    assert any("its maximum 260355 is only the range" in note for note in functions["fill"].assumptions)
+    # A fixed bound with a search exit keeps its maximum (the loop is unrolled by two: 32 back edges).
+    [search] = functions["search"].loops
+    assert search.trip_count.kind == "expected" and search.trip_count.iterations.constant_value() == 16.5
+
+
 @pytest.mark.parametrize("trips,only_a_range", [(127, True), (255, True), (65535, True), (256, False),
                                                   (100, False), (63, False), (254, False)])
 def test_only_counts_of_2_to_the_k_minus_1_from_127_up_are_a_types_range(trips, only_a_range):

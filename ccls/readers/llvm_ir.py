@@ -446,7 +446,7 @@ class _FunctionReader:
         for header, record in analyses.loops.items():
             try:
                 budget.spend()
-                trips[header] = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
+                trips[header] = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions, reading)
                                  or _trip_count(record, analyses, set(parameters), ancestors[header],
                                                 default_trip_count, early_exit, assumptions, substituted, terminators,
                                                 reading))

@@ -17,7 +17,7 @@ _ADD_RECURRENCE = re.compile(r"^\{(?P<start>.+),\+,(?P<step>\d+)\}(?:<[a-z]+>)*<
 _INT = re.compile(r"^i(\d+)$")
 
 
-def _uncast(name: str, reading: _Reading) -> str:
+def uncast(name: str, reading: _Reading) -> str:
     """The value behind integer casts (`zext nneg i32 %bits to i64` → `bits`)."""
     for _ in range(4):
         instr = reading.definitions.get(name)
@@ -73,7 +73,7 @@ def shift_width_trip(record, analyses: FunctionAnalyses, terminators: dict,
             if instr.opcode not in _SHIFTS or len(instr.operands) < 2 or not instr.operands[1].name:
                 continue
             width = _INT.match(instr.operands[0].type_text or "")
-            counter = _uncast(instr.operands[1].name, reading)
+            counter = uncast(instr.operands[1].name, reading)
             recurrence = _ADD_RECURRENCE.match(analyses.value_scevs.get(counter, ""))
             if width is None or recurrence is None or recurrence["loop"].strip('"') != record.header:
                 continue
@@ -216,7 +216,7 @@ def array_index_trip(record, analyses: FunctionAnalyses, terminators: dict,
             m = _ARRAY_ELEMENT.search(gep.text) if gep is not None and gep.opcode == "getelementptr" else None
             if m is None or int(m["n"]) < 2:  # [0 x T] and [1 x T]: a trailing array of any length
                 continue
-            recurrence = _start_step(analyses.value_scevs.get(_uncast(m["index"].strip('"'), reading), ""),
+            recurrence = _start_step(analyses.value_scevs.get(uncast(m["index"].strip('"'), reading), ""),
                                      record.header)
             if recurrence is None or recurrence[1] == 0:
                 continue

@@ -27,7 +27,7 @@ _COMPARE = re.compile(r"= icmp \w+ i\d+ %?(?P<a>[-\w.$]+), %?(?P<b>[-\w.$]+)$")
 
 
 def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnalyses, parameters: set[str],
-                  assumptions: list[str]) -> TripCount | None:
+                  assumptions: list[str], reading: _Reading | None = None) -> TripCount | None:
     """Logarithmic loops ScalarEvolution has no closed form for: ``while (x > 1) x >>= k`` or
     ``x /= c`` runs about log_c(x₀) times (its start linear in one parameter), and
     ``for (i = 1; i < n; i *= c)`` about log_c(n) (its bound linear in one parameter). The
@@ -48,6 +48,9 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
             continue
         step_text = definitions[step[0]].text.split(", !")[0] if step[0] in definitions else ""  # without metadata
         shrinking, growing = _HALVING.match(step_text), _GROWING.match(step_text)
+        grown = None if shrinking or growing else _grown_then_merged(step[0], instr.name, inside, definitions)
+        if grown is not None:  # `j = k + k; if (…) j++; k = j`: the product, then a merge with it plus a constant
+            growing, step_text = grown
         m = shrinking or growing
         if not m or int(m["k"]) < 1 or m["phi"] != instr.name and not (
                 growing and _at_least(m["phi"], instr.name, inside, definitions)):
@@ -60,9 +63,10 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
             symbol = _log2_symbol(start[0], analyses, parameters)
             how = f"divided by {2 ** k if 'shr' in step_text else k} each iteration"
         else:
-            symbol = _growth_bound(instr.name, step[0], record, body, definitions, analyses, parameters)
+            symbol = _growth_bound(instr.name, {step[0], m["name"]}, record, body, definitions, analyses,
+                                   parameters, reading)
             how = f"multiplied by {2 ** k if 'shl' in step_text else k} each iteration until it reaches the bound"
-            if m["phi"] != instr.name:
+            if m["phi"] != instr.name or grown is not None:
                 how = (f"multiplied by {2 ** k if 'shl' in step_text else k} each iteration, after adding a small "
                        f"constant on some paths (a heap's child index), until it passes the bound, or leaves "
                        f"earlier on data (at most that many)")
@@ -103,23 +107,73 @@ def _at_least(value: str, phi: str, inside: set[str], definitions: dict, depth: 
     return True
 
 
-def _growth_bound(phi: str, step: str, record, body: list, definitions: dict, analyses: FunctionAnalyses,
-                  parameters: set[str]) -> str | None:
-    """``log2(n)`` for the bound a growing index is compared with in its loop (`i < n`, `j <=
-    s->heap_len` read at each iteration from a member the loop does not store to)."""
+def _grown_then_merged(value: str, phi: str, inside: set[str], definitions: dict,
+                       depth: int = 0) -> tuple[re.Match, str] | None:
+    """(the match, its text) of the product `phi · c` (or `phi << k`) that `value` merges with
+    itself plus a small constant (`j = k + k; if (…) j++;`: a heap's left or right child), so
+    that the counter grows at least as fast as the product; None for any other value."""
+    merge = definitions.get(value)
+    if merge is None or merge.opcode not in ("phi", "select") or depth > 3:
+        return None
+    arms = [v for v, _ in _PHI_INCOMING.findall(merge.text)] if merge.opcode == "phi" else \
+        [op.name for op in merge.operands[1:3]]
+    for arm in arms:
+        text = definitions[arm].text.split(", !")[0] if arm in definitions else ""
+        m = _GROWING.match(text)
+        if m and m["phi"] == phi and _at_least(value, arm, inside, definitions):
+            return m, text
+        if (deeper := _grown_then_merged(arm, phi, inside, definitions, depth + 1)) is not None \
+                and _at_least(value, deeper[0]["name"], inside, definitions):
+            return deeper
+    return None
+
+
+_BY_CONSTANT = re.compile(r"^%(?P<name>[-\w.$]+) = (?:sdiv|udiv|lshr|ashr)(?: exact)? i\d+ %(?P<of>[-\w.$]+), \d+$")
+
+
+def _growth_bound(phi: str, steps: set[str], record, body: list, definitions: dict, analyses: FunctionAnalyses,
+                  parameters: set[str], reading: _Reading | None = None) -> str | None:
+    """``log2(n)`` for the bound a growing index (its phi, or a step of it) is compared with in
+    its loop (`i < n`, `j <= s->heap_len` read at each iteration from a member the loop does not
+    store to, `k <= n / 2`: the constant divisor dropped, as log₂ drops constants), n a
+    parameter, a member, or a C variable the function computes (`variable_of`)."""
     inside = set(record.blocks)
+    compared = {phi} | steps
     for name, instrs in body:
         if name not in inside:
             continue
         for instr in instrs:
             m = _COMPARE.search(instr.text.split(", !")[0]) if instr.opcode == "icmp" else None
-            if m and {m["a"], m["b"]} & {phi, step}:
-                other = m["b"] if m["a"] in (phi, step) else m["a"]
+            if m and {m["a"], m["b"]} & compared:
+                other = m["b"] if m["a"] in compared else m["a"]
+                if other in definitions and (divided := _BY_CONSTANT.match(definitions[other].text.split(", !")[0])):
+                    other = divided["of"]
                 symbol = _log2_symbol(other, analyses, parameters) or _log2_of_member(other, record, body,
                                                                                       definitions, parameters)
+                if symbol is None and reading is not None:
+                    symbol = _log2_of_variable(other, inside, analyses, parameters, reading)
                 if symbol is not None:
                     return symbol
     return None
+
+
+def _log2_of_variable(value: str, inside: set[str], analyses: FunctionAnalyses, parameters: set[str],
+                      reading: _Reading) -> str | None:
+    """``log2(n)`` for a bound set before the loop from one C variable the function computes
+    (`n`, `n - 1` as an enclosing loop counts n down: its constants and outer-loop steps
+    dropped, as `_log2_symbol` drops them)."""
+    bare = physical_bounds.uncast(value, reading)
+    if reading.block_of.get(bare) in inside:
+        return None
+    named = {physical_bounds.variable_of(v, reading, parameters)
+             for v in [bare, *re.findall(r"%([-\w.$]+)", analyses.value_scevs.get(bare, ""))]
+             if v in reading.definitions}
+    named.discard(None)
+    if len(named) != 1:
+        return None
+    variable = named.pop()
+    reading.counted_values.setdefault(variable, set()).add(bare)
+    return f"{LOG2_PREFIX}{variable})"
 
 
 def _log2_of_member(value: str, record, body: list, definitions: dict, parameters: set[str]) -> str | None:
@@ -253,6 +307,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     # An exit that depends on data (a search, a break): ScalarEvolution still knows how often
     # the loop can run at most; the policy takes that bound or the mean exit, and says so.
     bound_text = record.symbolic_max_backedge_taken or ""
+    read_again = False  # its maximum only what the types of values read in the loop allow
     if bound_text and UNKNOWN_SCEV not in bound_text:
         ctx.assumptions.clear()
         try:
@@ -262,7 +317,9 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         if bound is not None and (most := _at_most_at_zero_sizes(bound, record.header, assumptions)) is not None:
             bound = most
         limit = bound.constant_value() if bound is not None else None
-        if bound is not None and (limit is None or 0 < limit < 1 << 20 and not _only_a_types_range(limit)):
+        read_again = limit is not None and _bound_read_in_loop(record, analyses, terminators, reading)
+        if bound is not None and (limit is None or 0 < limit < 1 << 20 and not _only_a_types_range(limit)
+                                  and not read_again):
             if failing := _leaves_early_only_to_fail(record, terminators, reading):
                 assumptions.append(f"loop %{record.header}: its other exits {failing}: taken as not taken, so it "
                                    f"runs to its bound {spoken(bound)}")
@@ -273,7 +330,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     most = record.constant_max_backedge_taken
     if most is not None and most < 1 << 20:
         bound = most + 1
-        if not _range_of_run_time_values(bound_text) and not _only_a_types_range(bound):
+        if not _range_of_run_time_values(bound_text) and not _only_a_types_range(bound) and not read_again:
             assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); using its maximum {bound}")
             return TripCount("bounded", Polynomial.constant(bound), text)
         if bound <= default_trip_count:  # a worst case below what a loop without one is assumed to run
@@ -610,6 +667,64 @@ def _only_a_types_range(trips: int | Fraction) -> bool:
     65535, …), is only how far a counter compared with a run-time value of a k-bit type can go
     (`y < w` for a loaded unsigned char w: 255): the type's worst case, not the loop's."""
     return trips >= 127 and int(trips) == trips and (int(trips) + 1) & int(trips) == 0
+
+
+def _bound_read_in_loop(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading) -> bool:
+    """Whether the loop's counter is compared, at an exit, with a value the loop computes from
+    memory it reads at each iteration (`i < (a + b) * c` of globals a store through a `char *`
+    may change), and with nothing fixed at any other exit: ScalarEvolution's constant maximum
+    is then what the types of the values read allow ((255 + 255) · 255), a worst case of the
+    data, not a count."""
+    inside = set(record.blocks)
+    found = False
+    for block in record.blocks:
+        term = terminators.get(block)
+        if term is None or not any(target not in inside for target in _successors(term)):
+            continue
+        branch = data_walks.BRANCH.match(term.text) if term.opcode == "br" else None
+        test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+        if test is None or test.opcode != "icmp" or len(test.operands) < 2:
+            return False  # a switch, a combined condition: what bounds it is not read here
+        counted = [op.name for op in test.operands[:2]
+                   if op.name and (start := _start_and_step(_unwrapped_casts(analyses.value_scevs.get(op.name, ""))))
+                   and start[2] == record.header]
+        if len(counted) != 1:
+            continue  # a test of data (a search), which gives ScalarEvolution no maximum
+        other = next(op for op in test.operands[:2] if op.name != counted[0])
+        if not other.name or reading.block_of.get(other.name) not in inside:
+            return False  # a constant or a value fixed before the loop: its maximum may be the loop's own
+        if not _reads_memory_in_loop(other.name, inside, reading):
+            return False
+        found = True
+    return found
+
+
+_CAST_SCEV = re.compile(r"^\((?:zext|sext|trunc) i\d+ (?P<inner>.+) to i\d+\)$")
+
+
+def _unwrapped_casts(scev: str) -> str:
+    """A SCEV without its outer integer casts (`(zext i32 {0,+,1}<%l> to i64)` → the recurrence)."""
+    while m := _CAST_SCEV.match(scev):
+        scev = m["inner"]
+    return scev
+
+
+def _reads_memory_in_loop(value: str, inside: set[str], reading: _Reading) -> bool:
+    """Whether `value` is computed, within the loop, from a load the loop makes (a few steps)."""
+    seen, work = {value}, [value]
+    while work and len(seen) < 64:
+        instr = reading.definitions.get(work.pop())
+        if instr is None or reading.block_of.get(instr.name) not in inside:
+            continue
+        if instr.opcode == "load":
+            return True
+        if instr.opcode in ("phi", "call", "invoke"):
+            continue  # carried state or a call's result: not a value read afresh
+        for op in instr.operands:
+            if op.name and op.name not in seen:
+                seen.add(op.name)
+                work.append(op.name)
+    return False
 
 
 def _range_of_run_time_values(symbolic_max: str) -> bool:
