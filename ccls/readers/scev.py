@@ -540,6 +540,9 @@ class _Parser:
             values = [poly for value, poly in exited + values if value not in bypassed]
             sized = [v for v in values if any(not s.startswith("@") for s in v.symbols)]
             values = sized or values
+            # A bare start (`op`) beside that start advanced by a size (`op + 8·n.vec`, where a
+            # vector loop left off): with large inputs the advanced one flows in.
+            values = [v for v in values if not _advanced_from(v, values)] or values
             if len(values) > 1:
                 ctx.note(f"%{name}, merging {len(values)} computed values (branches that join), taken as their mean")
             elif values:
@@ -717,6 +720,14 @@ class _Parser:
         if self._next() != ")":
             raise NotPolynomial("unbalanced parentheses")
         self._skip_flags()
+
+
+def _advanced_from(start: Polynomial, values: list[Polynomial]) -> bool:
+    """Whether `start` is one bare symbol that another of `values` adds a size to."""
+    if len(start.symbols) != 1 or start != Polynomial.symbol(next(iter(start.symbols))):
+        return False
+    return any(other is not start and start.symbols < other.symbols
+               and any(not s.startswith("@") for s in (other - start).symbols) for other in values)
 
 
 def _grows_past(a: Polynomial, b: Polynomial) -> bool:

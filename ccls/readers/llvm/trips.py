@@ -350,17 +350,22 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
                            f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
         return TripCount("bounded", most, text)
-    if unread and (read := _named_run_time_values(unread, ctx, parameters, reading)) is not None:
+    if unread and (read := _named_run_time_values(unread, ctx, parameters, reading)) is not None \
+            and _at_least_once(counted(read[0])):
         # a count in values the function computes, named after the variables that hold them
         value_of, named, notes = read
         iterations = counted(value_of)
-        symbols = iterations.symbols & set(named.values())
+        symbols = iterations.symbols & (set(named.values()) | reading.data_symbols)
         for value, variable in named.items():
             reading.counted_values.setdefault(variable, set()).add(value)
         if derived is not None:
             assumptions.append(f"loop %{record.header}: {derived.note}")
         assumptions.extend(f"loop %{record.header}: {note}" for note in notes)
         reading.data_symbols.update(symbols)
+        if not symbols:  # the values named cancelled: a count of its own
+            assumptions.append(f"loop %{record.header}: its count, {spoken(iterations)}, is a difference in which "
+                               f"the run-time values it reads cancel")
+            return TripCount("constant", iterations, unread)
         assumptions.append(f"loop %{record.header}: its count, {spoken(iterations)}, depends on "
                            f"{_variables_note(named, symbols)}")
         return TripCount("data", iterations, unread)
@@ -375,11 +380,12 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         # A worst case above what a loop of unknown count is taken to run says little of how
         # often it runs (as for a type's range): the default stays, and the bound is stated.
         reason += f"; {why}"
-    if unread_bound and (read := _named_run_time_values(unread_bound, ctx, parameters, reading)) is not None:
+    if unread_bound and (read := _named_run_time_values(unread_bound, ctx, parameters, reading)) is not None \
+            and _at_least_once(read[0] + 1):
         # it may leave early on data, at the latest after a count in such values
         value_of, named, notes = read
         bound = value_of + 1
-        symbols = bound.symbols & set(named.values())
+        symbols = bound.symbols & (set(named.values()) | reading.data_symbols)
         for value, variable in named.items():
             reading.counted_values.setdefault(variable, set()).add(value)
         assumptions.extend(f"loop %{record.header}: {note}" for note in notes)
@@ -392,7 +398,17 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
 
 
+def _at_least_once(count: Polynomial) -> bool:
+    """Whether a count read in run-time values is one a loop, once entered, can have: symbolic,
+    or a constant of at least 1 (below that, the means it was read with did not hold together)."""
+    value = count.constant_value()
+    return value is None or value >= 1
+
+
 _RUN_TIME_VALUE = re.compile(r"^depends on %(?P<value>\"[^\"]+\"|[-\w.$]+), a run-time value$")
+# a pointer an enclosing loop carries (`op` advanced by each copy's length): as an address it
+# can only cancel, in the distance from it to another (`_as_distances`)
+_CARRIED = re.compile(r"^%(?P<value>\"[^\"]+\"|[-\w.$]+) is carried round a loop")
 
 
 def _named_run_time_values(text: str, ctx, parameters: set[str],
@@ -403,7 +419,7 @@ def _named_run_time_values(text: str, ctx, parameters: set[str],
     or None where one is not a variable's or the text names none."""
     substituted, named = dict(ctx.substituted), {}
     pointers = {symbol for symbol in ctx.parameters if f"ptrtoint ptr %{symbol} " in text}  # addresses, as numbers
-    for _ in range(4):
+    for _ in range(6):
         # Under the same named values, the loops of a nest resolve the same phi webs: share them.
         memo = reading.memo.table(ctx.parameters, ctx.enclosing_loops, ctx.global_bases,
                                   frozenset((value, str(substituted[value])) for value in named)) \
@@ -413,9 +429,15 @@ def _named_run_time_values(text: str, ctx, parameters: set[str],
             value_of = to_polynomial(text, again)
         except NotPolynomial as why:
             m = _RUN_TIME_VALUE.match(str(why))
-            value = m["value"].strip('"') if m else None
+            if m is None and (carried := _CARRIED.match(str(why))) \
+                    and f"ptrtoint ptr %{carried['value']} " in text:
+                m = carried
+            value, root = (m["value"].strip('"') if m else None), None
+            if value and f"ptrtoint ptr %{value} " in text \
+                    and (root := _merged_pointer_root(value, ctx, substituted, reading, parameters)):
+                value = root  # name where the merge starts; the merge then reads as its incoming values
             variable = physical_bounds.variable_of(value, reading, parameters) if value else None
-            if variable is None and value and f"ptrtoint ptr %{value} " in text:
+            if variable is None and value and (f"ptrtoint ptr %{value} " in text or value == root):
                 variable = _pointer_name(value, reading, parameters)
                 pointers.add(variable)
             if variable is None or value in substituted:
@@ -430,10 +452,39 @@ def _named_run_time_values(text: str, ctx, parameters: set[str],
             named = {value: name for value, name in named.items() if name not in pointers}
             named.update({f"{symbol}": symbol for symbol in value_of.symbols if symbol.startswith("(")
                           and symbol.endswith(")") and "-" in symbol})
-        if not value_of.symbols & set(named.values()):
-            return None
+        if not value_of.symbols & (set(named.values()) | reading.data_symbols) \
+                and not (named and value_of.constant_value() is not None):
+            return None  # a count in none of the values named here, nor in data named before
+        # (a constant once named values cancel: a vectorised copy's remainder, `op + 8·n.vec` to `op + len`)
+        # only the names the count keeps: a pointer that cancelled (`op` in `op + *ip - op`) is none
+        named = {value: name for value, name in named.items() if name in value_of.symbols}
         return value_of, named, list(dict.fromkeys(again.assumptions))
     return None
+
+
+def _merged_pointer_root(value: str, ctx, substituted: dict, reading: _Reading, parameters: set[str]) -> str | None:
+    """For a pointer phi that merges, outside any enclosing loop's header, values computed from
+    one pointer (a vectorised copy's scalar remainder starts at `op` or at `op + 8·n.vec`):
+    that pointer, named first so that the merge reads as its incoming values and the pointers
+    can cancel in a distance (`_as_distances`); None where the phi is none such."""
+    phi = reading.definitions.get(value)
+    if phi is None or phi.opcode != "phi" or phi.type_text != "ptr" \
+            or reading.block_of.get(value) in ctx.enclosing_loops:
+        return None
+    root = None
+    for incoming, _ in _PHI_INCOMING.findall(phi.text):
+        for name in [incoming, *re.findall(r"%([-\w.$]+)", ctx.value_scevs.get(incoming, ""))]:
+            instr = reading.definitions.get(name)
+            if name == value or name in substituted or instr is None or instr.type_text != "ptr" \
+                    or not re.search(rf"%{re.escape(name)}\b", ctx.value_scevs.get(incoming, "") or f"%{incoming}"):
+                continue
+            if ctx.value_scevs.get(name, f"%{name}") != f"%{name}":
+                continue  # a value ScalarEvolution reads through: not where it starts
+            if _pointer_name(name, reading, parameters) is not None:
+                if root not in (None, name):
+                    return None  # computed from two pointers: no one start
+                root = name
+    return root
 
 
 def _pointer_name(value: str, reading: _Reading, parameters: set[str]) -> str | None:
@@ -486,6 +537,8 @@ def _variables_note(named: dict[str, str], symbols: set[str]) -> str:
                     f"the function computes at run time")
     if members:
         said.append(f"{', '.join(members)}, read from memory on each entry")
+    if data := sorted(symbols - set(named.values())):  # named before, from memory read before the loop
+        said.append(f"{', '.join(f'`{name}`' for name in data)}, read from memory before the loop")
     sets = " ".join(f"--param '{symbol}=N'" for symbol in sorted(symbols))
     return f"{' and '.join(said)}: kept symbolic (set it with {sets})"
 
