@@ -157,6 +157,67 @@ def test_a_heap_sift_down_is_bounded_by_log2_of_the_heap_size_read_from_its_stru
     assert [kind for kind, _ in trips(fs["climb"])] == ["unknown"]
 
 
+# The other form of a sift-down: the child `j = k + k`, then `j + 1` on some paths, then k = j;
+# bounded by a parameter halved, and, inlined, by a count the caller computes (`n`).
+HEAP_CHILD_THEN_MERGE = """
+static void adjust(const long *freq, long *heap, int n, int k) {
+  int j; long v = heap[k];
+  while (k <= n / 2) {
+    j = k + k;
+    if (j < n && freq[heap[j]] > freq[heap[j + 1]]) ++j;
+    if (freq[v] < freq[heap[j]]) break;
+    heap[k] = heap[j]; k = j;
+  }
+  heap[k] = v;
+}
+void adjust_all(const long *freq, long *heap, int n, int k) { adjust(freq, heap, n, k); }
+void build(const long *freq, long *heap, const unsigned char *used) {
+  int n = 0;
+  for (int i = 0; i < 256; i++) if (used[i]) heap[n++] = i;
+  for (int i = n; i > 0; --i) adjust(freq, heap, n, i);
+}
+"""
+
+
+def test_a_heap_child_computed_then_merged_with_its_plus_one_is_bounded_by_log2_of_the_size():
+    fs = analyse(HEAP_CHILD_THEN_MERGE)
+    assert trips(fs["adjust_all"]) == [("bounded", Polynomial.symbol("log2(n)"))]
+    assert any("a heap's child index" in a for a in fs["adjust_all"].assumptions)
+    # inlined into a caller that counts n itself: log2 of that variable, n times
+    assert ("bounded", Polynomial.symbol("log2(n)")) in trips(fs["build"])
+    assert not any(kind == "unknown" for kind, _ in trips(fs["build"]))
+
+
+# LZ4's wild copy, inlined where the output pointer is carried from one copy to the next: the
+# vectorised copy counts up from `op` to `op + length`, its scalar remainder from where the
+# vector loop left off (`op + 32·n`): the pointer cancels in both.
+WILD_COPY = """
+#include <string.h>
+static inline void wild_copy8(void *dst, const void *src, void *end) {
+  unsigned char *d = dst; const unsigned char *s = src; unsigned char *const e = end;
+  do { memcpy(d, s, 8); d += 8; s += 8; } while (d < e);
+}
+int decode(const unsigned char *src, unsigned char *dst, int n) {
+  unsigned char *op = dst; const unsigned char *ip = src;
+  while (ip < src + n) {
+    unsigned length = *ip++;
+    wild_copy8(op, ip, op + length);
+    op += length; ip += length;
+  }
+  return op - dst;
+}
+"""
+
+
+def test_a_copy_from_a_carried_pointer_is_counted_in_its_length_and_its_remainder_is_a_constant():
+    loops = trips(analyse(WILD_COPY)["decode"])
+    inner = [(kind, count) for kind, count in loops if kind != "unknown"]  # the outer loop walks data
+    assert [kind for kind, _ in inner] == ["constant", "data"]
+    (_, remainder), (_, vector) = inner
+    assert vector.symbols == {"*ip"}  # no pointer: `op` cancelled
+    assert 1 <= remainder.constant_value() <= 4  # what the vector loop leaves, on average
+
+
 def test_a_member_stepped_in_the_header_and_read_again_by_a_do_whiles_test_is_counted_from_the_member():
     fs = analyse("""
 struct heap { int depth[600]; int len; int max; int item[600]; };

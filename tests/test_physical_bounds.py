@@ -257,3 +257,41 @@ long every_fourth(const long *a, long n) {
 """)["every_fourth"]
     counts = [loop.trip_count for loop in fn.loops.values()]
     assert any(t.iterations == Polynomial.symbol("n") * Fraction(1, 4) for t in counts), counts
+
+
+# A run-length decoder: each coefficient may skip ahead by a count read from the data, and the
+# loop leaves early on an end-of-block code; the skips are checked, so the additions cannot wrap.
+SKIPPING = """
+int decode(const unsigned char *codes, short *out) {
+  unsigned char k;
+  for (k = 1; k < 64; k++) {
+    unsigned char s = *codes++, r = s >> 4;
+    if (s & 15) {
+      if (k + r > 63) return -1;
+      k = (unsigned char)(k + r);
+      out[k] = s & 15;
+    } else if (r == 15) {
+      if (k > 48) return -1;
+      k += 15;
+    } else
+      break;
+  }
+  return k;
+}
+int wander(const unsigned char *codes, short *out) {
+  int k = 1;
+  while (k < 64) { out[k & 63] = 1; k += (signed char)*codes++; }  /* may step back: no bound */
+  return k;
+}
+"""
+
+
+def test_a_counter_that_skips_ahead_by_data_runs_at_most_its_bound_minus_its_start():
+    fns = analyse(SKIPPING)
+    [(kind, count)] = by_line(fns["decode"]).values()
+    # k rises by at least 1 each time round (k = k + r, k += 15, then k++), tested k < 64 at
+    # the latch: at most 63 iterations, not the tests on some paths only (k > 48 is one)
+    assert (kind, count) == ("bounded", Polynomial.constant(63))
+    assert any("rises by at least 1 each iteration" in a for a in fns["decode"].assumptions)
+    [(kind, _)] = by_line(fns["wander"]).values()
+    assert kind == "unknown"

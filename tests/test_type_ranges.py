@@ -56,6 +56,78 @@ def test_a_size_named_after_an_8_bit_value_is_evaluated_at_most_at_255():
     assert _counted(RELOADED, default_parameter_value=100.0)["clear"].inferred_sizes == {}
 
 
+# Each global is read again at every iteration (`p` may point at them): ScalarEvolution's only
+# bound, (255 + 255) · (255 + 255) + 255 back edges, is what four unsigned chars allow.
+PRODUCT_READ_AGAIN = """\
+extern unsigned char a, b, c, d;
+void fill(unsigned char *p, const unsigned char *q) {
+  for (int i = 0; i < (a + b) * (c + d) + d; i++)
+    p[i] = q[i] << 1;
+}
+void search(unsigned char *p, int x) {
+  for (int i = 0; i < 64; i++)
+    if (p[i] == x) break; else p[i]++;
+}
+"""
+
+
+def test_a_bound_computed_from_values_read_in_the_loop_is_no_count_even_when_not_2_to_the_k_minus_1():
+    functions = _counted(PRODUCT_READ_AGAIN)
+    [loop] = functions["fill"].loops
+    assert loop.trip_count.kind == "unknown" and loop.trip_count.iterations.constant_value() == 100
+    assert any("its maximum 260355 is only the range" in note for note in functions["fill"].assumptions)
+    # A fixed bound with a search exit keeps its maximum (the loop is unrolled by two: 32 back edges).
+    [search] = functions["search"].loops
+    assert search.trip_count.kind == "expected" and search.trip_count.iterations.constant_value() == 16.5
+
+
+# A static global the file only ever sets to constants: no run gives it more than 6.
+STATIC_MODE = """\
+static unsigned char blocks_per_unit;
+void configure(int kind) {
+  if (kind == 1) blocks_per_unit = 1;
+  else if (kind == 2) blocks_per_unit = 4;
+  else blocks_per_unit = 6;
+}
+void clear_units(short *coefficients) {
+  for (unsigned char b = 0; b < blocks_per_unit; b++)
+    coefficients[b * 64] = 0;
+}
+unsigned char blocks_now(void) { return blocks_per_unit; }
+"""
+# ... and one whose address escapes, or that is set from data, has only its type's range
+ESCAPING = STATIC_MODE.replace("unsigned char blocks_now(void) { return blocks_per_unit; }",
+                               "unsigned char *where(void) { return &blocks_per_unit; }")
+
+
+def test_a_static_global_set_only_to_constants_is_evaluated_at_most_at_the_largest():
+    clear = _counted(STATIC_MODE)["clear_units"]
+    assert clear.inferred_sizes == {"blocks_per_unit": 6.0}
+    assert any(note.startswith("blocks_per_unit = 6, the most it can be: the most any store in this file")
+               for note in clear.size_notes)
+    assert _counted(ESCAPING)["clear_units"].inferred_sizes == {"blocks_per_unit": 255.0}
+
+
+def test_stored_maxima_reads_initial_values_and_constant_stores_of_file_local_scalars():
+    from ccls.readers.global_constants import stored_maxima
+    ir = """@mode = internal unnamed_addr global i8 2, align 1
+@level = internal global i32 0, align 4
+@shared = dso_local global i32 0, align 4
+@taken = internal global i16 0, align 2
+define void @f(i32 %x) {
+  store i8 5, ptr @mode, align 1, !tbaa !1
+  store i32 %x, ptr @level, align 4
+  store i32 9, ptr @shared, align 4
+  %a = load i16, ptr @taken, align 2
+  call void @g(ptr @taken)
+  %b = load i8, ptr @mode, align 1
+  ret void
+}
+"""
+    # @level is set from data, @shared is any file's, @taken's address escapes
+    assert stored_maxima(ir) == {"mode": 5}
+
+
 @pytest.mark.parametrize("trips,only_a_range", [(127, True), (255, True), (65535, True), (256, False),
                                                   (100, False), (63, False), (254, False)])
 def test_only_counts_of_2_to_the_k_minus_1_from_127_up_are_a_types_range(trips, only_a_range):

@@ -57,6 +57,75 @@ def value_at(fields: Fields, offset: int, bits: int) -> int | None:
     return None
 
 
+_SCALAR_GLOBAL = re.compile(r"^@(?P<name>[-\w$.]+) = (?:internal|private) (?:[\w ]+ )?global i(?P<bits>\d+) "
+                            r"(?P<init>-?\d+|zeroinitializer|false|true)\b")
+_READ = re.compile(r"= load i\d+, ptr @(?P<name>[-\w$.]+)(?:, align \d+)?$")
+_STORED = re.compile(r"^store i\d+ (?P<value>-?\d+|true|false|%[-\w$.]+), ptr @(?P<name>[-\w$.]+)(?:, align \d+)?$")
+_CHOICE = re.compile(r"^%(?P<name>[-\w$.]+) = (?:select i1 [^,]+, i\d+ (?P<a>[^,]+), i\d+ (?P<b>[^,]+)"
+                     r"|phi i\d+ (?P<pairs>.*))$")
+_PAIR = re.compile(r"\[\s*([^,\]]+),")
+
+
+def stored_maxima(ir_text: str) -> dict[str, int]:
+    """The largest value each file-local integer global (a `static` scalar) can hold, where
+    every use of it in the module is a load or a store of a constant: its initial value and
+    the constants stored (`gMaxBlocksPerMCU = 1`, `… = 6`: at most 6). No other file can write
+    it, and no pointer to it escapes, so no run can give it another value. Values are read as
+    unsigned, as a count compared with them would be."""
+    lines = ir_text.splitlines()
+    candidates: dict[str, int] = {}
+    bits: dict[str, int] = {}
+    for m in map(_SCALAR_GLOBAL.match, lines):
+        if m:
+            candidates[m["name"]] = _unsigned(m["init"], int(m["bits"]))
+            bits[m["name"]] = int(m["bits"])
+    if not candidates:
+        return {}
+    uses = re.compile(r"@(" + "|".join(re.escape(n) for n in sorted(candidates, key=len, reverse=True)) + r")\b")
+    choices: dict[str, list[str]] = {}  # this function's selects and phis: value → what it chooses between
+    for line in lines:
+        if line.startswith("define "):
+            choices = {}
+        body = line.split(", !")[0].strip()
+        if (choice := _CHOICE.match(body)) is not None:
+            choices[choice["name"]] = [choice["a"], choice["b"]] if choice["a"] else _PAIR.findall(choice["pairs"])
+        found = set(uses.findall(line))
+        if not found or line.startswith("@") or line.lstrip().startswith("#dbg_"):
+            continue
+        read, stored = _READ.search(body), _STORED.match(body)
+        for name in found:
+            if read is not None and read["name"] == name:
+                continue
+            values = _constants(stored["value"], choices) if stored is not None and stored["name"] == name else None
+            if values is not None and name in candidates:
+                candidates[name] = max([candidates[name]] + [_unsigned(v, bits[name]) for v in values])
+                continue
+            candidates.pop(name, None)  # its address taken, or a value stored that is not a constant
+    return candidates
+
+
+def _constants(value: str, choices: dict[str, list[str]], depth: int = 0) -> list[str] | None:
+    """The constants `value` is (a choice between constants LLVM made of `x = c ? 4 : 6`), or None."""
+    value = value.strip()
+    if not value.startswith("%"):
+        return [value] if re.fullmatch(r"-?\d+|true|false", value) else None
+    arms = choices.get(value[1:])
+    if arms is None or depth > 3:
+        return None
+    out: list[str] = []
+    for arm in arms:
+        found = _constants(arm, choices, depth + 1)
+        if found is None:
+            return None
+        out += found
+    return out
+
+
+def _unsigned(text: str, bits: int) -> int:
+    value = {"zeroinitializer": 0, "false": 0, "true": 1}.get(text)
+    return (int(text) if value is None else value) % (1 << bits)
+
+
 def _written(lines: list[str], names: set[str]) -> set[str]:
     """Those of `names` some use in the module may write: anything but a load of it, or an
     argument to a read-only parameter of a function defined here."""

@@ -21,6 +21,7 @@ import llvmlite.binding as llvm
 from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, TripCount
 from ccls.polynomial import Polynomial
 from ccls.readers import data_walks
+from ccls.readers.global_constants import stored_maxima
 from ccls.readers.llvm import physical_bounds
 from ccls.readers.llvm.lines import (_DEFINE_DBG, _Speech, _inlined_from, _source_lines, _subprogram_info,
                                      _value_lines)
@@ -76,6 +77,7 @@ class ParsedModule:
     inlined_from: dict[str, str]  # debug location → the function its code was inlined from
     global_bytes: dict[str, int] = field(default_factory=dict)  # each global array's size in bytes
     allocators: frozenset[str] = frozenset()  # functions LLVM knows allocate memory (malloc, calloc…)
+    global_maxima: dict[str, int] = field(default_factory=dict)  # `global_constants.stored_maxima`
 
     def machine_blocks(self) -> set[tuple[str, ...]]:
         """The distinct machine code of every block, as BasicBlock.machine_code will hold it, and
@@ -171,7 +173,8 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
     # (`#define STB_IMAGE_IMPLEMENTATION` then `#include "stb_image.h"`): its functions are the
     # header's, brought into existence by the file.
     kept = kept or from_headers
-    return ParsedModule(module, kept, _source_lines(text), _inlined_from(text, subprograms), global_sizes(text), _allocators(text))
+    return ParsedModule(module, kept, _source_lines(text), _inlined_from(text, subprograms), global_sizes(text),
+                        _allocators(text), stored_maxima(text))
 
 
 _ATTRIBUTE_GROUP = re.compile(r"^attributes #(\d+) = \{(.*)\}$", re.M)
@@ -316,7 +319,7 @@ class _FunctionReader:
         symbols = {s for loop in loops.values() for s in loop.trip_count.iterations.symbols}
         if not symbols:
             return {}
-        maxima = self.analyses.value_maxima
+        maxima, stored = self.analyses.value_maxima, self.parsed.global_maxima
         bounds: dict[str, tuple[float, str]] = {}
 
         def named(symbol: str | None, value: str, type_text: str) -> None:
@@ -326,6 +329,11 @@ class _FunctionReader:
             most, why = (1 << int(bits.group(1))) - 1 if bits else math.inf, "its type holds no more"
             if maxima.get(value, math.inf) < most:
                 most, why = maxima[value], "LLVM's value range for it (ScalarEvolution) ends there"
+            load = self.definitions.get(value)
+            if load is not None and load.opcode == "load" and load.operands and load.operands[0].is_global_variable \
+                    and stored.get(load.operands[0].name, math.inf) < most:
+                most, why = stored[load.operands[0].name], ("the most any store in this file gives it (a static "
+                                                            "global only this file writes, always with constants)")
             if most >= bounds.get(symbol, (-1, ""))[0]:
                 bounds[symbol] = (most, why)
         for name, type_text in self.defined.fn.arguments:
@@ -447,7 +455,7 @@ class _FunctionReader:
         for header, record in analyses.loops.items():
             try:
                 budget.spend()
-                trips[header] = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions)
+                trips[header] = (_halving_trip(record, body, definitions, analyses, set(parameters), assumptions, reading)
                                  or _trip_count(record, analyses, set(parameters), ancestors[header],
                                                 default_trip_count, early_exit, assumptions, substituted, terminators,
                                                 reading))

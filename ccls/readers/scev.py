@@ -25,6 +25,7 @@ _MAX_BTC = re.compile(r"^Loop %(?P<loop>.+?): constant max backedge-taken count 
 _VALUE = re.compile(r"^  (?P<name>%[-\w.$\"]+) = ")
 _OR_CONSTANT = re.compile(r"= or (?:disjoint )?i\d+ (?P<operand>%[-\w.$\"]+), (?P<constant>\d+)$")
 _VALUE_SCEV = re.compile(r"^  -->  (?P<expr>.+?)(?:\s+U: .*)?$")
+_EXITS = re.compile(r"\tExits: (?P<expr>[^\t]+)")
 _UNSIGNED_RANGE = re.compile(r"\sU: \[(?P<lo>-?\d+),(?P<hi>-?\d+)\)")
 _SIGNED_RANGE = re.compile(r"\sS: \[(?P<lo>-?\d+),(?P<hi>-?\d+)\)")
 SMALL_RANGE = 64  # an opaque value known to lie in fewer values than this is taken as its midpoint
@@ -63,6 +64,9 @@ class FunctionAnalyses:
     # "%x" → the largest value ScalarEvolution's unsigned range allows it (`lshr i8 %s, 4`: 15),
     # where that range does not wrap.
     value_maxima: dict[str, int] = field(default_factory=dict)
+    # "%x" → its value when its loop exits, as ScalarEvolution prints it (`Exits: (4 * (%len /u 4))`),
+    # where it computes one: what a phi after that loop receives from it.
+    exit_values: dict[str, str] = field(default_factory=dict)
     # (from block, to block) → LLVM's static branch probability (BranchProbabilityInfo: the
     # loop, pointer, call, comparison and __builtin_expect heuristics), where it printed one.
     edge_probabilities: dict[tuple[str, str], Fraction] = field(default_factory=dict)
@@ -147,6 +151,8 @@ def parse_opt_output(text: str) -> dict[str, FunctionAnalyses]:
             elif pending_value and (m := _VALUE_SCEV.match(raw)):
                 expr = m["expr"].split("\t")[0].strip()
                 current.value_scevs[pending_value] = expr
+                if (exits := _EXITS.search(raw)) and UNKNOWN not in exits["expr"] and "<<" not in exits["expr"]:
+                    current.exit_values[pending_value] = exits["expr"].strip()
                 unsigned = _range(_UNSIGNED_RANGE, raw)
                 if (most := _range_maximum(unsigned, _range(_SIGNED_RANGE, raw))) is not None:
                     current.value_maxima[pending_value] = most
@@ -284,6 +290,7 @@ class ScevContext:
     # max(c, s) of a trip count: take the constant (`for (i = s; i < c; i++)` counts max(c, s) − s;
     # the symbolic operand is the start, and taking it would cancel the count to nothing)
     max_takes_constant: bool = False
+    exit_values: dict[str, str] = field(default_factory=dict)  # FunctionAnalyses.exit_values
     read_phi_merge: bool = False  # a phi was read as the values flowing into it (a remainder loop's start)
     _blocked: frozenset[str] = frozenset()  # the phis of the cycle being resolved
     _resolving: set[str] = field(default_factory=set)
@@ -504,17 +511,38 @@ class _Parser:
             # is a constant, or an enclosing loop's index when the loop is triangular (j = i):
             # values that move with the function's sizes are the computed ones.
             candidates = [v for v in incoming if not re.fullmatch(r"-?\d+|poison|undef|zeroinitializer", v)]
-            values = []
+            values, exited, bypassed = [], [], set()
             for candidate in candidates:
-                scev = ctx.value_scevs.get(_strip_quotes(candidate[1:])) if candidate.startswith("%") else None
+                value = _strip_quotes(candidate[1:]) if candidate.startswith("%") else ""
+                scev = ctx.value_scevs.get(value)
                 if scev is None:
                     continue
                 try:
-                    values.append(to_polynomial(scev, ctx))
+                    values.append((value, to_polynomial(scev, ctx)))
                 except NotPolynomial:
-                    continue
+                    # A value of a loop that ran before (an unrolled loop's prologue): what it
+                    # holds when that loop exits, as ScalarEvolution computes it.
+                    exit_value = ctx.exit_values.get(value)
+                    if exit_value is None:
+                        continue
+                    try:
+                        exited.append((value, to_polynomial(exit_value, ctx)))
+                    except NotPolynomial:
+                        continue
+                    # where that loop starts from: the value that flows in when its guard skips it
+                    for start in re.findall(r"%(\"[^\"]+\"|[-\w.$]+)", scev.split(",+,")[0]):
+                        start = _strip_quotes(start)
+                        bypassed.add(start)
+                        bypassed.update(_strip_quotes(v[1:]) for v in ctx.phi_incoming.get(start) or ()
+                                        if v.startswith("%"))
+            # Beside a loop's exit value, the loop's own start flows in where its guard skipped
+            # it: the value it would have exited with after no iterations, not another value.
+            values = [poly for value, poly in exited + values if value not in bypassed]
             sized = [v for v in values if any(not s.startswith("@") for s in v.symbols)]
             values = sized or values
+            # A bare start (`op`) beside that start advanced by a size (`op + 8·n.vec`, where a
+            # vector loop left off): with large inputs the advanced one flows in.
+            values = [v for v in values if not _advanced_from(v, values)] or values
             if len(values) > 1:
                 ctx.note(f"%{name}, merging {len(values)} computed values (branches that join), taken as their mean")
             elif values:
@@ -692,6 +720,14 @@ class _Parser:
         if self._next() != ")":
             raise NotPolynomial("unbalanced parentheses")
         self._skip_flags()
+
+
+def _advanced_from(start: Polynomial, values: list[Polynomial]) -> bool:
+    """Whether `start` is one bare symbol that another of `values` adds a size to."""
+    if len(start.symbols) != 1 or start != Polynomial.symbol(next(iter(start.symbols))):
+        return False
+    return any(other is not start and start.symbols < other.symbols
+               and any(not s.startswith("@") for s in (other - start).symbols) for other in values)
 
 
 def _grows_past(a: Polynomial, b: Polynomial) -> bool:

@@ -17,7 +17,7 @@ _ADD_RECURRENCE = re.compile(r"^\{(?P<start>.+),\+,(?P<step>\d+)\}(?:<[a-z]+>)*<
 _INT = re.compile(r"^i(\d+)$")
 
 
-def _uncast(name: str, reading: _Reading) -> str:
+def uncast(name: str, reading: _Reading) -> str:
     """The value behind integer casts (`zext nneg i32 %bits to i64` → `bits`)."""
     for _ in range(4):
         instr = reading.definitions.get(name)
@@ -73,7 +73,7 @@ def shift_width_trip(record, analyses: FunctionAnalyses, terminators: dict,
             if instr.opcode not in _SHIFTS or len(instr.operands) < 2 or not instr.operands[1].name:
                 continue
             width = _INT.match(instr.operands[0].type_text or "")
-            counter = _uncast(instr.operands[1].name, reading)
+            counter = uncast(instr.operands[1].name, reading)
             recurrence = _ADD_RECURRENCE.match(analyses.value_scevs.get(counter, ""))
             if width is None or recurrence is None or recurrence["loop"].strip('"') != record.header:
                 continue
@@ -216,7 +216,7 @@ def array_index_trip(record, analyses: FunctionAnalyses, terminators: dict,
             m = _ARRAY_ELEMENT.search(gep.text) if gep is not None and gep.opcode == "getelementptr" else None
             if m is None or int(m["n"]) < 2:  # [0 x T] and [1 x T]: a trailing array of any length
                 continue
-            recurrence = _start_step(analyses.value_scevs.get(_uncast(m["index"].strip('"'), reading), ""),
+            recurrence = _start_step(analyses.value_scevs.get(uncast(m["index"].strip('"'), reading), ""),
                                      record.header)
             if recurrence is None or recurrence[1] == 0:
                 continue
@@ -308,3 +308,100 @@ def shifted_mask_trip(record, terminators: dict, reading: _Reading) -> tuple[int
            f"iteration, which is zero after {most - 1} iterations and from then on sends every iteration the same "
            f"way: if it ends at all it ends within {most} iterations")
     return most, why
+
+
+_ADD_NO_WRAP = re.compile(r"= add nuw (?:nsw )?i\d+ (?P<a>%?(?:\"[^\"]+\"|[-\w.$]+)), "
+                          r"(?P<b>%?(?:\"[^\"]+\"|[-\w.$]+))(?:,|$)")
+_ICMP = re.compile(r"= icmp (?P<predicate>[us](?:lt|le|gt|ge)) i\d+ (?P<a>%?(?:\"[^\"]+\"|[-\w.$]+)), "
+                   r"(?P<b>%?(?:\"[^\"]+\"|[-\w.$]+))(?:,|$)")
+_INVERSE = {"ult": "uge", "ule": "ugt", "slt": "sge", "sle": "sgt", "uge": "ult", "ugt": "ule", "sge": "slt", "sgt": "sle"}
+_SWAPPED = {"ult": "ugt", "ule": "uge", "slt": "sgt", "sle": "sge", "ugt": "ult", "uge": "ule", "sgt": "slt", "sge": "sle"}
+
+
+def _not_below(value: str, phi: str, inside: set[str], reading: _Reading, depth: int = 0,
+               merging: frozenset[str] = frozenset()) -> bool:
+    """Whether `value` is, on every path inside the loop, `phi` plus something an addition that
+    cannot wrap keeps at least 0 (`k`, `k + r`, `k + 15`, a merge of those, an inner loop's
+    counter that starts from one of those and only adds to itself)."""
+    if value == phi or value in merging:
+        return True  # (a merge met again round an inner loop: not below what it merges, by induction)
+    instr = reading.definitions.get(value)
+    if instr is None or depth > 8 or reading.block_of.get(value) not in inside:
+        return False
+    text = instr.text.split(", !")[0]
+    if instr.opcode == "add" and (m := _ADD_NO_WRAP.search(text)):
+        return any(_not_below(operand.lstrip("%").strip('"'), phi, inside, reading, depth + 1, merging)
+                   for operand in (m["a"], m["b"]) if operand.startswith("%"))
+    if instr.opcode == "phi":
+        arms = [v for v, _ in _PHI_PAIR.findall(instr.text)]
+    elif instr.opcode == "select":
+        arms = [op.text.split()[-1] for op in instr.operands[1:3]]
+    else:
+        return False
+    return bool(arms) and all(arm.startswith("%") and _not_below(arm[1:].strip('"'), phi, inside, reading, depth + 1,
+                                                                 merging | {value})
+                              for arm in arms)
+
+
+def _rises_by_one(value: str, phi: str, inside: set[str], reading: _Reading) -> bool:
+    """Whether `value` (what the phi takes round the back edge) is at least `phi + 1`: an
+    addition that cannot wrap of a positive constant to a value not below the phi."""
+    instr = reading.definitions.get(value)
+    m = _ADD_NO_WRAP.search(instr.text.split(", !")[0]) if instr is not None and instr.opcode == "add" else None
+    if m is None:
+        return False
+    for counter, step in ((m["a"], m["b"]), (m["b"], m["a"])):
+        if re.fullmatch(r"\d+", step) and int(step) >= 1 and counter.startswith("%") \
+                and _not_below(counter[1:].strip('"'), phi, inside, reading):
+            return True
+    return False
+
+
+def rising_counter_trip(record, terminators: dict, reading: _Reading) -> tuple[int, str] | None:
+    """A counter that rises by at least 1 each iteration, by steps only the run knows (`for (k
+    = 1; k < 64; k++) { … k += r; }`, a run-length decoder skipping ahead), tested against a
+    constant: its additions cannot wrap (LLVM marks them `nuw`), so after j iterations it is at
+    least its start + j, and the loop runs at most bound - start + 1 times. (iterations, what the
+    bound assumes), or None."""
+    inside = set(record.blocks)
+    rising: dict[str, int] = {}  # header phi → its constant start
+    for phi in reading.instructions.get(record.header, ()):
+        if phi.opcode != "phi" or not _INT.match(phi.type_text):
+            continue
+        pairs = [(value, block.strip('"')) for value, block in _PHI_PAIR.findall(phi.text)]
+        starts = [value for value, block in pairs if block not in inside]
+        steps = [value for value, block in pairs if block in inside]
+        if len(starts) == 1 and re.fullmatch(r"\d+", starts[0]) and steps \
+                and all(step.startswith("%") and _rises_by_one(step[1:].strip('"'), phi.name, inside, reading)
+                        for step in steps):
+            rising[phi.name] = int(starts[0])
+    best: tuple[int, str] | None = None
+    for block in record.blocks:
+        term = terminators.get(block)
+        branch = data_walks.BRANCH.match(term.text) if term is not None and term.opcode == "br" else None
+        if branch is None or (branch["true"].strip('"') in inside) == (branch["false"].strip('"') in inside):
+            continue
+        test = reading.definitions.get(branch["cond"].strip('"'))
+        m = _ICMP.search(test.text.split(", !")[0]) if test is not None and test.opcode == "icmp" else None
+        if m is None:
+            continue
+        if not _on_every_iteration(block, record.header, inside, terminators):
+            continue  # a test on some paths only (`if (r == 15 && k > 48) fail`): others go round past it
+        predicate = m["predicate"] if branch["true"].strip('"') in inside else _INVERSE[m["predicate"]]  # goes on
+        value, bound = m["a"], m["b"]
+        if not re.fullmatch(r"-?\d+", bound):
+            value, bound, predicate = bound, value, _SWAPPED[predicate]
+        if not re.fullmatch(r"-?\d+", bound) or not value.startswith("%") or predicate[1:] not in ("lt", "le"):
+            continue
+        for phi, start in rising.items():
+            if not _not_below(value[1:].strip('"'), phi, inside, reading):
+                continue
+            most = int(bound) + (1 if predicate.endswith("le") else 0) - start + 1
+            if most < 1:
+                continue
+            why = (f"its counter starts at {start} and rises by at least 1 each iteration (additions that cannot "
+                   f"wrap), and goes on only while below {int(bound) + (1 if predicate.endswith('le') else 0)}: "
+                   f"at most {most} iterations")
+            if best is None or most < best[0]:
+                best = (most, why)
+    return best

@@ -65,7 +65,7 @@ def _scev_context(analyses: FunctionAnalyses, parameters: set[str], enclosing: s
     return ScevContext(parameters, analyses.value_scevs, analyses.phi_incoming, enclosing,
                        low_bits_set=analyses.low_bits_set, small_ranges=analyses.small_ranges,
                        substituted=substituted, memo=reading.memo.table(parameters, enclosing, addresses),
-                       budget=reading.budget, global_bases=addresses)
+                       budget=reading.budget, global_bases=addresses, exit_values=analyses.exit_values)
 
 
 def _named_sizes(size: Polynomial, reading: _Reading) -> Polynomial:

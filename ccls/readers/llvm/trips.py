@@ -27,7 +27,7 @@ _COMPARE = re.compile(r"= icmp \w+ i\d+ %?(?P<a>[-\w.$]+), %?(?P<b>[-\w.$]+)$")
 
 
 def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnalyses, parameters: set[str],
-                  assumptions: list[str]) -> TripCount | None:
+                  assumptions: list[str], reading: _Reading | None = None) -> TripCount | None:
     """Logarithmic loops ScalarEvolution has no closed form for: ``while (x > 1) x >>= k`` or
     ``x /= c`` runs about log_c(x₀) times (its start linear in one parameter), and
     ``for (i = 1; i < n; i *= c)`` about log_c(n) (its bound linear in one parameter). The
@@ -48,6 +48,9 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
             continue
         step_text = definitions[step[0]].text.split(", !")[0] if step[0] in definitions else ""  # without metadata
         shrinking, growing = _HALVING.match(step_text), _GROWING.match(step_text)
+        grown = None if shrinking or growing else _grown_then_merged(step[0], instr.name, inside, definitions)
+        if grown is not None:  # `j = k + k; if (…) j++; k = j`: the product, then a merge with it plus a constant
+            growing, step_text = grown
         m = shrinking or growing
         if not m or int(m["k"]) < 1 or m["phi"] != instr.name and not (
                 growing and _at_least(m["phi"], instr.name, inside, definitions)):
@@ -60,9 +63,10 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
             symbol = _log2_symbol(start[0], analyses, parameters)
             how = f"divided by {2 ** k if 'shr' in step_text else k} each iteration"
         else:
-            symbol = _growth_bound(instr.name, step[0], record, body, definitions, analyses, parameters)
+            symbol = _growth_bound(instr.name, {step[0], m["name"]}, record, body, definitions, analyses,
+                                   parameters, reading)
             how = f"multiplied by {2 ** k if 'shl' in step_text else k} each iteration until it reaches the bound"
-            if m["phi"] != instr.name:
+            if m["phi"] != instr.name or grown is not None:
                 how = (f"multiplied by {2 ** k if 'shl' in step_text else k} each iteration, after adding a small "
                        f"constant on some paths (a heap's child index), until it passes the bound, or leaves "
                        f"earlier on data (at most that many)")
@@ -103,23 +107,73 @@ def _at_least(value: str, phi: str, inside: set[str], definitions: dict, depth: 
     return True
 
 
-def _growth_bound(phi: str, step: str, record, body: list, definitions: dict, analyses: FunctionAnalyses,
-                  parameters: set[str]) -> str | None:
-    """``log2(n)`` for the bound a growing index is compared with in its loop (`i < n`, `j <=
-    s->heap_len` read at each iteration from a member the loop does not store to)."""
+def _grown_then_merged(value: str, phi: str, inside: set[str], definitions: dict,
+                       depth: int = 0) -> tuple[re.Match, str] | None:
+    """(the match, its text) of the product `phi · c` (or `phi << k`) that `value` merges with
+    itself plus a small constant (`j = k + k; if (…) j++;`: a heap's left or right child), so
+    that the counter grows at least as fast as the product; None for any other value."""
+    merge = definitions.get(value)
+    if merge is None or merge.opcode not in ("phi", "select") or depth > 3:
+        return None
+    arms = [v for v, _ in _PHI_INCOMING.findall(merge.text)] if merge.opcode == "phi" else \
+        [op.name for op in merge.operands[1:3]]
+    for arm in arms:
+        text = definitions[arm].text.split(", !")[0] if arm in definitions else ""
+        m = _GROWING.match(text)
+        if m and m["phi"] == phi and _at_least(value, arm, inside, definitions):
+            return m, text
+        if (deeper := _grown_then_merged(arm, phi, inside, definitions, depth + 1)) is not None \
+                and _at_least(value, deeper[0]["name"], inside, definitions):
+            return deeper
+    return None
+
+
+_BY_CONSTANT = re.compile(r"^%(?P<name>[-\w.$]+) = (?:sdiv|udiv|lshr|ashr)(?: exact)? i\d+ %(?P<of>[-\w.$]+), \d+$")
+
+
+def _growth_bound(phi: str, steps: set[str], record, body: list, definitions: dict, analyses: FunctionAnalyses,
+                  parameters: set[str], reading: _Reading | None = None) -> str | None:
+    """``log2(n)`` for the bound a growing index (its phi, or a step of it) is compared with in
+    its loop (`i < n`, `j <= s->heap_len` read at each iteration from a member the loop does not
+    store to, `k <= n / 2`: the constant divisor dropped, as log₂ drops constants), n a
+    parameter, a member, or a C variable the function computes (`variable_of`)."""
     inside = set(record.blocks)
+    compared = {phi} | steps
     for name, instrs in body:
         if name not in inside:
             continue
         for instr in instrs:
             m = _COMPARE.search(instr.text.split(", !")[0]) if instr.opcode == "icmp" else None
-            if m and {m["a"], m["b"]} & {phi, step}:
-                other = m["b"] if m["a"] in (phi, step) else m["a"]
+            if m and {m["a"], m["b"]} & compared:
+                other = m["b"] if m["a"] in compared else m["a"]
+                if other in definitions and (divided := _BY_CONSTANT.match(definitions[other].text.split(", !")[0])):
+                    other = divided["of"]
                 symbol = _log2_symbol(other, analyses, parameters) or _log2_of_member(other, record, body,
                                                                                       definitions, parameters)
+                if symbol is None and reading is not None:
+                    symbol = _log2_of_variable(other, inside, analyses, parameters, reading)
                 if symbol is not None:
                     return symbol
     return None
+
+
+def _log2_of_variable(value: str, inside: set[str], analyses: FunctionAnalyses, parameters: set[str],
+                      reading: _Reading) -> str | None:
+    """``log2(n)`` for a bound set before the loop from one C variable the function computes
+    (`n`, `n - 1` as an enclosing loop counts n down: its constants and outer-loop steps
+    dropped, as `_log2_symbol` drops them)."""
+    bare = physical_bounds.uncast(value, reading)
+    if reading.block_of.get(bare) in inside:
+        return None
+    named = {physical_bounds.variable_of(v, reading, parameters)
+             for v in [bare, *re.findall(r"%([-\w.$]+)", analyses.value_scevs.get(bare, ""))]
+             if v in reading.definitions}
+    named.discard(None)
+    if len(named) != 1:
+        return None
+    variable = named.pop()
+    reading.counted_values.setdefault(variable, set()).add(bare)
+    return f"{LOG2_PREFIX}{variable})"
 
 
 def _log2_of_member(value: str, record, body: list, definitions: dict, parameters: set[str]) -> str | None:
@@ -253,6 +307,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     # An exit that depends on data (a search, a break): ScalarEvolution still knows how often
     # the loop can run at most; the policy takes that bound or the mean exit, and says so.
     bound_text = record.symbolic_max_backedge_taken or ""
+    read_again = False  # its maximum only what the types of values read in the loop allow
     if bound_text and UNKNOWN_SCEV not in bound_text:
         ctx.assumptions.clear()
         try:
@@ -262,7 +317,9 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         if bound is not None and (most := _at_most_at_zero_sizes(bound, record.header, assumptions)) is not None:
             bound = most
         limit = bound.constant_value() if bound is not None else None
-        if bound is not None and (limit is None or 0 < limit < 1 << 20 and not _only_a_types_range(limit)):
+        read_again = limit is not None and _bound_read_in_loop(record, analyses, terminators, reading)
+        if bound is not None and (limit is None or 0 < limit < 1 << 20 and not _only_a_types_range(limit)
+                                  and not read_again):
             if failing := _leaves_early_only_to_fail(record, terminators, reading):
                 assumptions.append(f"loop %{record.header}: its other exits {failing}: taken as not taken, so it "
                                    f"runs to its bound {spoken(bound)}")
@@ -273,7 +330,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     most = record.constant_max_backedge_taken
     if most is not None and most < 1 << 20:
         bound = most + 1
-        if not _range_of_run_time_values(bound_text) and not _only_a_types_range(bound):
+        if not _range_of_run_time_values(bound_text) and not _only_a_types_range(bound) and not read_again:
             assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); using its maximum {bound}")
             return TripCount("bounded", Polynomial.constant(bound), text)
         if bound <= default_trip_count:  # a worst case below what a loop without one is assumed to run
@@ -293,23 +350,29 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
                            f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
         return TripCount("bounded", most, text)
-    if unread and (read := _named_run_time_values(unread, ctx, parameters, reading)) is not None:
+    if unread and (read := _named_run_time_values(unread, ctx, parameters, reading)) is not None \
+            and _at_least_once(counted(read[0])):
         # a count in values the function computes, named after the variables that hold them
         value_of, named, notes = read
         iterations = counted(value_of)
-        symbols = iterations.symbols & set(named.values())
+        symbols = iterations.symbols & (set(named.values()) | reading.data_symbols)
         for value, variable in named.items():
             reading.counted_values.setdefault(variable, set()).add(value)
         if derived is not None:
             assumptions.append(f"loop %{record.header}: {derived.note}")
         assumptions.extend(f"loop %{record.header}: {note}" for note in notes)
         reading.data_symbols.update(symbols)
+        if not symbols:  # the values named cancelled: a count of its own
+            assumptions.append(f"loop %{record.header}: its count, {spoken(iterations)}, is a difference in which "
+                               f"the run-time values it reads cancel")
+            return TripCount("constant", iterations, unread)
         assumptions.append(f"loop %{record.header}: its count, {spoken(iterations)}, depends on "
                            f"{_variables_note(named, symbols)}")
         return TripCount("data", iterations, unread)
     bounds = [found for found in (physical_bounds.shift_width_trip(record, analyses, terminators, reading),
                                   physical_bounds.array_index_trip(record, analyses, terminators, reading),
-                                  physical_bounds.shifted_mask_trip(record, terminators, reading)) if found]
+                                  physical_bounds.shifted_mask_trip(record, terminators, reading),
+                                  physical_bounds.rising_counter_trip(record, terminators, reading)) if found]
     if bounds:
         most, why = min(bounds)
         if most <= default_trip_count:
@@ -318,11 +381,12 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         # A worst case above what a loop of unknown count is taken to run says little of how
         # often it runs (as for a type's range): the default stays, and the bound is stated.
         reason += f"; {why}"
-    if unread_bound and (read := _named_run_time_values(unread_bound, ctx, parameters, reading)) is not None:
+    if unread_bound and (read := _named_run_time_values(unread_bound, ctx, parameters, reading)) is not None \
+            and _at_least_once(read[0] + 1):
         # it may leave early on data, at the latest after a count in such values
         value_of, named, notes = read
         bound = value_of + 1
-        symbols = bound.symbols & set(named.values())
+        symbols = bound.symbols & (set(named.values()) | reading.data_symbols)
         for value, variable in named.items():
             reading.counted_values.setdefault(variable, set()).add(value)
         assumptions.extend(f"loop %{record.header}: {note}" for note in notes)
@@ -335,7 +399,17 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
 
 
+def _at_least_once(count: Polynomial) -> bool:
+    """Whether a count read in run-time values is one a loop, once entered, can have: symbolic,
+    or a constant of at least 1 (below that, the means it was read with did not hold together)."""
+    value = count.constant_value()
+    return value is None or value >= 1
+
+
 _RUN_TIME_VALUE = re.compile(r"^depends on %(?P<value>\"[^\"]+\"|[-\w.$]+), a run-time value$")
+# a pointer an enclosing loop carries (`op` advanced by each copy's length): as an address it
+# can only cancel, in the distance from it to another (`_as_distances`)
+_CARRIED = re.compile(r"^%(?P<value>\"[^\"]+\"|[-\w.$]+) is carried round a loop")
 
 
 def _named_run_time_values(text: str, ctx, parameters: set[str],
@@ -346,7 +420,7 @@ def _named_run_time_values(text: str, ctx, parameters: set[str],
     or None where one is not a variable's or the text names none."""
     substituted, named = dict(ctx.substituted), {}
     pointers = {symbol for symbol in ctx.parameters if f"ptrtoint ptr %{symbol} " in text}  # addresses, as numbers
-    for _ in range(4):
+    for _ in range(6):
         # Under the same named values, the loops of a nest resolve the same phi webs: share them.
         memo = reading.memo.table(ctx.parameters, ctx.enclosing_loops, ctx.global_bases,
                                   frozenset((value, str(substituted[value])) for value in named)) \
@@ -356,9 +430,15 @@ def _named_run_time_values(text: str, ctx, parameters: set[str],
             value_of = to_polynomial(text, again)
         except NotPolynomial as why:
             m = _RUN_TIME_VALUE.match(str(why))
-            value = m["value"].strip('"') if m else None
+            if m is None and (carried := _CARRIED.match(str(why))) \
+                    and f"ptrtoint ptr %{carried['value']} " in text:
+                m = carried
+            value, root = (m["value"].strip('"') if m else None), None
+            if value and f"ptrtoint ptr %{value} " in text \
+                    and (root := _merged_pointer_root(value, ctx, substituted, reading, parameters)):
+                value = root  # name where the merge starts; the merge then reads as its incoming values
             variable = physical_bounds.variable_of(value, reading, parameters) if value else None
-            if variable is None and value and f"ptrtoint ptr %{value} " in text:
+            if variable is None and value and (f"ptrtoint ptr %{value} " in text or value == root):
                 variable = _pointer_name(value, reading, parameters)
                 pointers.add(variable)
             if variable is None or value in substituted:
@@ -373,10 +453,39 @@ def _named_run_time_values(text: str, ctx, parameters: set[str],
             named = {value: name for value, name in named.items() if name not in pointers}
             named.update({f"{symbol}": symbol for symbol in value_of.symbols if symbol.startswith("(")
                           and symbol.endswith(")") and "-" in symbol})
-        if not value_of.symbols & set(named.values()):
-            return None
+        if not value_of.symbols & (set(named.values()) | reading.data_symbols) \
+                and not (named and value_of.constant_value() is not None):
+            return None  # a count in none of the values named here, nor in data named before
+        # (a constant once named values cancel: a vectorised copy's remainder, `op + 8·n.vec` to `op + len`)
+        # only the names the count keeps: a pointer that cancelled (`op` in `op + *ip - op`) is none
+        named = {value: name for value, name in named.items() if name in value_of.symbols}
         return value_of, named, list(dict.fromkeys(again.assumptions))
     return None
+
+
+def _merged_pointer_root(value: str, ctx, substituted: dict, reading: _Reading, parameters: set[str]) -> str | None:
+    """For a pointer phi that merges, outside any enclosing loop's header, values computed from
+    one pointer (a vectorised copy's scalar remainder starts at `op` or at `op + 8·n.vec`):
+    that pointer, named first so that the merge reads as its incoming values and the pointers
+    can cancel in a distance (`_as_distances`); None where the phi is none such."""
+    phi = reading.definitions.get(value)
+    if phi is None or phi.opcode != "phi" or phi.type_text != "ptr" \
+            or reading.block_of.get(value) in ctx.enclosing_loops:
+        return None
+    root = None
+    for incoming, _ in _PHI_INCOMING.findall(phi.text):
+        for name in [incoming, *re.findall(r"%([-\w.$]+)", ctx.value_scevs.get(incoming, ""))]:
+            instr = reading.definitions.get(name)
+            if name == value or name in substituted or instr is None or instr.type_text != "ptr" \
+                    or not re.search(rf"%{re.escape(name)}\b", ctx.value_scevs.get(incoming, "") or f"%{incoming}"):
+                continue
+            if ctx.value_scevs.get(name, f"%{name}") != f"%{name}":
+                continue  # a value ScalarEvolution reads through: not where it starts
+            if _pointer_name(name, reading, parameters) is not None:
+                if root not in (None, name):
+                    return None  # computed from two pointers: no one start
+                root = name
+    return root
 
 
 def _pointer_name(value: str, reading: _Reading, parameters: set[str]) -> str | None:
@@ -429,6 +538,8 @@ def _variables_note(named: dict[str, str], symbols: set[str]) -> str:
                     f"the function computes at run time")
     if members:
         said.append(f"{', '.join(members)}, read from memory on each entry")
+    if data := sorted(symbols - set(named.values())):  # named before, from memory read before the loop
+        said.append(f"{', '.join(f'`{name}`' for name in data)}, read from memory before the loop")
     sets = " ".join(f"--param '{symbol}=N'" for symbol in sorted(symbols))
     return f"{' and '.join(said)}: kept symbolic (set it with {sets})"
 
@@ -610,6 +721,64 @@ def _only_a_types_range(trips: int | Fraction) -> bool:
     65535, …), is only how far a counter compared with a run-time value of a k-bit type can go
     (`y < w` for a loaded unsigned char w: 255): the type's worst case, not the loop's."""
     return trips >= 127 and int(trips) == trips and (int(trips) + 1) & int(trips) == 0
+
+
+def _bound_read_in_loop(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading) -> bool:
+    """Whether the loop's counter is compared, at an exit, with a value the loop computes from
+    memory it reads at each iteration (`i < (a + b) * c` of globals a store through a `char *`
+    may change), and with nothing fixed at any other exit: ScalarEvolution's constant maximum
+    is then what the types of the values read allow ((255 + 255) · 255), a worst case of the
+    data, not a count."""
+    inside = set(record.blocks)
+    found = False
+    for block in record.blocks:
+        term = terminators.get(block)
+        if term is None or not any(target not in inside for target in _successors(term)):
+            continue
+        branch = data_walks.BRANCH.match(term.text) if term.opcode == "br" else None
+        test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+        if test is None or test.opcode != "icmp" or len(test.operands) < 2:
+            return False  # a switch, a combined condition: what bounds it is not read here
+        counted = [op.name for op in test.operands[:2]
+                   if op.name and (start := _start_and_step(_unwrapped_casts(analyses.value_scevs.get(op.name, ""))))
+                   and start[2] == record.header]
+        if len(counted) != 1:
+            continue  # a test of data (a search), which gives ScalarEvolution no maximum
+        other = next(op for op in test.operands[:2] if op.name != counted[0])
+        if not other.name or reading.block_of.get(other.name) not in inside:
+            return False  # a constant or a value fixed before the loop: its maximum may be the loop's own
+        if not _reads_memory_in_loop(other.name, inside, reading):
+            return False
+        found = True
+    return found
+
+
+_CAST_SCEV = re.compile(r"^\((?:zext|sext|trunc) i\d+ (?P<inner>.+) to i\d+\)$")
+
+
+def _unwrapped_casts(scev: str) -> str:
+    """A SCEV without its outer integer casts (`(zext i32 {0,+,1}<%l> to i64)` → the recurrence)."""
+    while m := _CAST_SCEV.match(scev):
+        scev = m["inner"]
+    return scev
+
+
+def _reads_memory_in_loop(value: str, inside: set[str], reading: _Reading) -> bool:
+    """Whether `value` is computed, within the loop, from a load the loop makes (a few steps)."""
+    seen, work = {value}, [value]
+    while work and len(seen) < 64:
+        instr = reading.definitions.get(work.pop())
+        if instr is None or reading.block_of.get(instr.name) not in inside:
+            continue
+        if instr.opcode == "load":
+            return True
+        if instr.opcode in ("phi", "call", "invoke"):
+            continue  # carried state or a call's result: not a value read afresh
+        for op in instr.operands:
+            if op.name and op.name not in seen:
+                seen.add(op.name)
+                work.append(op.name)
+    return False
 
 
 def _range_of_run_time_values(symbolic_max: str) -> bool:
