@@ -230,7 +230,8 @@ def _machine_cycles(fn: FunctionIR, executions: dict[str, Polynomial], overlap: 
 
 
 def _chain_floors(fn: FunctionIR, executions: dict[str, Polynomial], runs: dict[str, float],
-                  values: dict[str, float], loop_cycles: dict[str, Polynomial], cache: CacheGeometry, notes: set[str]) -> dict[str, Polynomial]:
+                  values: dict[str, float], loop_cycles: dict[str, Polynomial], cache: CacheGeometry,
+                  notes: set[str]) -> dict[str, Polynomial]:
     """Cycles to add to innermost loops whose iterations hand a value on through memory
     (`Loop.memory_chains`): an iteration cannot finish before the previous one's store reaches
     its load and the operations after it are done, however few cycles its instructions need
@@ -247,7 +248,8 @@ def _chain_floors(fn: FunctionIR, executions: dict[str, Polynomial], runs: dict[
             continue
         # A link in a block that runs in some iterations only (one arm of an if) lengthens the
         # chain by its share of them.
-        chain = max(sum((cache.store_forward_cycles[m.floating_point] + sum(latency.get(c, 1.0) for c in link))
+        forward_int, forward_fp = cache.store_forward_cycles
+        chain = max(sum(((forward_fp if m.floating_point else forward_int) + sum(latency.get(c, 1.0) for c in link))
                         * runs.get(block, 0.0) / iterations for block, link in m.links) for m in loop.memory_chains)
         simulated = loop_cycles[loop.id].evaluate(values) / iterations
         if chain <= simulated:

@@ -71,7 +71,9 @@ def _path(value: str, sources: set[str], defined_here: dict) -> tuple[str, ...] 
         instr = defined_here.get(name)
         best = None
         cls = classify(instr.opcode, instr.text, instr.type_text)[0] if instr is not None else None
-        if instr is not None and instr.opcode not in _STOP and not (instr.opcode == "call" and cls in _NOT_AN_OPERATION):
+        passes = instr is not None and instr.opcode not in _STOP \
+            and not (instr.opcode == "call" and cls in _NOT_AN_OPERATION)
+        if passes:
             for operand in instr.operands:
                 if operand.name and (below := longest(operand.name)) is not None \
                         and (best is None or len(below) >= len(best)):
