@@ -35,6 +35,7 @@ from ccls.readers.llvm.reading import _Reading, _ancestors, _inside, _stopped_no
 from ccls.readers.llvm.text import IRFunction, original_name, read_module
 from ccls.readers.llvm.trips import (_checked_overlaps, _fallback_for_overlap, _halving_trip, _independent_entries,
                                      _merged_counters, _trip_count)
+from ccls.readers.llvm.vector_bodies import count_from_scalar_copies
 from ccls.readers.scev import BudgetExhausted, FunctionAnalyses, MEMORY_ACCESS_STEPS, ReadingBudget, ValueMemo
 from ccls.taxonomy import with_vector
 from ccls.unknown_nests import share_unknown_nests
@@ -461,6 +462,8 @@ class _FunctionReader:
                                                 reading))
             except BudgetExhausted:
                 trips[header] = None
+        # once every loop is read: a vector body of unknown count takes its scalar copy's
+        count_from_scalar_copies(trips, analyses, terminators, reading, set(self.never_vectorised), assumptions)
         return trips
 
     def _loops(self, blocks: list[BasicBlock], entries: dict[str, Fraction],
