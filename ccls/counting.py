@@ -543,10 +543,14 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
         # A regular stride of two lines or more: a miss per line, at addresses the prefetchers
         # can predict (tables that measured it price it; others fall back to load.DRAM).
         tier = STRIDED_TIER
-    crowded = _crowds_l1_sets(access, stride, cache, notes)
+    crowded = _crowded_share(access, stride, cache)
 
     def served(level: str) -> str:
-        return f"{base}.{level}.crowded" if crowded and level in ("L2", "L3") else f"{base}.{level}"
+        if crowded is None or level not in ("L2", "L3"):
+            return f"{base}.{level}"
+        notes.add(f"a walk with a stride of {_human_bytes(abs(int(stride)))} per iteration uses {crowded:.0%} of "
+                  f"L1's sets: each line it brings in evicts one of its own")
+        return f"{base}.{level}.crowded"
 
     column = _outer_reuse(access, loop_footprint, cache, notes)
     if column is not None:
@@ -581,20 +585,16 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
 CROWDED_SHARE = Fraction(1, 8)
 
 
-def _crowds_l1_sets(access: MemoryAccess, stride: Fraction | None, cache: CacheGeometry, notes: set[str]) -> bool:
-    """A walk that takes a new line on every access at a stride that confines it to an eighth or
-    less of L1's sets (rows a power-of-two apart): each line it brings in evicts one of its own
-    (written back first where it stores), so its misses wait for each other more than
-    independent misses do (priced by the `.crowded` classes, measured)."""
+def _crowded_share(access: MemoryAccess, stride: Fraction | None, cache: CacheGeometry) -> float | None:
+    """The share of L1's sets a walk can use when it takes a new line on every access at a
+    stride that confines it to an eighth or less of them (rows a power-of-two apart); else
+    None. Each line such a walk brings in evicts one of its own (written back first where it
+    stores), so its misses wait for each other more than independent misses do (priced by the
+    `.crowded` classes, measured)."""
     if access.pattern != "strided" or stride is None or abs(stride) < cache.line_bytes or not cache.l1_ways:
-        return False
-    step = abs(int(stride))
-    usable = _set_capacity(cache.l1_bytes, cache.l1_ways, step, cache)
-    if usable > cache.l1_bytes * CROWDED_SHARE:
-        return False
-    notes.add(f"a walk with a stride of {_human_bytes(step)} per iteration uses {usable / cache.l1_bytes:.0%} of "
-              f"L1's sets: each line it brings in evicts one of its own")
-    return True
+        return None
+    usable = _set_capacity(cache.l1_bytes, cache.l1_ways, abs(int(stride)), cache)
+    return usable / cache.l1_bytes if usable <= cache.l1_bytes * CROWDED_SHARE else None
 
 
 def _outer_reuse(access: MemoryAccess, footprint: float, cache: CacheGeometry,

@@ -21,6 +21,13 @@ def _functions(text: bytes, language: str):
     return source_map.functions_in(source_map.parse(text, language), text, language)
 
 
+def _units(data: bytes):
+    """(the file's functions, their names, the sorted names of given function indices) of C text."""
+    fns = _functions(data, "c")
+    names = [f.name for f in fns]
+    return fns, names, lambda indices: sorted(names[i] for i in indices)
+
+
 def test_context_ignores_comments_and_layout_but_not_code():
     a = b"#define N 4\n// note\nint f(void) { return N; }\n"
     b = b"#define N 4\n\n\n/* other note */\nint f(void) { return N; }\n"
@@ -31,10 +38,7 @@ def test_context_ignores_comments_and_layout_but_not_code():
 
 def test_units_to_compile_follow_callees_and_internal_callers():
     data = C_TEXT.encode()
-    fns = _functions(data, "c")
-    names = [f.name for f in fns]
-    def named(indices):
-        return sorted(names[i] for i in indices)
+    fns, names, named = _units(data)
     assert named(reduce.units_to_compile(data, fns, [names.index("main")], "c")) == ["main", "norm", "sq"]
     # The C front end emits every function as external, so a static helper compiles alone...
     assert named(reduce.units_to_compile(data, fns, [names.index("sq")], "c")) == ["sq"]
@@ -49,10 +53,7 @@ def test_a_static_callee_with_other_callers_keeps_one_of_them():
             b"int a(int x) { return shared(x) + alone(x); }\n"
             b"int big_b(int x) { int s = 0; for (int i = 0; i < x; i++) s += shared(i); return s; }\n"
             b"int c(int x) { return shared(x - 1); }\n")
-    fns = _functions(data, "c")
-    names = [f.name for f in fns]
-    def named(indices):
-        return sorted(names[i] for i in indices)
+    fns, names, named = _units(data)
     graph = reduce.callees(data, fns)
     assert named(reduce.shared_statics(data, fns, graph, "c")) == ["shared"]
     # `shared` has two other callers in the file: the build inlines it into `a` only if its size
@@ -69,10 +70,8 @@ def test_static_callees_sharing_their_other_callers_keep_one_each_once():
             b"int a(int x) { return p(x) + q(x); }\n"
             b"int b(int x) { return p(x) - q(x); }\n"
             b"int c(int x) { int s = 0; for (int i = 0; i < x; i++) s += p(i) * i; return s; }\n")
-    fns = _functions(data, "c")
-    names = [f.name for f in fns]
-    kept = reduce.units_to_compile(data, fns, [names.index("a")], "c")
-    assert sorted(names[i] for i in kept) == ["a", "b", "p", "q"]
+    fns, names, named = _units(data)
+    assert named(reduce.units_to_compile(data, fns, [names.index("a")], "c")) == ["a", "b", "p", "q"]
 
 
 @pytest.mark.skipif(CLANG is None, reason="clang not installed")

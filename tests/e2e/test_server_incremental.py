@@ -26,6 +26,15 @@ def labels_by_line(got) -> dict[int, str]:
     return {h.position.line: h.label for h in got}
 
 
+async def replace_on_line(client, uri: str, text: str, row: int, old: str, new: str, version: int = 2):
+    """One editor change: the first `old` on line `row` of `text` becomes `new`; waits for the
+    publish and returns it with the document's `ccls/stats` entry."""
+    col = text.split("\n")[row].index(old)
+    change(client, uri, version, (row, col), (row, col + len(old)), new)
+    published = await wait_published(client, uri, version)
+    return published, (await stats(client))["documents"][uri]
+
+
 async def test_editing_one_body_recompiles_only_that_function(workspace, cache_dir):
     text = generated_c()
     path = workspace / "gen.c"
@@ -36,11 +45,7 @@ async def test_editing_one_body_recompiles_only_that_function(workspace, cache_d
         first = labels_by_line(await hints(client, uri))
         assert len(first) == 12
 
-        row = line_of(text, "s += a[k] * 8;")  # f7's body
-        col = text.split("\n")[row].index("* 8")
-        change(client, uri, 2, (row, col), (row, col + 3), "/ 3")
-        await wait_published(client, uri, 2)
-        doc = (await stats(client))["documents"][uri]
+        _, doc = await replace_on_line(client, uri, text, line_of(text, "s += a[k] * 8;"), "* 8", "/ 3")  # f7
         assert doc["compiledFunctions"] == ["f7"]
         assert doc["compiles"] == 1 and doc["reduced"] is True and doc["fallback"] is None
         assert doc["cachedFunctions"] == 11
@@ -101,10 +106,7 @@ async def test_editing_a_callee_recompiles_its_callers_too(workspace, cache_dir)
         uri = open_doc(client, path)
         await wait_published(client, uri, 1)
         # sq may be inlined into a and b, so their counts depend on its body.
-        col = text.split("\n")[0].index("x * x")
-        change(client, uri, 2, (0, col), (0, col + 5), "x * x * x")
-        await wait_published(client, uri, 2)
-        doc = (await stats(client))["documents"][uri]
+        _, doc = await replace_on_line(client, uri, text, 0, "x * x", "x * x * x")
         assert sorted(doc["compiledFunctions"]) == ["a", "b", "sq"] and doc["reduced"] is True
 
 
@@ -124,10 +126,7 @@ async def test_reduced_unit_that_cannot_compile_falls_back_to_the_whole_file(wor
     async with running_server(workspace, cache_dir, vscode_capabilities()) as client:
         uri = open_doc(client, path)
         await wait_published(client, uri, 1)
-        col = text.split("\n")[4].index("* K")
-        change(client, uri, 2, (4, col), (4, col + 1), "+")
-        published = await wait_published(client, uri, 2)
-        doc = (await stats(client))["documents"][uri]
+        published, doc = await replace_on_line(client, uri, text, 4, "*", "+")
         assert doc["fallback"] and "did not compile" in doc["fallback"]
         assert doc["reduced"] is False and doc["compiles"] == 2
         assert not [d for d in published.diagnostics if d.code == "compile-error"]
@@ -156,10 +155,7 @@ async def test_cpp_members_reduce_without_fallback(workspace, cache_dir):
     async with running_server(workspace, cache_dir, vscode_capabilities()) as client:
         uri = open_doc(client, path, language_id="cpp")
         await wait_published(client, uri, 1)
-        col = text.split("\n")[12].index("w * h")
-        change(client, uri, 2, (12, col), (12, col + 5), "w * h * 0.5")
-        published = await wait_published(client, uri, 2)
-        doc = (await stats(client))["documents"][uri]
+        published, doc = await replace_on_line(client, uri, text, 12, "w * h", "w * h * 0.5")
         assert doc["compiledFunctions"] == ["area"] and doc["reduced"] is True and doc["fallback"] is None
         assert not published.diagnostics or all(d.code != "compile-error" for d in published.diagnostics)
         assert 12 in labels_by_line(await hints(client, uri))
@@ -182,9 +178,6 @@ async def test_a_static_callee_shared_by_two_callers_stays_out_of_line_after_an_
         uri = open_doc(client, path)
         await wait_published(client, uri, 1)
         whole = labels_by_line(await hints(client, uri))
-        col = text.split("\n")[1].index("+ 1")
-        change(client, uri, 2, (1, col), (1, col + 3), "+ 2")
-        await wait_published(client, uri, 2)
-        doc = (await stats(client))["documents"][uri]
+        _, doc = await replace_on_line(client, uri, text, 1, "+ 1", "+ 2")
         assert doc["reduced"] is True and sorted(doc["compiledFunctions"]) == ["a", "b", "big"]
         assert labels_by_line(await hints(client, uri))[1] == whole[1]  # still a call, as in the whole file
