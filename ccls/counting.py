@@ -531,8 +531,14 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
     tier = _tier_for(working_set, cache)
     if access.pattern == "pointer-chase":
         # Each address comes from the previous load: no overlap, the whole latency each time.
-        # The nodes' real footprint is unseen (what the loop touches is a lower bound), so a
-        # chase beyond L2 is taken to reach DRAM.
+        # Nodes inside one known array stay in the cache that holds it; elsewhere their real
+        # footprint is unseen (what the loop touches is a lower bound), so a chase beyond L2 is
+        # taken to reach DRAM.
+        if access.span_bytes is not None:
+            near = _near(access.span_bytes, cache) or "DRAM"
+            notes.add(f"pointer chase within an array of {_human_bytes(access.span_bytes)}: each load waits for "
+                      f"the previous one, served from {near}")
+            return [(with_vector(f"{base}.{near}" + (".chase" if near != "L1" else ""), width), Fraction(1))]
         tier = "DRAM" if working_set > cache.l2_bytes else tier
         notes.add("pointer chase: each load waits for the previous one; nodes assumed scattered beyond L2")
         return [(with_vector(f"{base}.{tier}.chase", width), Fraction(1))]

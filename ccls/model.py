@@ -33,6 +33,9 @@ class TripCount:
     kind: TripKind
     iterations: Polynomial
     source_text: str = ""  # what the analysis printed, e.g. "(-1 + (zext i32 %n to i64))"
+    # bounded only: a worst case (a type's range, an array's length) taken as the count because
+    # it is below the default, not a count the loop was seen to run: a guess, as unknown is.
+    worst_case: bool = False
 
     @property
     def is_assumed(self) -> bool:

@@ -6,7 +6,9 @@ such loops: 10^6 and beyond), although such nests in real code mostly share one 
 between their levels: a merge or a tokenizer advances one index in its inner and outer loops, a
 search inside a scan stops where the scan resumes. So a nest of k unknown loops is taken to run
 its innermost body D times per entry in all, D^(1/k) at each level; a lone unknown loop keeps D.
-Either way the choice is stated, and the default stays the one number a user sets.
+A loop taken to run a worst case below D (a type's range, an array's length: `TripCount.worst_case`)
+is as much a guess, and a level of the nest like them: it runs the lesser of its worst case and
+its level's share. Either way the choice is stated, and the default stays the one number a user sets.
 """
 from __future__ import annotations
 
@@ -21,11 +23,27 @@ def share_unknown_nests(loops: dict[str, Loop], default: int) -> list[str]:
     """Replaces the default count of each unknown loop nested with other unknown loops by its
     share of the nest's D; the notes that say so (one per nest)."""
     unknown = {key for key, loop in loops.items() if loop.trip_count.kind == "unknown"}
-    if len(unknown) < 2 or default <= 1:
+    if not unknown or default <= 1:
         return []
     children: dict[str | None, list[str]] = {}
     for key, loop in loops.items():
         children.setdefault(loop.parent if loop.parent in loops else None, []).append(key)
+
+    def inside(key: str) -> set[str]:
+        return {key}.union(*(inside(child) for child in children.get(key, ())))
+
+    def outside(key: str) -> set[str]:
+        out = set()
+        while (key := loops[key].parent) in loops:
+            out.add(key)
+        return out
+
+    # Worst cases join a nest that holds an unknown loop (alone, nested bounds are left as they are).
+    unknown |= {key for key, loop in loops.items() if loop.trip_count.worst_case
+                and loop.trip_count.iterations.constant_value() is not None
+                and (inside(key) | outside(key)) & unknown}
+    if len(unknown) < 2:
+        return []
 
     def above(key: str | None) -> int:  # unknown loops from the outermost down to `key`
         count = 0
@@ -37,15 +55,22 @@ def share_unknown_nests(loops: dict[str, Loop], default: int) -> list[str]:
     def below(key: str) -> int:  # the most unknown loops on one path from `key` inward
         return (key in unknown) + max((below(child) for child in children.get(key, ())), default=0)
 
+    def share(key: str) -> float:
+        return default ** (1 / (above(key) + below(key) - 1))
+
+    # A worst case no larger than its level's share is left as it is, and is no level.
+    while small := {key for key in unknown if loops[key].trip_count.worst_case
+                    and loops[key].trip_count.iterations.constant_value() <= share(key)}:
+        unknown -= small
     levels = {key: above(key) + below(key) - 1 for key in unknown}
     notes: list[str] = []
     nests: dict[str, list[str]] = {}
     for key in sorted((k for k in loops if k in unknown), key=lambda k: loops[k].depth):  # stable: the loops' order
         if levels[key] < 2:
             continue
-        share = Fraction(round(default ** (1 / levels[key]), 2)).limit_denominator(100)
+        each = Fraction(round(default ** (1 / levels[key]), 2)).limit_denominator(100)
         loop = loops[key]
-        loops[key] = replace(loop, trip_count=replace(loop.trip_count, iterations=Polynomial.constant(share)))
+        loops[key] = replace(loop, trip_count=replace(loop.trip_count, iterations=Polynomial.constant(each)))
         outermost = key
         while loops[outermost].parent in loops:
             outermost = loops[outermost].parent
@@ -53,7 +78,8 @@ def share_unknown_nests(loops: dict[str, Loop], default: int) -> list[str]:
     for keys in nests.values():
         deepest = max(levels[k] for k in keys)
         lines = ", ".join(str(loops[k].line) if loops[k].line else f"%{k}" for k in keys)
-        notes.append(f"loops at lines {lines}: counts unknown and nested up to {deepest} deep: the nest taken to "
+        what = "unknown" if not any(loops[k].trip_count.worst_case for k in keys) else "unknown or only a worst case"
+        notes.append(f"loops at lines {lines}: counts {what} and nested up to {deepest} deep: the nest taken to "
                      f"run its innermost body {default} times per entry in all ({default ** (1 / deepest):.3g} per "
                      f"level), not {default}^{deepest}")
     return notes

@@ -68,6 +68,16 @@ def test_a_pointer_chase_pays_the_whole_latency_of_its_tier_every_time_and_is_ne
     assert [site.kind for site in counted.sites] == ["miss-heavy-loop"]
 
 
+def test_a_chase_inside_one_known_array_is_served_by_the_cache_that_holds_the_array():
+    # node = next[node] in a 6 KB table: every load waits for the one before, from L1, however
+    # many steps the loop takes; in a 1 MiB table, from L2 (with the chase's whole latency).
+    for span, expected in ((6_087, "load.L1"), (1 << 20, "load.L2.chase")):
+        within = MemoryAccess("pointer-chase", 1, span_bytes=span)
+        counted = count_function(one_loop(within), None, {"n": 1e6}.__getitem__)
+        assert counted.counts[expected] == N
+        assert not any("DRAM" in c for c in counted.counts)
+
+
 def test_an_invariant_load_stays_in_l1_whatever_streams_past_it():
     counts = counts_at(one_loop(STREAM, INVARIANT), 10_000_000)
     assert counts["load.stream"] == N * Fraction(8, LINE)

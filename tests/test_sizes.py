@@ -58,6 +58,34 @@ def test_reader_takes_constants_parameters_arithmetic_and_choices():
     assert by_line[14].callee == "other" and by_line[14].args == (("param", "argc"), None, None)
 
 
+STRINGS_IR = r"""
+@text = dso_local global [6 x i8] c"ab\0Acd\00", align 1
+@scratch = dso_local global [8 x i8] c"abcdefg\00", align 1
+@.str = private unnamed_addr constant [3 x i8] c"xy\00", align 1
+define dso_local void @match(ptr noundef %s, i32 noundef %len) {
+entry:
+  ret void
+}
+define dso_local void @run() {
+entry:
+  %0 = call i64 @strlen(ptr noundef nonnull dereferenceable(1) @text)
+  %1 = trunc i64 %0 to i32
+  call void @match(ptr noundef @text, i32 noundef %1)
+  %2 = call i64 @strlen(ptr noundef nonnull dereferenceable(1) @scratch)
+  %3 = trunc i64 %2 to i32
+  call void @match(ptr noundef @scratch, i32 noundef %3)
+  call void @llvm.memcpy.p0.p0.i64(ptr @scratch, ptr @.str, i64 3, i1 false)
+  ret void
+}
+"""
+
+
+def test_strlen_of_a_global_string_is_the_length_of_the_text_it_is_initialised_with():
+    first, second = [site for site in read_call_sites(STRINGS_IR, "/src/s.c").sites if site.callee == "match"]
+    assert first.args[1] == ("const", 5)  # "ab\ncd": an escaped byte is one character
+    assert second.args[1] is None  # copied into: its text at the call is not the initial one
+
+
 def test_inference_follows_the_call_graph_and_keeps_the_largest():
     sizes = infer_sizes([read_call_sites(IR, "/src/a.c")])
     kernel = sizes[("/src/a.c", "kernel")]["n"]

@@ -60,7 +60,8 @@ class ModuleCalls:
 
 def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
     lines = {int(m[1]): int(m[2]) for m in _DILOCATION.finditer(ir_text)}
-    fields = _struct_fields(ir_text)
+    facts = _ModuleFacts(_struct_fields(ir_text), _string_lengths(ir_text))
+    fields = facts.fields
     parameters: dict[str, tuple[str, ...]] = {}
     sites: list[CallSite] = []
     stores: list[FieldStore] = []
@@ -75,9 +76,9 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
         known = set(parameters[caller])
         for callee, arguments, line in pending:
             sites.append(CallSite(caller, callee, line, tuple(
-                _expression(arg, definitions, known, memo, fields) for arg in split_arguments(arguments))))
+                _expression(arg, definitions, known, memo, facts) for arg in split_arguments(arguments))))
         for (struct, offset), token, line in pending_stores:
-            stores.append(FieldStore(struct, offset, caller, line, _value(token, definitions, known, memo, 0, fields)))
+            stores.append(FieldStore(struct, offset, caller, line, _value(token, definitions, known, memo, 0, facts)))
 
     for raw in ir_text.splitlines():
         if caller is None:
@@ -117,8 +118,43 @@ def _struct_fields(ir_text: str) -> dict[str, tuple[str, int]]:
     return {m[1]: (structs[m[2]], int(m[4])) for m in _TBAA_TAG.finditer(ir_text) if m[2] in structs}
 
 
+@dataclass(frozen=True)
+class _ModuleFacts:
+    """What a module's text says about values its functions read."""
+
+    fields: dict[str, tuple[str, int]]  # TBAA access tag → (struct, byte offset) it reads
+    strings: dict[str, int]  # global → strlen of the text it holds
+
+
+_NO_FACTS = _ModuleFacts({}, {})
+_STRING_GLOBAL = re.compile(r'^@(?P<name>[-\w$.]+) = (?P<words>[^=]*?)\b(?P<kind>global|constant) '
+                            r'\[(?P<size>\d+) x i8\] c"(?P<text>[^"]*)"', re.M)
+# C library calls that write through their first argument.
+_WRITES_FIRST = r"(?:stpn?cpy|strn?cpy|strn?cat|mem(?:cpy|move|set)[\w.]*|v?sn?printf)"
+_STRLEN = re.compile(r"^(?:tail )?call i\d+ @strlen\(ptr [^@]*@(?P<name>[-\w$.]+)\)")
+
+
+def _string_lengths(ir_text: str) -> dict[str, int]:
+    """`strlen(text)` of each global char array initialised with a string (`char text[] =
+    "abba…"`, passed to a matcher with `strlen(text)`): its text's length. A global the module
+    stores into or copies into (`strcpy(buf, …)`) is left out; any other is taken to hold, as
+    it is read, the text the program starts with."""
+    out = {}
+    for m in _STRING_GLOBAL.finditer(ir_text):
+        raw = m["text"]
+        if "\\00" in raw:  # LLVM prints each byte outside printable ASCII as \XX
+            out[m["name"]] = len(re.sub(r"\\[0-9A-Fa-f]{2}", "_", raw[:raw.index("\\00")]))
+    if not out:
+        return {}
+    names = "|".join(map(re.escape, out))
+    written = set(re.findall(rf"^\s*store [^\n]*, ptr [^\n]*@({names})\b"
+                             rf"|call [^\n]*@(?:llvm\.)?{_WRITES_FIRST}\(ptr [^,@]*@({names})\b", ir_text, re.M))
+    written = {name for pair in written for name in pair if name}
+    return {name: length for name, length in out.items() if name not in written and length > 0}
+
+
 def _expression(text: str, definitions: dict[str, str], parameters: set[str], memo: dict,
-                fields: dict[str, tuple[str, int]] | None = None) -> Expr | None:
+                facts: _ModuleFacts | None = None) -> Expr | None:
     """An integer argument or operand (`i32 noundef %n`, `i64 120`) as an expression; a pointer
     argument as the global it points into (`ptr @PARAMS`) or the caller's pointer parameter."""
     words = [w for w in text.split() if w not in _ATTRIBUTES]
@@ -126,7 +162,7 @@ def _expression(text: str, definitions: dict[str, str], parameters: set[str], me
         return _pointer(text, parameters)
     if len(words) < 2 or not _INT_TYPE.match(words[0]):
         return None
-    return _value(words[-1], definitions, parameters, memo, 0, fields)
+    return _value(words[-1], definitions, parameters, memo, 0, facts)
 
 
 _GLOBAL_ADDRESS = re.compile(r"(?:^|\s)@(?P<name>[-\w$.]+)$"
@@ -145,7 +181,7 @@ def _pointer(text: str, parameters: set[str]) -> Expr | None:
 
 
 def _value(token: str, definitions: dict[str, str], parameters: set[str], memo: dict, depth: int,
-           fields: dict[str, tuple[str, int]] | None = None) -> Expr | None:
+           facts: _ModuleFacts | None = None) -> Expr | None:
     if re.fullmatch(r"-?\d+", token):
         return ("const", int(token))
     if token in ("true", "false"):
@@ -157,7 +193,7 @@ def _value(token: str, definitions: dict[str, str], parameters: set[str], memo: 
         return ("param", name)
     if name not in memo:
         memo[name] = None  # while it is being resolved: a loop's phi does not reach itself
-        expr = _defined(name, definitions, parameters, memo, depth, fields or {})
+        expr = _defined(name, definitions, parameters, memo, depth, facts or _NO_FACTS)
         # Values shared by several paths would be written out once per path: keep them small.
         memo[name] = expr if expr is None or _nodes(expr) <= MAX_NODES else None
     return memo[name]
@@ -177,37 +213,40 @@ def _nodes(expr: Expr, limit: int = MAX_NODES + 1) -> int:
 
 
 def _defined(name: str, definitions: dict[str, str], parameters: set[str], memo: dict, depth: int,
-             fields: dict[str, tuple[str, int]]) -> Expr | None:
+             facts: _ModuleFacts) -> Expr | None:
     definition = definitions.get(name)
     if definition is None:
         return None
     if definition.startswith("load "):  # load i32, ptr %ctx, align 4, !tbaa !13: a struct's field
         tag = _TBAA_USE.search(definition)
-        field = fields.get(tag[1]) if tag else None
+        field = facts.fields.get(tag[1]) if tag else None
         return ("field", *field) if field and _INT_TYPE.match(definition.split()[1].rstrip(",")) else None
     definition = definition.split(", !")[0]  # metadata attachments (!dbg, !range)
     words = [w for w in definition.replace(",", " , ").split() if w not in _ATTRIBUTES]
     opcode = words[0] if words else ""
+    strlen = _STRLEN.search(definition)
+    if strlen and strlen["name"] in facts.strings:
+        return ("const", facts.strings[strlen["name"]])
     if opcode in _BINARY:  # add nsw i32 %a, 2
         operands = " ".join(words[1:]).split(" , ")
         if len(operands) != 2:
             return None
         type_name = operands[0].split()[0]
-        left = _value(operands[0].split()[-1], definitions, parameters, memo, depth + 1, fields)
-        right = _value(operands[1].split()[-1], definitions, parameters, memo, depth + 1, fields)
+        left = _value(operands[0].split()[-1], definitions, parameters, memo, depth + 1, facts)
+        right = _value(operands[1].split()[-1], definitions, parameters, memo, depth + 1, facts)
         return ("op", opcode, left, right) if _INT_TYPE.match(type_name) and left and right else None
     if opcode in _CASTS:  # sext i32 %n to i64
-        return _value(words[2], definitions, parameters, memo, depth + 1, fields) if len(words) >= 3 else None
+        return _value(words[2], definitions, parameters, memo, depth + 1, facts) if len(words) >= 3 else None
     if opcode == "phi":  # phi i32 [ 120, %entry ], [ 3, %if.then ]
         incoming = re.findall(r"\[\s*([^,\]]+),", definition)
         if len(incoming) > MAX_CHOICES:
             return None
-        return _choice([_value(v.strip(), definitions, parameters, memo, depth + 1, fields) for v in incoming])
+        return _choice([_value(v.strip(), definitions, parameters, memo, depth + 1, facts) for v in incoming])
     if opcode == "select":  # select i1 %c, i32 4, i32 8
         operands = " ".join(words[1:]).split(" , ")
         if len(operands) != 3:
             return None
-        return _choice([_value(o.split()[-1], definitions, parameters, memo, depth + 1, fields) for o in operands[1:]])
+        return _choice([_value(o.split()[-1], definitions, parameters, memo, depth + 1, facts) for o in operands[1:]])
     return None
 
 

@@ -169,13 +169,15 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
         # `tbl[idx[i]][i]`, is loaded too, but no iteration waits for the one before: a gather.)
         inside = set(analyses.loops[loop_id].blocks) if loop_id in analyses.loops else set()
         seen: set[str] = set()
+        # Within a global array (a tree's child table, `next[node]`), either reaches no more
+        # than the array; a narrow index, no more than its type's range.
+        spans = [s for s in (_narrow_index_span(scev), _global_array_bytes(scev, reading.global_bytes)) if s]
+        span = min(spans) if spans else None
         if any(_chased(name, inside, analyses, loaded - parameters, load_pointers, seen) for name in unknowns):
-            return MemoryAccess("pointer-chase", element_bytes)
-        sources = unknowns & (loaded - parameters)
-        # a[idx[i]]: the address depends on a loaded value; within a global array, within its size.
-        if sources:
-            spans = [s for s in (_narrow_index_span(scev), _global_array_bytes(scev, reading.global_bytes)) if s]
-            return MemoryAccess("indirect", element_bytes, span_bytes=min(spans) if spans else None)
+            return MemoryAccess("pointer-chase", element_bytes, span_bytes=span)
+        # a[idx[i]]: the address depends on a loaded value.
+        if unknowns & (loaded - parameters):
+            return MemoryAccess("indirect", element_bytes, span_bytes=span)
         return MemoryAccess("unknown", element_bytes)
     stride = _stride(address, loop_id)
     if stride.is_zero:
@@ -202,7 +204,7 @@ def _stream_and_offset(address: Polynomial, bases: set[str]) -> tuple[Polynomial
     return moving, address - moving
 
 
-_SCALED_NARROW_INDEX = re.compile(r"\((\d+) \* \(zext i(8|16) %[-\w.$\"]+ to i\d+\)\)")
+_NARROW_INDEX = re.compile(r"(?:\((\d+) \* )?\(zext i(8|16) %[-\w.$\"]+ to i\d+\)")
 
 
 _GLOBAL = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?(?:global|constant) ((?:\[[^=]*?\])|[^\s,]+) ', re.M)
@@ -235,10 +237,10 @@ def _global_array_bytes(scev: str, global_bytes: dict[str, int]) -> int | None:
 
 def _narrow_index_span(scev: str) -> int | None:
     """``hist[byte]``: an index zero-extended from 8 or 16 bits reaches at most 2^bits slots."""
-    m = _SCALED_NARROW_INDEX.search(scev)
+    m = _NARROW_INDEX.search(scev)
     if m is None:
         return None
-    return int(m.group(1)) << int(m.group(2))
+    return int(m.group(1) or 1) << int(m.group(2))
 
 
 def _chased(name: str, inside: set[str], analyses: FunctionAnalyses, loaded: set[str],

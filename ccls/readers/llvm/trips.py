@@ -336,7 +336,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         if bound <= default_trip_count:  # a worst case below what a loop without one is assumed to run
             assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); at most {bound} (what the "
                                f"types of the values it depends on allow), taken as {bound}")
-            return TripCount("bounded", Polynomial.constant(bound), text)
+            return TripCount("bounded", Polynomial.constant(bound), text, worst_case=True)
         # e.g. 16383 for `len / 4` of a loaded unsigned short that is really at most 15: a type's
         # maximum, larger than any default, says nothing of how often the loop runs
         reason += f"; its maximum {bound} is only the range of a run-time value's type, not a count"
@@ -349,7 +349,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     if (most := _run_time_step_trip(record, analyses, terminators, reading, ctx)) is not None:
         assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
                            f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
-        return TripCount("bounded", most, text)
+        return TripCount("bounded", most, text, worst_case=True)
     if unread and (read := _named_run_time_values(unread, ctx, parameters, reading)) is not None \
             and _at_least_once(counted(read[0])):
         # a count in values the function computes, named after the variables that hold them
@@ -377,7 +377,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         most, why = min(bounds)
         if most <= default_trip_count:
             assumptions.append(f"loop %{record.header}: {why}, taken as that")
-            return TripCount("bounded", Polynomial.constant(most), text)
+            return TripCount("bounded", Polynomial.constant(most), text, worst_case=True)
         # A worst case above what a loop of unknown count is taken to run says little of how
         # often it runs (as for a type's range): the default stays, and the bound is stated.
         reason += f"; {why}"
