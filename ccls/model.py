@@ -143,6 +143,10 @@ class FunctionIR:
     # Sizes whose values are bounded (an 8-bit integer, a range ScalarEvolution proves): the
     # most each can be and why, which a size's default value never exceeds.
     value_ceilings: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # Each innermost loop's body as one piece of machine code (its blocks in layout order), for
+    # llvm-mca; then its cycles per run of that piece: how far the blocks overlap in the core.
+    machine_traces: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    trace_cycles: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -478,6 +478,9 @@ def _attach_block_cycles(functions: list[FunctionIR], timings: dict[tuple[str, .
                                                        timings.get(block.machine_context + block.machine_code))
                 block.machine_divides = divides(block.machine_code)
                 block.machine_code = block.machine_context = ()
+        fn.trace_cycles = {loop: timing.cycles for loop, code in fn.machine_traces.items()
+                           if (timing := timings.get(code)) is not None}
+        fn.machine_traces = {}
 
 
 def _in_context(alone: Any, before: Any, both: Any) -> float:

@@ -25,7 +25,7 @@ from ccls.readers.global_constants import stored_maxima
 from ccls.readers.llvm import physical_bounds
 from ccls.readers.llvm.lines import (_DEFINE_DBG, _Speech, _inlined_from, _source_lines, _subprogram_info,
                                      _value_lines)
-from ccls.readers.llvm.machine import _contexts, _machine_code, _machine_per_ir_block
+from ccls.readers.llvm.machine import _contexts, _machine_code, _machine_per_ir_block, _traces
 from ccls.readers.llvm.memory import (DataConditions, _branches_on_loaded_data, _bulk_bytes, _memory_access,
                                       _weigh_data_branches, global_sizes)
 from ccls.readers.llvm.memory_chains import memory_chains
@@ -62,9 +62,10 @@ class _Defined:
     subprogram: tuple[str, int | None]
     machine: dict[str, list[str]] | None  # machine instructions per IR block
     notes: list[str]  # assumptions made while attributing machine code
-    # IR block → the block that runs just before it in the same loop iteration (`_contexts`)
-    context: dict[str, str] = field(default_factory=dict)
-    header: str | None = None  # the header that defines it, where the analysed file defines none
+    # IR block → the blocks that run before it in the same loop iteration, in order (`_contexts`)
+    context: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    header: str | None = None
+    traces: dict[str, tuple[str, ...]] = field(default_factory=dict)  # innermost loop → its body's code (`_traces`)  # the header that defines it, where the analysed file defines none
 
 
 @dataclass
@@ -88,9 +89,17 @@ class ParsedModule:
             for name, code in (d.machine or {}).items():
                 if code:
                     out.add(tuple(code))
-                    if d.context.get(name) in d.machine:
-                        out.add(tuple(d.machine[d.context[name]]) + tuple(code))
+                    if (before := _context_code(d.machine, d.context.get(name, ()))):
+                        out.add(before + tuple(code))
+            out.update(d.traces.values())
         return out
+
+
+def _context_code(machine: dict[str, list[str]], blocks: tuple[str, ...]) -> tuple[str, ...]:
+    """The machine code of a block's context: its blocks' code in order, none if one has none."""
+    if not blocks or any(b not in machine for b in blocks):
+        return ()
+    return tuple(line for b in blocks for line in machine[b])
 
 
 class IRNotReadable(Exception):
@@ -167,9 +176,11 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
         if not own and (defined_in is None or fn.linkage in _EMITTED_WHERE_USED):
             continue  # compiler-generated (no debug info of its own), or a header's inline function
         grouped = _machine_per_ir_block(machine.get(fn.name), {name for name, _ in fn.blocks}, notes)
-        contexts = _contexts(fn.predecessors, module.analyses.get(fn.name)) if grouped else {}
+        analyses = module.analyses.get(fn.name)
+        contexts = _contexts(fn.predecessors, analyses) if grouped else {}
+        traces = _traces([name for name, _ in fn.blocks], grouped, analyses) if grouped else {}
         (kept if own else from_headers).append(_Defined(fn, (name, line), grouped, notes, contexts,
-                                                        None if own else defined_in))
+                                                        None if own else defined_in, traces))
     # A file that defines nothing itself but a single-header library's implementation
     # (`#define STB_IMAGE_IMPLEMENTATION` then `#include "stb_image.h"`): its functions are the
     # header's, brought into existence by the file.
@@ -297,7 +308,7 @@ class _FunctionReader:
             parameters=self.parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=fn.text,
             stopped_on_time=budget.over_time or memory_budget.over_time,
             field_symbols=_field_symbols(self.substituted, self.definitions, parameters),
-            value_ceilings=self._value_ceilings(loops),
+            value_ceilings=self._value_ceilings(loops), machine_traces=dict(self.defined.traces),
         )
 
     def _loop_origins(self, loops: dict[str, Loop]) -> dict[str, str]:
@@ -402,7 +413,7 @@ class _FunctionReader:
             loop_id = block_loop.get(bb_name)
             code = tuple(machine.get(bb_name, ())) if machine is not None else None
             block = BasicBlock(bb_name, loop_id, machine_instructions=len(code) if code is not None else None,
-                               machine_code=code or (), machine_context=tuple(machine.get(context.get(bb_name), ()))
+                               machine_code=code or (), machine_context=_context_code(machine, context.get(bb_name, ()))
                                if machine is not None else ())
             for instr in instrs:
                 position += 1

@@ -147,21 +147,68 @@ def _machine_per_ir_block(machine: dict[str, list[str]] | None, ir_blocks: set[s
     return out
 
 
-def _contexts(predecessors: dict[str, list[str]], analyses: FunctionAnalyses | None) -> dict[str, str]:
-    """Block → the one block that runs before it in the same iteration of its innermost loop (its
-    only predecessor there, not a loop header's back edge). llvm-mca repeats a block alone as if
-    it were a loop body, so a register the block before defines looks carried from the block's
-    own previous run: `if (a[i] > b[i]) { s = a[i] - …; }` becomes a chain through `s` that no
-    iteration waits for. Simulated after that block, the chain starts afresh each time."""
+def _contexts(predecessors: dict[str, list[str]], analyses: FunctionAnalyses | None) -> dict[str, tuple[str, ...]]:
+    """Block → the blocks that always run before it in the same iteration of its innermost loop,
+    from the loop's header on (those that dominate it there, back edges left out): `if (a[i] <
+    0) { … }` rejoins after the test that loaded a[i]. llvm-mca repeats a block alone as if it
+    were a loop body, so a register a block before defines looks carried from the block's own
+    previous run: `if (a[i] > b[i]) { s = a[i] - …; }` becomes a chain through `s` that no
+    iteration waits for. Simulated after those blocks, the chain starts afresh each time."""
     if analyses is None:
         return {}
     innermost: dict[str, str] = {}
     for header, record in sorted(analyses.loops.items(), key=lambda item: item[1].depth):
         innermost.update(dict.fromkeys(record.blocks, header))
+    inside = {block: [p for p in preds if innermost.get(p) == innermost.get(block) and p != block]
+              for block, preds in predecessors.items() if innermost.get(block) is not None}
+    dominators = _iteration_dominators(inside, innermost)
     out = {}
-    for block, preds in predecessors.items():
-        loop = innermost.get(block)
-        inside = [p for p in preds if innermost.get(p) == loop]
-        if loop is not None and block != loop and len(inside) == 1 and inside[0] != block:
-            out[block] = inside[0]
+    for block, preds in inside.items():
+        above = dominators.get(block, set()) - {block}
+        if block != innermost[block] and preds and above:
+            out[block] = tuple(sorted(above, key=lambda d: len(dominators[d])))  # the header first
+    return out
+
+
+def _iteration_dominators(inside: dict[str, list[str]], innermost: dict[str, str]) -> dict[str, set[str]]:
+    """Within one iteration of each innermost loop (from its header, back edges left out): the
+    blocks every path from the header to each block passes through, the block included."""
+    dominators: dict[str, set[str]] = {}
+    for block in inside:
+        header = innermost[block]
+        dominators[block] = {block} if block == header else {b for b in inside if innermost[b] == header}
+    changed = True
+    while changed:
+        changed = False
+        for block, preds in inside.items():
+            if block == innermost[block]:
+                continue
+            reached = [dominators[p] for p in preds]
+            merged = {block} | set.intersection(*reached) if reached else {block}
+            if merged != dominators[block]:
+                dominators[block], changed = merged, True
+    return dominators
+
+
+# llvm-mca takes ~0.5 ms per line per 100 repetitions: a longer body is left to its blocks' sum.
+MAX_TRACE_LINES = 400
+
+
+def _traces(block_order: list[str], machine: dict[str, list[str]],
+            analyses: FunctionAnalyses | None) -> dict[str, tuple[str, ...]]:
+    """Innermost loop → the machine code of its blocks in layout order, for loops whose body has
+    two blocks or more with code: simulated as one piece, what the core overlaps between them
+    (llvm-mca repeating each block alone charges every small block at least a cycle)."""
+    if analyses is None:
+        return {}
+    parents = {record.parent for record in analyses.loops.values()}
+    out = {}
+    for header, record in analyses.loops.items():
+        if header in parents:
+            continue  # not innermost
+        members = set(record.blocks)
+        code = [machine[b] for b in block_order if b in members and machine.get(b)]
+        lines = sum(map(len, code))
+        if len(code) >= 2 and lines <= MAX_TRACE_LINES:
+            out[header] = tuple(line for block in code for line in block)
     return out
