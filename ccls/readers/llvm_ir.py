@@ -95,11 +95,16 @@ class ParsedModule:
         return out
 
 
+# The registers a block reads are set close before it: a longer context only costs llvm-mca time.
+MAX_CONTEXT_LINES = 24
+
+
 def _context_code(machine: dict[str, list[str]], blocks: tuple[str, ...]) -> tuple[str, ...]:
-    """The machine code of a block's context: its blocks' code in order, none if one has none."""
+    """The machine code of a block's context: its blocks' code in order (the last
+    MAX_CONTEXT_LINES lines of it), none if one of them has none."""
     if not blocks or any(b not in machine for b in blocks):
         return ()
-    return tuple(line for b in blocks for line in machine[b])
+    return tuple(line for b in blocks for line in machine[b])[-MAX_CONTEXT_LINES:]
 
 
 class IRNotReadable(Exception):

@@ -191,7 +191,7 @@ def _iteration_dominators(inside: dict[str, list[str]], innermost: dict[str, str
 
 
 # llvm-mca takes ~0.5 ms per line per 100 repetitions: a longer body is left to its blocks' sum.
-MAX_TRACE_LINES = 400
+MAX_TRACE_LINES = 200
 
 
 def _traces(block_order: list[str], machine: dict[str, list[str]],
