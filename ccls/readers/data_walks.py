@@ -302,11 +302,16 @@ def _counter_in_memory(test, block: str, record, definitions: dict, block_of: di
 
 def _read_from(value: str, home: str, record, definitions: dict, block_of: dict[str, str]) -> bool:
     """Whether `value` is what `home` holds: a load of it, or the header's phi of such loads
-    (LLVM keeps the value read at the end of one iteration for the next, and reads it once
-    before the loop)."""
+    (LLVM keeps the value read at the end of one iteration for the next). What the phi takes
+    on entry is whatever LLVM knew `home` to hold there (a load before the loop, or the value
+    just stored to it, `s->heap_len = 0` forwarded as 0): GVN forwards only a value equal to
+    the memory's, so it is the member's value when the loop starts, whatever its form."""
     instr = definitions.get(value)
     if instr is not None and instr.opcode == "phi" and block_of.get(value) == record.header:
-        reads = [definitions.get(v) for v, _ in _incoming(instr)]
+        inside = set(record.blocks)
+        reads = [definitions.get(v) for v, block in _incoming(instr) if block in inside]
+        if not reads:
+            return False
     else:
         reads = [instr]
     return all(r is not None and r.opcode == "load" and r.operands[0].name == home for r in reads)

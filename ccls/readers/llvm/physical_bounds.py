@@ -405,3 +405,81 @@ def rising_counter_trip(record, terminators: dict, reading: _Reading) -> tuple[i
             if best is None or most < best[0]:
                 best = (most, why)
     return best
+
+
+_AND = re.compile(r"= and i\d+ (?P<a>%?(?:\"[^\"]+\"|[-\w.$]+)), (?P<b>%?(?:\"[^\"]+\"|[-\w.$]+))(?:,|$)")
+_ZERO_COMPARE = re.compile(r"= icmp (?P<predicate>eq|ne) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), 0(?:,|$)")
+_SHIFT_RIGHT = re.compile(r"= (?:lshr(?: exact)? i(?P<bits>\d+) %(?P<of>\"[^\"]+\"|[-\w.$]+), (?P<k>\d+)"
+                          r"|udiv(?: exact)? i(?P<dbits>\d+) %(?P<dof>\"[^\"]+\"|[-\w.$]+), (?P<d>\d+))(?:,|$)")
+
+
+def _shifted_right(phi, inside: set[str], reading: _Reading) -> tuple[str, int, int] | None:
+    """(the value it takes round the back edge, its width in bits, the bits shifted out each
+    iteration) for a header phi shifted right by a constant each iteration (`m >>= 1`, `m /= 4`),
+    from any start; None for any other phi."""
+    pairs = [(value, block.strip('"')) for value, block in _PHI_PAIR.findall(phi.text)]
+    steps = {value for value, block in pairs if block in inside}
+    if len(steps) != 1 or len(pairs) == len(steps):
+        return None
+    step = next(iter(steps))
+    instr = reading.definitions.get(step[1:].strip('"')) if step.startswith("%") else None
+    m = _SHIFT_RIGHT.search(instr.text.split(", !")[0]) if instr is not None else None
+    if m is None or (m["of"] or m["dof"]).strip('"') != phi.name:
+        return None
+    bits = int(m["bits"] or m["dbits"])
+    if m["k"] is not None:
+        k = int(m["k"])
+    else:  # a division by 2^k
+        d = int(m["d"])
+        k = d.bit_length() - 1 if d >= 2 and d & (d - 1) == 0 else 0
+    return (instr.name, bits, k) if 0 < k < bits else None
+
+
+def shifted_out_trip(record, terminators: dict, reading: _Reading) -> tuple[int, str] | None:
+    """A loop that leaves when a value shifted right by a constant each iteration is zero, or
+    has no bit in common with a value (`while (huff & incr) incr >>= 1;`, `while (x) x >>= 1`),
+    tested on every iteration, whatever the value starts at: a w-bit value shifted right by k
+    is zero after ⌈w / k⌉ shifts, and then so is its AND with anything, so the loop leaves by
+    then, a worst case of the data (it leaves as soon as a bit is clear). (iterations, what the
+    bound assumes, in words), or None."""
+    inside = set(record.blocks)
+    shifted = {}  # phi or its shifted value → (the phi's name, width, k, 1 if the test sees the phi itself)
+    for phi in reading.instructions.get(record.header, ()):
+        if phi.opcode == "phi" and _INT.match(phi.type_text) and (found := _shifted_right(phi, inside, reading)):
+            step, bits, k = found
+            shifted[phi.name] = (phi.name, bits, k, 1)
+            shifted[step] = (phi.name, bits, k, 0)
+    if not shifted:
+        return None
+    best: tuple[int, str] | None = None
+    for block in record.blocks:
+        term = terminators.get(block)
+        branch = data_walks.BRANCH.match(term.text) if term is not None and term.opcode == "br" else None
+        test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+        zero = _ZERO_COMPARE.search(test.text.split(", !")[0]) if test is not None and test.opcode == "icmp" else None
+        if zero is None:
+            continue
+        on_zero = (branch["true"] if zero["predicate"] == "eq" else branch["false"]).strip('"')
+        if on_zero in inside:
+            continue  # zero goes round again: the loop ends on a set bit, not on the value running out
+        tested = zero["value"].strip('"')
+        candidates = [tested]
+        masked = reading.definitions.get(tested)
+        if masked is not None and masked.opcode == "and" and (m := _AND.search(masked.text.split(", !")[0])):
+            candidates = [operand[1:].strip('"') for operand in (m["a"], m["b"]) if operand.startswith("%")]
+        for candidate in candidates:
+            if candidate not in shifted:
+                continue
+            phi, bits, k, sees_phi = shifted[candidate]
+            if not _on_every_iteration(block, record.header, inside, terminators):
+                break
+            most = math.ceil(bits / k) + sees_phi
+            named = variable_name(phi)
+            what = f"`{named}` (a {bits}-bit value)" if named else f"a {bits}-bit value"
+            test_said = "shares no set bit with another value" if candidate != tested else "is zero"
+            why = (f"it leaves once {what}, shifted right by {k} each iteration, {test_said}, whatever it starts at; "
+                   f"after {math.ceil(bits / k)} shifts it is zero (and so is its AND with anything): at most {most} "
+                   f"iterations (a worst case: it leaves as soon as the bits tested are clear)")
+            if best is None or most < best[0]:
+                best = (most, why)
+    return best

@@ -372,7 +372,8 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     bounds = [found for found in (physical_bounds.shift_width_trip(record, analyses, terminators, reading),
                                   physical_bounds.array_index_trip(record, analyses, terminators, reading),
                                   physical_bounds.shifted_mask_trip(record, terminators, reading),
-                                  physical_bounds.rising_counter_trip(record, terminators, reading)) if found]
+                                  physical_bounds.rising_counter_trip(record, terminators, reading),
+                                  physical_bounds.shifted_out_trip(record, terminators, reading)) if found]
     if bounds:
         most, why = min(bounds)
         if most <= default_trip_count:
