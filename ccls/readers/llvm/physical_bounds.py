@@ -179,7 +179,7 @@ def exact_stride(record, analyses: FunctionAnalyses, terminators: dict, reading:
     branch, test = _exit_test(record, terminators, reading)
     equal = _EQUALITY_TEST.search(test.text) if test is not None else None
     if equal is None:
-        return None
+        return _stride_down_to_a_floor(branch, test, record, analyses) if test is not None else None
     if (branch["true"].strip('"') not in inside) != (equal["predicate"] == "eq"):
         return None  # leaves while the counter differs from the value: a search, not a count
     recurrence = _start_step(analyses.value_scevs.get(equal["value"].strip('"'), ""), record.header)
@@ -192,6 +192,31 @@ def exact_stride(record, analyses: FunctionAnalyses, terminators: dict, reading:
                        f"its counter steps by {step} until it is exactly {where}, taken to meet it (a start at a "
                        f"multiple of {abs(step)} from it, as LLVM arranges for a loop it unrolls; otherwise it would "
                        f"wrap around and not end)")
+
+
+_ABOVE_TEST = re.compile(r"= icmp (?P<predicate>ugt|sgt) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), (?P<floor>\d+)\s*(?:,|$)")
+
+
+def _stride_down_to_a_floor(branch, test, record, analyses: FunctionAnalyses) -> ExactStride | None:
+    """A loop whose only exit is its counter, stepped down by a constant of 2 or more, no longer
+    above a constant floor (`while (len > 2) { …; len -= 3; }`, the body LLVM unrolled after a
+    prologue ran the remainder): ScalarEvolution gives no count where an unsigned counter could
+    step past zero and wrap around. Going on while above the floor, it runs (start − floor) /
+    step more times, rounded up: taken as that fraction (within one of the count)."""
+    above = _ABOVE_TEST.search(test.text)
+    if above is None or branch["true"].strip('"') not in set(record.blocks):
+        return None  # not "goes on while above the floor"
+    recurrence = _start_step(analyses.value_scevs.get(above["value"].strip('"'), ""), record.header)
+    if recurrence is None or recurrence[1] > -2:
+        return None  # a counter going up, or one of step 1 ScalarEvolution counts itself
+    start, step = recurrence
+    floor = int(above["floor"])
+    wraps = "" if -step <= floor + 1 or above["predicate"] == "sgt" else \
+        (f"; taken not to step from above {floor} past zero, as LLVM arranges for a loop it unrolls (a counter that "
+         f"did would wrap around and go on)")
+    return ExactStride(start, step, str(floor),
+                       f"its counter steps by {step} while above {floor}: (start − {floor}) / {-step} iterations "
+                       f"more, within one (the last step may pass below {floor} by less than {-step}){wraps}")
 
 
 _ARRAY_ELEMENT = re.compile(r"= getelementptr (?:inbounds )?(?:nuw )?\[(?P<n>\d+) x [^\]]+\], "
@@ -483,3 +508,141 @@ def shifted_out_trip(record, terminators: dict, reading: _Reading) -> tuple[int,
             if best is None or most < best[0]:
                 best = (most, why)
     return best
+
+
+_BINARY = re.compile(r"= (?P<op>add|sub|shl)(?: nuw| nsw| exact)* i\d+ (?P<a>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+)), "
+                     r"(?P<b>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+))(?:,|$)")
+
+
+def spelled(value: str, reading: _Reading, parameters: set[str], depth: int = 0) -> str | None:
+    """A value as C would spell it from the source's names (`curr`, `len-drop`, `1<<curr`,
+    `s->size`): constants, parameters, variables (`variable_name`), named members, and `+`, `-`,
+    `<<` of those; None where a value has no such name (a load of a computed address, a call)."""
+    if re.fullmatch(r"-?\d+", value):
+        return value
+    value = value.lstrip("%").strip('"')
+    if value in parameters:
+        return value
+    instr = reading.definitions.get(value)
+    if instr is None or depth > 4:
+        return None
+    if instr.opcode in _CASTS and instr.operands and instr.operands[0].name:
+        return spelled(instr.operands[0].name, reading, parameters, depth + 1)
+    if instr.opcode in ("phi", "select"):
+        return variable_name(value)
+    if instr.opcode == "load":
+        return data_walks.Names(reading.definitions, parameters).value(value)
+    m = _BINARY.search(instr.text.split(", !")[0])
+    if m is None:
+        return None
+    a, b = (spelled(m[side], reading, parameters, depth + 1) for side in ("a", "b"))
+    if a is None or b is None:
+        return None
+    if m["op"] == "add" and b.startswith("-"):
+        return f"{a}-{b[1:]}"
+    wrap = _parenthesised
+    return {"add": f"{a}+{b}", "sub": f"{a}-{wrap(b)}", "shl": f"{wrap(a)}<<{wrap(b)}"}[m["op"]]
+
+
+def _parenthesised(spelling: str) -> str:
+    """A spelled value as an operand: bare where it is one name or number (`len`, `s->size`, `-1`)."""
+    return spelling if re.fullmatch(r"-?\d+|[A-Za-z_]\w*(?:(?:->|\.)\w+)*", spelling) else f"({spelling})"
+
+
+def _step_magnitude(step: str, phi: str, inside: set[str], reading: _Reading, parameters: set[str]) -> str | None:
+    """How much the back-edge value `step` takes off the phi each iteration, spelled in the source's
+    names, where it is a value fixed before the loop: `phi - d` gives `d`; `phi + (-1 << x)` (how
+    LLVM writes `phi - (1 << x)`) gives `1<<x`; `phi + (0 - d)` gives `d`. None otherwise."""
+    instr = reading.definitions.get(step)
+    m = _BINARY.search(instr.text.split(", !")[0]) if instr is not None else None
+    if m is None or m["op"] == "shl":
+        return None
+    operands = [m["a"].lstrip("%").strip('"'), m["b"].lstrip("%").strip('"')]
+    if m["op"] == "sub":
+        taken = operands[1] if operands[0] == phi else None
+        negated = False
+    else:
+        taken = operands[1] if operands[0] == phi else operands[0] if operands[1] == phi else None
+        negated = True
+    if taken is None or re.fullmatch(r"-?\d+", taken):
+        return None  # a constant step ScalarEvolution (or `exact_stride`) counts
+    if reading.block_of.get(taken, "" if taken in parameters else None) in inside | {None}:
+        return None  # a step the loop computes, which may change from one iteration to the next
+    if not negated:
+        return spelled(taken, reading, parameters)
+    negative = reading.definitions.get(taken)
+    n = _BINARY.search(negative.text.split(", !")[0]) if negative is not None else None
+    if n is None or (n["op"], n["a"]) not in (("shl", "-1"), ("sub", "0")):
+        return None
+    inner = spelled(n["b"], reading, parameters)
+    return f"1<<{_parenthesised(inner)}" if n["op"] == "shl" and inner else inner
+
+
+def run_time_stride_to_zero(record, terminators: dict, reading: _Reading,
+                            parameters: set[str]) -> tuple[int, str, str] | None:
+    """A counter taken down by a step fixed before the loop but known only at run time, until it is
+    exactly zero (`do { fill -= incr; … } while (fill != 0)`, both powers of two in a table
+    builder's replication): ScalarEvolution gives no count (a counter that steps past zero would
+    wrap around and go on), but a loop that ends meets zero exactly, after start / step
+    iterations. (1 if the test sees the counter before its step else 0, the ratio's name as the
+    source spells its parts, `(1<<curr)/(1<<(len-drop))`, what that assumes), or None where the
+    start or the step has no name in the source."""
+    inside = set(record.blocks)
+    branch, test = _exit_test(record, terminators, reading)
+    zero = _ZERO_COMPARE.search(test.text.split(", !")[0]) if test is not None else None
+    if zero is None or (branch["true"].strip('"') not in inside) != (zero["predicate"] == "eq"):
+        return None  # leaves while the counter is nonzero: not a count down to zero
+    tested = zero["value"].strip('"')
+    for phi in reading.instructions.get(record.header, ()):
+        if phi.opcode != "phi" or not _INT.match(phi.type_text):
+            continue
+        pairs = [(value, block.strip('"')) for value, block in _PHI_PAIR.findall(phi.text)]
+        starts = [value for value, block in pairs if block not in inside]
+        steps = {value.lstrip("%").strip('"') for value, block in pairs if block in inside}
+        if len(starts) != 1 or len(steps) != 1:
+            continue
+        step = steps.pop()
+        if tested not in (phi.name, step):
+            continue
+        by = _step_magnitude(step, phi.name, inside, reading, parameters)
+        start = spelled(starts[0], reading, parameters)
+        if by is None or start is None or start.lstrip("-").isdigit() and by.isdigit():
+            return None
+        symbol = f"{_parenthesised(start)}/{_parenthesised(by)}"
+        named = variable_name(phi.name)
+        counter = f"`{named}`" if named else "its counter"
+        why = (f"{counter} starts at `{start}` and goes down by `{by}` (fixed before the loop, known only at run "
+               f"time) each iteration until it is exactly zero, taken to meet it (a loop that ends does; one that "
+               f"steps past zero wraps around and goes on): `{symbol}` iterations, the ratio of the two")
+        return (1 if tested == phi.name else 0), symbol, why
+    return None
+
+
+def indexed_array_length(value: str, record, terminators: dict, reading: _Reading) -> tuple[int, str] | None:
+    """(N, the array's name or "an array") where `value` (or an integer cast of it) indexes an
+    array of N elements (`next_code[len]++`, read or written) in a block that runs on every way
+    into the loop: the blocks before its header, back through those with one way in. C defines
+    `a[i]` only for 0 <= i < N, so the value is below N once the loop starts. None otherwise."""
+    inside = set(record.blocks)
+    same = {value} | {i.name for block in reading.instructions.values() for i in block
+                      if i.opcode in _CASTS and i.operands and i.operands[0].name == value and i.name}
+    predecessors: dict[str, list[str]] = {}
+    for block, term in terminators.items():
+        for target in _successors(term):
+            predecessors.setdefault(target.strip('"'), []).append(block)
+    entries = [b for b in predecessors.get(record.header, []) if b not in inside]
+    block = entries[0] if len(entries) == 1 else None
+    for _ in range(8):
+        if block is None or block in inside:
+            return None
+        instrs = reading.instructions.get(block, ())
+        accessed = {i.operands[0 if i.opcode == "load" else 1].name for i in instrs
+                    if i.opcode in ("load", "store") and len(i.operands) >= (1 if i.opcode == "load" else 2)}
+        for instr in instrs:
+            m = _ARRAY_ELEMENT.search(instr.text) if instr.opcode == "getelementptr" else None
+            if m and int(m["n"]) >= 2 and m["index"].strip('"') in same and instr.name in accessed:
+                array = data_walks.Names(reading.definitions, set(reading.parameters)).value(instr.operands[0].name)
+                return int(m["n"]), f"`{array}`" if array else "an array"
+        before = predecessors.get(block, [])
+        block = before[0] if len(before) == 1 else None
+    return None
