@@ -6,7 +6,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 
+from ccls.polynomial import Polynomial
 from ccls.readers import data_walks
 from ccls.readers.llvm.reading import _exit_test, _Reading, _start_and_step, _successors
 from ccls.readers.scev import FunctionAnalyses
@@ -645,4 +647,83 @@ def indexed_array_length(value: str, record, terminators: dict, reading: _Readin
                 return int(m["n"]), f"`{array}`" if array else "an array"
         before = predecessors.get(block, [])
         block = before[0] if len(before) == 1 else None
+    return None
+
+
+_UMIN = re.compile(r"= (?:tail )?call i\d+ @llvm\.umin\.i\d+\(i\d+ (?:noundef )?(?P<a>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+)), "
+                   r"i\d+ (?:noundef )?(?P<b>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+))\)")
+
+
+def chunked_count(record, terminators: dict, reading: _Reading,
+                  parameters: set[str]) -> tuple[Polynomial, set[str], str, tuple[str, str]] | None:
+    """A count consumed in chunks of a fixed size (`while (len) { n = len < C ? len : C; …; len -=
+    n; }`, a large write handed on UINT_MAX bytes at a time): each iteration takes the chunk, or
+    all that is left, and the loop leaves when nothing is, so it runs ⌈len / C⌉ times, taken as
+    len / C plus the mean of the rounding, (C − 1) / 2C. C a constant, or a value fixed before
+    the loop (then the ratio is a data symbol, `len/size`). (count, data symbols, why, the exit
+    edge), or None."""
+    inside = set(record.blocks)
+    for block in record.blocks:
+        term = terminators.get(block)
+        branch = data_walks.BRANCH.match(term.text) if term is not None and term.opcode == "br" else None
+        test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+        zero = _ZERO_COMPARE.search(test.text.split(", !")[0]) if test is not None and test.opcode == "icmp" else None
+        if zero is None:
+            continue
+        on_zero = (branch["true"] if zero["predicate"] == "eq" else branch["false"]).strip('"')
+        other = (branch["false"] if zero["predicate"] == "eq" else branch["true"]).strip('"')
+        if on_zero in inside or other not in inside:
+            continue
+        found = _chunked_counter(zero["value"].strip('"'), record, inside, reading, parameters)
+        if found is None:
+            continue
+        start, chunk, sees_phi = found
+        if re.fullmatch(r"\d+", chunk):
+            size = int(chunk)
+            count = Polynomial.symbol(start) * Fraction(1, size) + Fraction(size - 1, 2 * size)
+            data = set() if start in parameters else {start}
+        else:
+            symbol = f"{start}/{chunk}"
+            count, data = Polynomial.symbol(symbol) + Fraction(1, 2), {symbol}
+        count = count + sees_phi
+        why = (f"it takes `{chunk}` at a time from `{start}` (or all that is left, if less) and leaves when nothing "
+               f"is left: ⌈{start} / {chunk}⌉ iterations, taken as {start} / {chunk} and the mean of the rounding")
+        return count, data, why, (block, on_zero)
+    return None
+
+
+def _chunked_counter(tested: str, record, inside: set[str], reading: _Reading,
+                     parameters: set[str]) -> tuple[str, str, int] | None:
+    """(the count's start as the source spells it, the chunk, 1 if the test sees the counter before
+    its step) for a header phi `len` taken down by `umin(len, chunk)` each iteration, or None."""
+    for phi in reading.instructions.get(record.header, ()):
+        if phi.opcode != "phi" or not _INT.match(phi.type_text):
+            continue
+        pairs = [(value, block.strip('"')) for value, block in _PHI_PAIR.findall(phi.text)]
+        starts = [value for value, block in pairs if block not in inside]
+        steps = {value.lstrip("%").strip('"') for value, block in pairs if block in inside}
+        if len(starts) != 1 or len(steps) != 1:
+            continue
+        step = steps.pop()
+        if tested not in (phi.name, step):
+            continue
+        sub = reading.definitions.get(step)
+        m = _BINARY.search(sub.text.split(", !")[0]) if sub is not None else None
+        if m is None or m["op"] != "sub" or m["a"].lstrip("%").strip('"') != phi.name:
+            return None
+        taken = reading.definitions.get(uncast(m["b"].lstrip("%").strip('"'), reading))
+        u = _UMIN.search(taken.text) if taken is not None and taken.opcode == "call" else None
+        if u is None:
+            return None
+        operands = [u["a"].lstrip("%").strip('"'), u["b"].lstrip("%").strip('"')]
+        if phi.name not in operands:
+            return None
+        chunk_value = operands[1] if operands[0] == phi.name else operands[0]
+        if not re.fullmatch(r"\d+", chunk_value) and reading.block_of.get(chunk_value) in inside:
+            return None  # a chunk the loop computes: it may change each time
+        chunk = spelled(chunk_value, reading, parameters)
+        start = spelled(starts[0], reading, parameters)
+        if chunk is None or start is None or re.fullmatch(r"-?\d+", start) or chunk in ("0", "1"):
+            return None
+        return start, chunk, (1 if tested == phi.name else 0)
     return None

@@ -350,6 +350,8 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
                            f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
         return TripCount("bounded", most, text)
+    if (chunked := physical_bounds.chunked_count(record, terminators, reading, parameters)) is not None:
+        return _chunked_trip(chunked, record, text, early_exit, terminators, reading, assumptions)
     if (ratio := physical_bounds.run_time_stride_to_zero(record, terminators, reading, parameters)) is not None:
         extra, symbol, why = ratio
         reading.data_symbols.add(symbol)
@@ -409,6 +411,30 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         return trip
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
+
+
+def _chunked_trip(chunked, record, text: str, early_exit: str, terminators: dict, reading: _Reading,
+                  assumptions: list[str]) -> TripCount:
+    """The count of a loop that takes a count in chunks (`physical_bounds.chunked_count`): its
+    count where it has no other way out but to fail, else the early-exit policy's count with that
+    as its bound."""
+    count, data, why, edge = chunked
+    reading.data_symbols.update(data)
+    kind = "data" if data else "symbolic"
+    sets = " ".join(f"--param '{symbol}=N'" for symbol in sorted(count.symbols))
+    named = f"kept symbolic (set it with {sets})"
+    inside = set(record.blocks)
+    others = [(block, target) for block in record.blocks if block in terminators
+              for target in _successors(terminators[block]) if target not in inside and (block, target) != edge]
+    ordinary = [(b, t) for b, t in others
+                if not _never_returns(t, terminators) and not _on_allocation_failure(terminators[b], t, reading)]
+    if not ordinary:
+        assumptions.append(f"loop %{record.header}: {why}: {spoken(count)}, {named}")
+        return TripCount(kind, count, text)
+    trip, how = early_exit_trip(count, early_exit, text, spoken)
+    assumptions.append(f"loop %{record.header}: {why}, or leaves earlier on other data; at most {spoken(count)}, "
+                       f"{named}; {how}")
+    return trip
 
 
 def _bounded_by_an_index(text: str, record, ctx, terminators: dict, reading: _Reading) -> tuple[int, str] | None:
