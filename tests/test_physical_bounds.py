@@ -468,3 +468,76 @@ void build(struct st *s, int max_code) {
 """)["build"]
     assert by_line_all(fn) == [("bounded", Polynomial.constant(2))]
     assert any("steps `s->heap_len` (kept in memory) by 1 until it reaches 2" in note for note in fn.assumptions)
+
+
+# Counts consumed in chunks of a fixed size: by the loop itself, or by a call handed each chunk
+# (taken to consume all of it, as a complete write or read does).
+CHUNKS = """
+#include <stddef.h>
+#include <unistd.h>
+void put(unsigned char *p, size_t len) {
+  while (len) {
+    size_t n = len < 4096 ? len : 4096;
+    p[n - 1] = 0; p += n;
+    len -= n;
+  }
+}
+struct gz { int fd; unsigned char *next_in; unsigned avail_in; };
+int drain(struct gz *s) {
+  unsigned put, max = ((unsigned)-1 >> 2) + 1;
+  while (s->avail_in) {
+    put = s->avail_in > max ? max : s->avail_in;
+    long writ = write(s->fd, s->next_in, put);
+    if (writ < 0) return -1;
+    s->avail_in -= (unsigned)writ;
+    s->next_in += writ;
+  }
+  return 0;
+}
+int load(int fd, unsigned char *buf, unsigned len, unsigned *have) {
+  int ret; unsigned get, max = ((unsigned)-1 >> 2) + 1;
+  *have = 0;
+  do {
+    get = len - *have;
+    if (get > max) get = max;
+    ret = read(fd, buf + *have, get);
+    if (ret <= 0) break;
+    *have += (unsigned)ret;
+  } while (*have < len);
+  return ret < 0 ? -1 : 0;
+}
+void uneven(unsigned char *p, size_t len) {
+  size_t step = 1;
+  while (len) {
+    size_t n = len < step ? len : step;  /* a chunk that grows: no count */
+    p[n - 1] = 0; p += n; step += step;
+    len -= n;
+  }
+}
+"""
+
+
+def test_a_count_consumed_in_fixed_chunks_runs_the_count_over_the_chunk():
+    fns = analyse(CHUNKS)
+    # ⌈len / 4096⌉, taken as len / 4096 and the rounding's mean 4095 / 8192
+    assert by_line_all(fns["put"]) == [("symbolic", Polynomial.symbol("len") * Fraction(1, 4096)
+                                        + Fraction(4095, 8192))]
+    assert any("it takes `4096` at a time from `len` (or all that is left, if less) and leaves when nothing is "
+               "left: ⌈len / 4096⌉ iterations" in note for note in fns["put"].assumptions)
+    assert [kind for kind, _ in by_line_all(fns["uneven"])] == ["unknown"]
+
+
+def test_a_count_handed_to_a_call_in_fixed_chunks_is_named_after_what_it_counts():
+    fns = analyse(CHUNKS)
+    # the count kept in memory (`s->avail_in`, read again after each write), taken down by what
+    # each write returns; the write's failure is another way out: the early-exit policy's mean
+    [(kind, count)] = by_line_all(fns["drain"])
+    assert kind == "expected" and count.symbols == {"s->avail_in"}
+    assert any("it takes `1073741824` at a time from `s->avail_in`" in note
+               and "each call to write that is handed the chunk is taken to consume all of it" in note
+               for note in fns["drain"].assumptions)
+    # a count rising by what each read returns (`*have`, kept in memory) to `len`
+    [(kind, count)] = by_line_all(fns["load"])
+    assert kind == "expected" and count.symbols == {"len"}
+    assert any("it takes `1073741824` at a time from `len`" in note and "each call to read" in note
+               for note in fns["load"].assumptions)

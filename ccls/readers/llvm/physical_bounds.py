@@ -654,76 +654,176 @@ _UMIN = re.compile(r"= (?:tail )?call i\d+ @llvm\.umin\.i\d+\(i\d+ (?:noundef )?
                    r"i\d+ (?:noundef )?(?P<b>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+))\)")
 
 
-def chunked_count(record, terminators: dict, reading: _Reading,
-                  parameters: set[str]) -> tuple[Polynomial, set[str], str, tuple[str, str]] | None:
+def chunked_count(record, terminators: dict, reading: _Reading, parameters: set[str],
+                  default_trip_count: int = 100) -> tuple[Polynomial, set[str], str, tuple[str, str]] | None:
     """A count consumed in chunks of a fixed size (`while (len) { n = len < C ? len : C; …; len -=
-    n; }`, a large write handed on UINT_MAX bytes at a time): each iteration takes the chunk, or
-    all that is left, and the loop leaves when nothing is, so it runs ⌈len / C⌉ times, taken as
-    len / C plus the mean of the rounding, (C − 1) / 2C. C a constant, or a value fixed before
-    the loop (then the ratio is a data symbol, `len/size`). (count, data symbols, why, the exit
-    edge), or None."""
+    n; }`, a large write handed on C bytes at a time; or `do { ret = read(…, min(len - have, C));
+    …; have += ret; } while (have < len)`): each iteration takes the chunk, or all that is left,
+    and the loop leaves when nothing is, so it runs ⌈len / C⌉ times, taken as len / C plus the mean
+    of the rounding, (C − 1) / 2C. C a constant, or a value fixed before the loop (then the ratio
+    is a data symbol, `len/size`). Where what is taken is what a call returns when handed the
+    chunk (`write`, `read`), the call is taken to consume all of it, as a complete write or read
+    does. Where the count has no name in the source but C is a constant, the counter's type bounds
+    it: ⌈(2^w − 1) / C⌉. (count, data symbols, why, the exit edge), or None."""
     inside = set(record.blocks)
     for block in record.blocks:
         term = terminators.get(block)
         branch = data_walks.BRANCH.match(term.text) if term is not None and term.opcode == "br" else None
         test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
-        zero = _ZERO_COMPARE.search(test.text.split(", !")[0]) if test is not None and test.opcode == "icmp" else None
-        if zero is None:
+        if test is None or test.opcode != "icmp":
             continue
-        on_zero = (branch["true"] if zero["predicate"] == "eq" else branch["false"]).strip('"')
-        other = (branch["false"] if zero["predicate"] == "eq" else branch["true"]).strip('"')
-        if on_zero in inside or other not in inside:
-            continue
-        found = _chunked_counter(zero["value"].strip('"'), record, inside, reading, parameters)
+        text = test.text.split(", !")[0]
+        found, exit_edge = None, None
+        if (zero := _ZERO_COMPARE.search(text)) is not None:
+            on_zero = (branch["true"] if zero["predicate"] == "eq" else branch["false"]).strip('"')
+            other = (branch["false"] if zero["predicate"] == "eq" else branch["true"]).strip('"')
+            if on_zero not in inside and other in inside:
+                found, exit_edge = _chunked_down(zero["value"].strip('"'), record, inside, reading, parameters), \
+                    (block, on_zero)
+        elif (below := _ICMP.search(text)) is not None and below["predicate"] == "ult" \
+                and branch["true"].strip('"') in inside and branch["false"].strip('"') not in inside:
+            found, exit_edge = _chunked_up(below["a"], below["b"], record, inside, reading, parameters), \
+                (block, branch["false"].strip('"'))
         if found is None:
             continue
-        start, chunk, sees_phi = found
-        if re.fullmatch(r"\d+", chunk):
+        start, chunk, sees_phi, handed, bits = found
+        start = _parenthesised(start) if start else start
+        consumed = f"`{start}`" if start else "what is left"
+        if start and re.fullmatch(r"\d+", chunk):
             size = int(chunk)
-            count = Polynomial.symbol(start) * Fraction(1, size) + Fraction(size - 1, 2 * size)
+            count = Polynomial.symbol(start) * Fraction(1, size) + Fraction(size - 1, 2 * size) + sees_phi
             data = set() if start in parameters else {start}
-        else:
+            said = f"⌈{start} / {chunk}⌉ iterations, taken as {start} / {chunk} and the mean of the rounding"
+        elif start:
             symbol = f"{start}/{chunk}"
-            count, data = Polynomial.symbol(symbol) + Fraction(1, 2), {symbol}
-        count = count + sees_phi
-        why = (f"it takes `{chunk}` at a time from `{start}` (or all that is left, if less) and leaves when nothing "
-               f"is left: ⌈{start} / {chunk}⌉ iterations, taken as {start} / {chunk} and the mean of the rounding")
-        return count, data, why, (block, on_zero)
+            count, data = Polynomial.symbol(symbol) + Fraction(1, 2) + sees_phi, {symbol}
+            said = f"⌈{symbol}⌉ iterations, taken as {symbol} and the mean of the rounding"
+        elif re.fullmatch(r"\d+", chunk) and (most := -(-((1 << bits) - 1) // int(chunk)) + sees_phi) \
+                <= default_trip_count:
+            count, data = Polynomial.constant(most), set()
+            said = (f"what is left is a {bits}-bit value, below 2^{bits}: at most {most} iterations (a worst case of "
+                    f"the data)")
+        else:
+            continue
+        call = (f"; each call to {handed} that is handed the chunk is taken to consume all of it, as a complete "
+                f"{handed} does (one that takes less leaves more iterations)") if handed else ""
+        why = (f"it takes `{chunk}` at a time from {consumed} (or all that is left, if less) and leaves when nothing "
+               f"is left: {said}{call}")
+        return count, data, why, exit_edge
     return None
 
 
-def _chunked_counter(tested: str, record, inside: set[str], reading: _Reading,
-                     parameters: set[str]) -> tuple[str, str, int] | None:
-    """(the count's start as the source spells it, the chunk, 1 if the test sees the counter before
-    its step) for a header phi `len` taken down by `umin(len, chunk)` each iteration, or None."""
+def _header_step(tested: str, record, inside: set[str], reading: _Reading):
+    """(the header phi, its start, the value it takes round the back edge) for the integer phi
+    that `tested` is, or is the back-edge value of; None if none."""
     for phi in reading.instructions.get(record.header, ()):
         if phi.opcode != "phi" or not _INT.match(phi.type_text):
             continue
         pairs = [(value, block.strip('"')) for value, block in _PHI_PAIR.findall(phi.text)]
         starts = [value for value, block in pairs if block not in inside]
         steps = {value.lstrip("%").strip('"') for value, block in pairs if block in inside}
-        if len(starts) != 1 or len(steps) != 1:
-            continue
-        step = steps.pop()
-        if tested not in (phi.name, step):
-            continue
-        sub = reading.definitions.get(step)
-        m = _BINARY.search(sub.text.split(", !")[0]) if sub is not None else None
-        if m is None or m["op"] != "sub" or m["a"].lstrip("%").strip('"') != phi.name:
-            return None
-        taken = reading.definitions.get(uncast(m["b"].lstrip("%").strip('"'), reading))
-        u = _UMIN.search(taken.text) if taken is not None and taken.opcode == "call" else None
-        if u is None:
-            return None
-        operands = [u["a"].lstrip("%").strip('"'), u["b"].lstrip("%").strip('"')]
-        if phi.name not in operands:
-            return None
-        chunk_value = operands[1] if operands[0] == phi.name else operands[0]
-        if not re.fullmatch(r"\d+", chunk_value) and reading.block_of.get(chunk_value) in inside:
-            return None  # a chunk the loop computes: it may change each time
-        chunk = spelled(chunk_value, reading, parameters)
-        start = spelled(starts[0], reading, parameters)
-        if chunk is None or start is None or re.fullmatch(r"-?\d+", start) or chunk in ("0", "1"):
-            return None
-        return start, chunk, (1 if tested == phi.name else 0)
+        if len(starts) == 1 and len(steps) == 1 and tested in (phi.name, next(iter(steps))):
+            return phi, starts[0], next(iter(steps))
     return None
+
+
+def _taken_chunk(value: str, remaining: str, inside: set[str], reading: _Reading) -> tuple[str, str | None] | None:
+    """(the chunk's value, the callee that was handed it, or None) where `value` is `umin(remaining,
+    chunk)`, or what a call returns that was handed that (`write(fd, p, umin(left, C))`)."""
+    taken = reading.definitions.get(uncast(value, reading))
+    if taken is None or taken.opcode != "call":
+        return None
+    u = _UMIN.search(taken.text)
+    if u is not None:
+        operands = [u["a"].lstrip("%").strip('"'), u["b"].lstrip("%").strip('"')]
+        if remaining not in operands:
+            return None
+        chunk = operands[1] if operands[0] == remaining else operands[0]
+        if not re.fullmatch(r"\d+", chunk) and reading.block_of.get(chunk) in inside:
+            return None  # a chunk the loop computes: it may change each time
+        return chunk, None
+    callee = re.search(r"@([\w.$]+)\(", taken.text)
+    if callee is None or callee[1].startswith("llvm."):
+        return None
+    for operand in taken.operands:
+        if operand.name and (found := _taken_chunk(operand.name, remaining, inside, reading)) is not None \
+                and found[1] is None:
+            return found[0], callee[1]
+    return None
+
+
+def _chunked_down(tested: str, record, inside: set[str], reading: _Reading, parameters: set[str]):
+    """(the count's start as the source spells it, the chunk, 1 if the test sees the counter before
+    its step, the callee handed each chunk or None, the counter's bits) for a header phi `len` taken
+    down by `umin(len, chunk)` (or by what a call handed that returns) each iteration, where the
+    phi, or a read of the memory it was read from, is what the chunk is taken from; None otherwise."""
+    found = _header_step(tested, record, inside, reading)
+    if found is None:
+        return None
+    phi, start_value, step = found
+    sub = reading.definitions.get(step)
+    m = _BINARY.search(sub.text.split(", !")[0]) if sub is not None else None
+    if m is None or m["op"] != "sub" or not _same_count(m["a"].lstrip("%").strip('"'), phi, start_value, step,
+                                                         inside, reading):
+        return None
+    taken = _taken_chunk(m["b"].lstrip("%").strip('"'), phi.name, inside, reading)
+    if taken is None:
+        return None
+    chunk_value, handed = taken
+    chunk, start = spelled(chunk_value, reading, parameters), spelled(start_value, reading, parameters)
+    if chunk is None or chunk in ("0", "1") or start is not None and re.fullmatch(r"-?\d+", start):
+        return None
+    return start, chunk, (1 if tested == phi.name else 0), handed, int(_INT.match(phi.type_text)[1])
+
+
+def _same_count(value: str, phi, start_value: str, step: str, inside: set[str], reading: _Reading) -> bool:
+    """Whether `value` is the count the phi holds: the phi itself, or (a count kept in memory, such
+    as `strm->avail_in` or `*have`, read again after a call) a read, in the loop, of the one address
+    the loop stores the phi's next value to (LLVM made the phi of that memory: on entry it holds
+    what was read or stored there before the loop)."""
+    if value == phi.name:
+        return True
+    again = reading.definitions.get(value)
+    if again is None or again.opcode != "load" or reading.block_of.get(value) not in inside:
+        return False
+    home = again.operands[0].name
+    stores = [i for block in inside for i in reading.instructions.get(block, ())
+              if i.opcode == "store" and len(i.operands) == 2 and i.operands[1].name == home]
+    return len(stores) == 1 and stores[0].operands[0].name == step
+
+
+def _chunked_up(a: str, b: str, record, inside: set[str], reading: _Reading, parameters: set[str]):
+    """The same for a counter that rises by what each chunk gives (`have += read(…, min(len - have,
+    C))`) while below a bound fixed before the loop: the count is bound − start (None where it has
+    no name: then the bound's type bounds it)."""
+    tested, bound = a.lstrip("%").strip('"'), b.lstrip("%").strip('"')
+    if not a.startswith("%") or reading.block_of.get(bound, "" if bound in parameters else None) in inside | {None}:
+        return None
+    found = _header_step(tested, record, inside, reading)
+    if found is None or tested != found[2]:
+        return None
+    phi, start_value, step = found
+    add = reading.definitions.get(step)
+    m = _BINARY.search(add.text.split(", !")[0]) if add is not None else None
+    operands = [m["a"].lstrip("%").strip('"'), m["b"].lstrip("%").strip('"')] if m is not None and m["op"] == "add" \
+        else []
+    counted = [o for o in operands if _same_count(o, phi, start_value, step, inside, reading)]
+    if len(counted) != 1:
+        return None
+    given = m["b"] if operands[0] == counted[0] else m["a"]
+    left = next((i.name for block in inside for i in reading.instructions.get(block, ())
+                 if i.opcode == "sub" and (n := _BINARY.search(i.text.split(", !")[0])) is not None
+                 and n["a"].lstrip("%").strip('"') == bound and n["b"].lstrip("%").strip('"') == phi.name), None)
+    taken = _taken_chunk(given.lstrip("%").strip('"'), left, inside, reading) if left else None
+    if taken is None:
+        return None
+    chunk_value, handed = taken
+    chunk, limit = spelled(chunk_value, reading, parameters), spelled(bound, reading, parameters)
+    first = spelled(start_value, reading, parameters)
+    if chunk is None or chunk in ("0", "1"):
+        return None
+    start = None if limit is None or first is None else limit if first == "0" else f"{_parenthesised(limit)}-" \
+        f"{_parenthesised(first)}"
+    bits = int(re.match(r"i(\d+)", reading.definitions[bound].type_text)[1]) if bound in reading.definitions \
+        and _INT.match(reading.definitions[bound].type_text) else int(_INT.match(phi.type_text)[1])
+    return start, chunk, 0, handed, bits

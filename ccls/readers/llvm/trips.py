@@ -350,7 +350,7 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
                            f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
         return TripCount("bounded", most, text)
-    if (chunked := physical_bounds.chunked_count(record, terminators, reading, parameters)) is not None:
+    if (chunked := physical_bounds.chunked_count(record, terminators, reading, parameters, default_trip_count)) is not None:
         return _chunked_trip(chunked, record, text, early_exit, terminators, reading, assumptions)
     if (ratio := physical_bounds.run_time_stride_to_zero(record, terminators, reading, parameters)) is not None:
         extra, symbol, why = ratio
