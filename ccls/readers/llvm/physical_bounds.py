@@ -626,8 +626,8 @@ def indexed_array_length(value: str, record, terminators: dict, reading: _Readin
     into the loop: the blocks before its header, back through those with one way in. C defines
     `a[i]` only for 0 <= i < N, so the value is below N once the loop starts. None otherwise."""
     inside = set(record.blocks)
-    same = {value} | {i.name for block in reading.instructions.values() for i in block
-                      if i.opcode in _CASTS and i.operands and i.operands[0].name == value and i.name}
+    same = {value} | {i.name for block in reading.instructions.values() for i in block  # casts that keep the value
+                      if i.opcode in ("zext", "sext", "freeze") and i.operands and i.operands[0].name == value and i.name}
     predecessors: dict[str, list[str]] = {}
     for block, term in terminators.items():
         for target in _successors(term):
@@ -642,7 +642,8 @@ def indexed_array_length(value: str, record, terminators: dict, reading: _Readin
                     if i.opcode in ("load", "store") and len(i.operands) >= (1 if i.opcode == "load" else 2)}
         for instr in instrs:
             m = _ARRAY_ELEMENT.search(instr.text) if instr.opcode == "getelementptr" else None
-            if m and int(m["n"]) >= 2 and m["index"].strip('"') in same and instr.name in accessed:
+            if m and " inbounds " in instr.text and int(m["n"]) >= 2 and m["index"].strip('"') in same \
+                    and instr.name in accessed:
                 array = data_walks.Names(reading.definitions, set(reading.parameters)).value(instr.operands[0].name)
                 return int(m["n"]), f"`{array}`" if array else "an array"
         before = predecessors.get(block, [])
