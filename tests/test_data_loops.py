@@ -293,3 +293,37 @@ def test_a_copy_sized_by_a_member_is_costed_in_the_members_name_not_an_ir_value(
     sizes = {name: {sym for block in fns[name].blocks for i in block.instructions if i.bulk_bytes is not None
                     for sym in i.bulk_bytes.symbols} for name in ("drain", "drain_up")}
     assert sizes == {"drain": {"s->used"}, "drain_up": {"(*s)->used"}}
+
+
+def test_a_string_walked_by_an_index_kept_in_memory_counts_from_that_index():
+    # `s->gzindex` lives in memory (the call may change it, as far as LLVM knows), and the string's
+    # address is read again each iteration from memory the loop never writes
+    fns = analyse("""
+struct head { int hcrc; char *name; };
+struct st { long flags; struct head *gzhead; unsigned long gzindex; unsigned long pending, size; unsigned char *buf; };
+void flush(struct st *s);
+int put_name(struct st *s) {
+  int val;
+  do {
+    if (s->pending == s->size) { flush(s); if (s->pending != 0) return 1; }
+    val = s->gzhead->name[s->gzindex++];
+    s->buf[s->pending++] = (unsigned char)val;
+  } while (val != 0);
+  return 0;
+}
+int put_all(struct st *s) {
+  int val;
+  do {
+    val = s->gzhead->name[s->gzindex++];
+    s->buf[s->pending++] = (unsigned char)val;
+  } while (val != 0);
+  return 0;
+}
+""")
+    symbol = "strlen(s->gzhead->name+s->gzindex)"
+    assert trips(fns["put_all"]) == [("data", Polynomial.symbol(symbol) + 1)]
+    assert any("walks the string at s->gzhead->name from the index `s->gzindex` (kept in memory, moved on one "
+               "element each iteration) to its terminating zero" in note for note in fns["put_all"].assumptions)
+    # it may also leave when a flush leaves bytes pending: the early-exit policy's count, bounded by the walk
+    [(kind, count)] = trips(fns["put_name"])
+    assert kind == "expected" and count.symbols == {symbol}

@@ -1,7 +1,10 @@
 """Loops that ScalarEvolution cannot count, bounded by what their own operations allow in C
 (issue 17 §2): a bit buffer's counter is a shift amount, defined only below the shifted value's
 width. Inline C, compiled by clang-19 as the C front end does."""
+import json
 import shutil
+import subprocess
+import sys
 from fractions import Fraction
 
 import pytest
@@ -295,3 +298,246 @@ def test_a_counter_that_skips_ahead_by_data_runs_at_most_its_bound_minus_its_sta
     assert any("rises by at least 1 each iteration" in a for a in fns["decode"].assumptions)
     [(kind, _)] = by_line(fns["wander"]).values()
     assert kind == "unknown"
+
+
+# A canonical-code builder's step to the next code (`while (huff & incr) incr >>= 1;`): where
+# `incr` starts is only known at run time, but a 32-bit value shifted right by 1 is zero after
+# 32 shifts, and so is its AND with anything.
+NEXT_CODE = """
+unsigned next_code(unsigned huff, unsigned len) {
+  unsigned incr = 1U << (len - 1);
+  while (huff & incr)
+    incr >>= 1;
+  if (incr != 0) { huff &= incr - 1; huff += incr; } else huff = 0;
+  return huff;
+}
+unsigned digits(const unsigned *p, unsigned x) {
+  unsigned v = *p, n = 0;
+  while (v & x) { v >>= 3; n++; }
+  return n;
+}
+int signed_mask(int huff, int len) {
+  int incr = -(1 << len);  /* an arithmetic shift keeps the sign bit: never zero */
+  while (huff & incr) incr >>= 1;
+  return incr;
+}
+"""
+
+
+def test_a_mask_shifted_right_until_it_shares_no_bit_runs_at_most_its_width():
+    fns = analyse(NEXT_CODE)
+    assert by_line_all(fns["next_code"]) == [("bounded", Polynomial.constant(33))]
+    assert any("it leaves once `incr` (a 32-bit value), shifted right by 1 each iteration, shares no set bit "
+               "with another value, whatever it starts at; after 32 shifts it is zero" in note
+               and "at most 33 iterations (a worst case" in note for note in fns["next_code"].assumptions)
+    # a value read from memory, shifted by 3: ⌈32 / 3⌉ = 11 shifts
+    assert by_line_all(fns["digits"]) == [("bounded", Polynomial.constant(11))]  # tested after the shift
+    assert any("shifted right by 3 each iteration, shares no set bit with another value, whatever it starts at; "
+               "after 11 shifts it is zero" in note for note in fns["digits"].assumptions)
+
+
+def test_an_arithmetic_shift_right_bounds_nothing():
+    fn = analyse(NEXT_CODE)["signed_mask"]
+    assert [kind for kind, _ in by_line_all(fn)] == ["unknown"]
+    assert not any("shifted right by" in note for note in fn.assumptions)
+
+
+# A decoding table's replication (`fill` and `incr` powers of two only the run knows) and a count
+# taken down by a run-time chunk: each leaves only on meeting zero exactly.
+RATIOS = """
+typedef struct { unsigned char op, bits; unsigned short val; } code;
+void replicate(code *next, code here, unsigned huff, unsigned len, unsigned drop, unsigned curr) {
+  unsigned incr = 1U << (len - drop);
+  unsigned fill = 1U << curr;
+  do {
+    fill -= incr;
+    next[(huff >> drop) + fill] = here;
+  } while (fill != 0);
+}
+void chunks(unsigned char *p, unsigned n, unsigned size) {
+  do { p[n - 1] = 0; n -= size; } while (n != 0);
+}
+void steps(unsigned char *p, unsigned n, unsigned size) {
+  do { p[n - 1] = 0; n -= size; size++; } while (n != 0);  /* a step that changes: no ratio */
+}
+"""
+
+
+def test_a_counter_taken_to_zero_by_a_run_time_step_counts_the_ratio():
+    fns = analyse(RATIOS)
+    assert by_line_all(fns["replicate"]) == [("data", Polynomial.symbol("(1<<curr)/(1<<(len-drop))"))]
+    assert any("`fill` starts at `1<<curr` and goes down by `1<<(len-drop)` (fixed before the loop, known only at "
+               "run time) each iteration until it is exactly zero" in note
+               and "--param '(1<<curr)/(1<<(len-drop))=N'" in note for note in fns["replicate"].assumptions)
+    assert by_line_all(fns["chunks"]) == [("data", Polynomial.symbol("n/size"))]
+    assert [kind for kind, _ in by_line_all(fns["steps"])] == ["unknown"]
+
+
+def test_a_ratio_count_is_set_with_param():
+    code = RATIOS.split("void steps")[0]
+    path = "/tmp/ccls-test/ratios.c"
+    import os
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(code)
+    out = subprocess.run([sys.executable, "-m", "ccls", "analyze", path, "--format", "json", "--param", "n/size=4"],
+                         capture_output=True, text=True, check=True).stdout
+    [chunks] = [f for f in json.loads(out)["functions"] if f["name"] == "chunks"]
+    assert chunks["loops"][0]["kind"] == "data"
+    out_8 = subprocess.run([sys.executable, "-m", "ccls", "analyze", path, "--format", "json", "--param",
+                            "n/size=8"], capture_output=True, text=True, check=True).stdout
+    [chunks_8] = [f for f in json.loads(out_8)["functions"] if f["name"] == "chunks"]
+    assert chunks_8["instructions"] > chunks["instructions"]  # twice the iterations, more instructions
+
+
+# An LZ77 copy of a match, three bytes a time while more than two are left: LLVM unrolls it by two
+# after a prologue, and ScalarEvolution gives up on an unsigned counter that might step past zero.
+THREES = """
+unsigned char *copy(unsigned char *out, const unsigned char *from, unsigned len) {
+  while (len > 2) {
+    *out++ = *from++; *out++ = *from++; *out++ = *from++;
+    len -= 3;
+  }
+  if (len) { *out++ = *from++; if (len > 1) *out++ = *from++; }
+  return out;
+}
+"""
+
+
+def test_a_counter_stepped_down_while_above_a_floor_counts_the_distance_over_the_step():
+    fn = analyse(THREES)["copy"]
+    [(kind, count)] = by_line_all(fn)
+    assert kind == "symbolic" and count.symbols == {"len"}
+    assert dict(count.terms)[(("len", 1),)] == Fraction(1, 6)  # the unrolled body: two copies of 3 a pass
+    assert any("its counter steps by -6 while above 2: (start − 2) / 6 iterations more, within one" in note
+               and "taken not to step from above 2 past zero" in note for note in fn.assumptions)
+
+
+# A canonical Huffman code's bits reversed: the length is read from the tree, and on the way into
+# the loop it indexes `next_code[16]`.
+REVERSED = """
+struct ct { unsigned short code, len; };
+static unsigned bi_reverse(unsigned code, int len) {
+  unsigned res = 0;
+  do { res |= code & 1; code >>= 1, res <<= 1; } while (--len > 0);
+  return res >> 1;
+}
+void gen_codes(struct ct *tree, int max_code, const unsigned short *bl_count) {
+  unsigned short next_code[16]; unsigned code = 0; int bits, n;
+  for (bits = 1; bits <= 15; bits++) { code = (code + bl_count[bits - 1]) << 1; next_code[bits] = (unsigned short)code; }
+  for (n = 0; n <= max_code; n++) {
+    int len = tree[n].len;
+    if (len == 0) continue;
+    tree[n].code = (unsigned short)bi_reverse(next_code[len]++, len);
+  }
+}
+void after(struct ct *tree, int max_code, unsigned short *seen) {
+  for (int n = 0; n <= max_code; n++) {
+    int len = tree[n].len;
+    if (len == 0) continue;
+    tree[n].code = (unsigned short)bi_reverse(n, len);
+    seen[len]++;  /* a pointer, not an array: no length */
+  }
+}
+"""
+
+
+def test_a_count_in_a_value_that_indexes_an_array_runs_at_most_its_count_at_the_last_index():
+    fns = analyse(REVERSED)
+    kinds = by_line_all(fns["gen_codes"])
+    # the loop over codes, and bi_reverse's loop unrolled by 4: at most 3 passes for a length of 15
+    # (then the remainder's mean)
+    assert ("bounded", Polynomial.constant(3)) in kinds
+    assert any("its count grows with a value read at run time that also indexes `next_code`, an array of 16 "
+               "elements, before the loop; C defines that only below 16, so the loop runs at most 3 times" in note
+               for note in fns["gen_codes"].assumptions)
+    assert not any("indexes" in note and "array of" in note for note in fns["after"].assumptions)
+
+
+def test_a_counter_kept_in_memory_counts_from_the_value_forwarded_on_entry():
+    # `s->heap_len = 0` before the loop: LLVM forwards the 0 to the counter's phi
+    fn = analyse("""
+struct st { int heap[64]; int heap_len; long opt; };
+void build(struct st *s, int max_code) {
+  s->heap_len = 0;
+  while (s->heap_len < 2) {
+    s->heap[++(s->heap_len)] = (max_code < 2 ? ++max_code : 0);
+    s->opt--;
+  }
+}
+""")["build"]
+    assert by_line_all(fn) == [("bounded", Polynomial.constant(2))]
+    assert any("steps `s->heap_len` (kept in memory) by 1 until it reaches 2" in note for note in fn.assumptions)
+
+
+# Counts consumed in chunks of a fixed size: by the loop itself, or by a call handed each chunk
+# (taken to consume all of it, as a complete write or read does).
+CHUNKS = """
+#include <stddef.h>
+#include <unistd.h>
+void put(unsigned char *p, size_t len) {
+  while (len) {
+    size_t n = len < 4096 ? len : 4096;
+    p[n - 1] = 0; p += n;
+    len -= n;
+  }
+}
+struct gz { int fd; unsigned char *next_in; unsigned avail_in; };
+int drain(struct gz *s) {
+  unsigned put, max = ((unsigned)-1 >> 2) + 1;
+  while (s->avail_in) {
+    put = s->avail_in > max ? max : s->avail_in;
+    long writ = write(s->fd, s->next_in, put);
+    if (writ < 0) return -1;
+    s->avail_in -= (unsigned)writ;
+    s->next_in += writ;
+  }
+  return 0;
+}
+int load(int fd, unsigned char *buf, unsigned len, unsigned *have) {
+  int ret; unsigned get, max = ((unsigned)-1 >> 2) + 1;
+  *have = 0;
+  do {
+    get = len - *have;
+    if (get > max) get = max;
+    ret = read(fd, buf + *have, get);
+    if (ret <= 0) break;
+    *have += (unsigned)ret;
+  } while (*have < len);
+  return ret < 0 ? -1 : 0;
+}
+void uneven(unsigned char *p, size_t len) {
+  size_t step = 1;
+  while (len) {
+    size_t n = len < step ? len : step;  /* a chunk that grows: no count */
+    p[n - 1] = 0; p += n; step += step;
+    len -= n;
+  }
+}
+"""
+
+
+def test_a_count_consumed_in_fixed_chunks_runs_the_count_over_the_chunk():
+    fns = analyse(CHUNKS)
+    # ⌈len / 4096⌉, taken as len / 4096 and the rounding's mean 4095 / 8192
+    assert by_line_all(fns["put"]) == [("symbolic", Polynomial.symbol("len") * Fraction(1, 4096)
+                                        + Fraction(4095, 8192))]
+    assert any("it takes `4096` at a time from `len` (or all that is left, if less) and leaves when nothing is "
+               "left: ⌈len / 4096⌉ iterations" in note for note in fns["put"].assumptions)
+    assert [kind for kind, _ in by_line_all(fns["uneven"])] == ["unknown"]
+
+
+def test_a_count_handed_to_a_call_in_fixed_chunks_is_named_after_what_it_counts():
+    fns = analyse(CHUNKS)
+    # the count kept in memory (`s->avail_in`, read again after each write), taken down by what
+    # each write returns; the write's failure is another way out: the early-exit policy's mean
+    [(kind, count)] = by_line_all(fns["drain"])
+    assert kind == "expected" and count.symbols == {"s->avail_in"}
+    assert any("it takes `1073741824` at a time from `s->avail_in`" in note
+               and "each call to write that is handed the chunk is taken to consume all of it" in note
+               for note in fns["drain"].assumptions)
+    # a count rising by what each read returns (`*have`, kept in memory) to `len`
+    [(kind, count)] = by_line_all(fns["load"])
+    assert kind == "expected" and count.symbols == {"len"}
+    assert any("it takes `1073741824` at a time from `len`" in note and "each call to read" in note
+               for note in fns["load"].assumptions)

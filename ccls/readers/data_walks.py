@@ -73,7 +73,9 @@ class Names:
             return self.loaded_from(instr.operands[0], depth)
         if instr.opcode == "phi":
             m = _LOCAL_PHI.match(name)
-            return m["name"] if m and not GENERIC.match(m["name"]) else None
+            if m and not GENERIC.match(m["name"]):
+                return m["name"]
+            return self.one_read(instr, depth)
         if instr.opcode == "getelementptr":  # an array member: `a->name` is its first element's address
             return self.member(instr, depth)
         if instr.opcode == "alloca":  # a local variable (a struct on the stack)
@@ -96,6 +98,15 @@ class Names:
             inner = self.value(address.name, depth + 1)
             return f"*{inner}" if inner and _simple(inner) else f"*({inner})" if inner else None
         return None
+
+    def one_read(self, phi, depth: int) -> str | None:
+        """`s->gzhead` for a phi whose incoming values are all reads of that one address (LLVM
+        reads a member again where a store or a call may have changed it, and merges the reads)."""
+        reads = [self.definitions.get(value) for value, _ in _incoming(phi)]
+        if not reads or any(r is None or r.opcode != "load" for r in reads) \
+                or len({r.operands[0].name for r in reads}) != 1:
+            return None
+        return self.loaded_from(reads[0].operands[0], depth + 1)
 
     def one_member(self, name: str, depth: int, seen: set[str]) -> str | None:
         """`a->member` when the address `name` merges copies of one member's address (a phi of
@@ -169,7 +180,8 @@ def data_walk(record, definitions: dict, block_of: dict[str, str], block_instruc
         for value, target in _zero_exits(term, inside, definitions):
             walk = _string_walk(value, record, definitions, block_of, names, value_scevs) \
                 or _list_walk(value, record, definitions, block_of, header_phis, names) \
-                or _walk_through_memory(value, record, definitions, block_of, names, block_instructions)
+                or _walk_through_memory(value, record, definitions, block_of, names, block_instructions) \
+                or _walk_by_index_in_memory(value, record, definitions, block_of, names, block_instructions)
             if walk is not None:
                 iterations, symbol, what = walk
                 return DataWalk(iterations, symbol, what, block, target)
@@ -302,11 +314,16 @@ def _counter_in_memory(test, block: str, record, definitions: dict, block_of: di
 
 def _read_from(value: str, home: str, record, definitions: dict, block_of: dict[str, str]) -> bool:
     """Whether `value` is what `home` holds: a load of it, or the header's phi of such loads
-    (LLVM keeps the value read at the end of one iteration for the next, and reads it once
-    before the loop)."""
+    (LLVM keeps the value read at the end of one iteration for the next). What the phi takes
+    on entry is whatever LLVM knew `home` to hold there (a load before the loop, or the value
+    just stored to it, `s->heap_len = 0` forwarded as 0): GVN forwards only a value equal to
+    the memory's, so it is the member's value when the loop starts, whatever its form."""
     instr = definitions.get(value)
     if instr is not None and instr.opcode == "phi" and block_of.get(value) == record.header:
-        reads = [definitions.get(v) for v, _ in _incoming(instr)]
+        inside = set(record.blocks)
+        reads = [definitions.get(v) for v, block in _incoming(instr) if block in inside]
+        if not reads:
+            return False
     else:
         reads = [instr]
     return all(r is not None and r.opcode == "load" and r.operands[0].name == home for r in reads)
@@ -489,6 +506,73 @@ def _walk_through_memory(value: str, record, definitions: dict, block_of: dict[s
         return None
     symbol = f"{STRLEN}{named})"
     return Polynomial.symbol(symbol), symbol, f"walks the string at {named} (a pointer kept in memory) to its terminating zero"
+
+
+_INDEXED = re.compile(rf"= getelementptr (?:inbounds )?(?:nuw )?(?P<type>i\d+), ptr %(?P<base>{VALUE_NAME}), "
+                      rf"i\d+ %(?P<index>{VALUE_NAME})$")
+
+
+def _walk_by_index_in_memory(value: str, record, definitions: dict, block_of: dict[str, str], names: Names,
+                             block_instructions: dict[str, list]):
+    """`do { val = s->name[s->index++]; … } while (val != 0)`: the string's index lives in memory (a
+    member, which a call or a store through a `char *` in the loop might change, so LLVM reads it
+    afresh each iteration), and the one store to it in the loop moves it one element on; the
+    string's address is read from memory the loop never stores to. The walk runs from that index
+    to the terminating zero: `strlen(s->name+s->index)` characters and the zero."""
+    found = _tested_load(value, record, definitions, block_of)
+    if found is None:
+        return None
+    tested, carried = found
+    inside = set(record.blocks)
+    gep = definitions.get(tested.operands[0].name)
+    m = _INDEXED.search(gep.text.split(", !")[0]) if gep is not None and gep.opcode == "getelementptr" else None
+    if m is None or m["type"] != tested.type_text:
+        return None  # not one element of the tested type a step
+    index = definitions.get(_uncast(_unquote(m["index"]), definitions))
+    if index is None or index.opcode != "load" or block_of.get(index.name) not in inside:
+        return None
+    home = index.operands[0].name
+    if not home or block_of.get(home) in inside:
+        return None
+    stores = [i for b in record.blocks for i in block_instructions.get(b, ())
+              if i.opcode == "store" and len(i.operands) == 2 and i.operands[1].name == home]
+    if len(stores) != 1 or _plus_constant(stores[0].operands[0].name, definitions) != (index.name, 1):
+        return None
+    stored_to = {i.operands[1].name for b in record.blocks for i in block_instructions.get(b, ())
+                 if i.opcode == "store" and len(i.operands) == 2}
+    if not _read_from_unwritten(_unquote(m["base"]), inside, stored_to, definitions, block_of):
+        return None  # an address the loop computes, or reads from memory it writes
+    string, start = names.value(_unquote(m["base"])), names.loaded_from(index.operands[0], 0)
+    if string is None or start is None or carried:
+        return None
+    symbol = f"{STRLEN}{string}+{start})"
+    return (Polynomial.symbol(symbol) + 1, symbol,
+            f"walks the string at {string} from the index `{start}` (kept in memory, moved on one element each "
+            f"iteration) to its terminating zero")
+
+
+def _read_from_unwritten(name: str, inside: set[str], stored_to: set[str], definitions: dict,
+                         block_of: dict[str, str], depth: int = 0) -> bool:
+    """Whether `name` is the same on every iteration as far as the loop's own stores go: a value
+    from before the loop, or read in it (through a few loads, constant offsets and merges of
+    such reads) from addresses the loop never stores to (`s->gzhead->name`, re-read after a call)."""
+    if block_of.get(name) not in inside:
+        return True
+    instr = definitions.get(name)
+    if instr is None or depth > 6:
+        return False
+    if instr.opcode == "load":
+        address = instr.operands[0].name
+        return address not in stored_to and _read_from_unwritten(address, inside, stored_to, definitions, block_of,
+                                                                 depth + 1)
+    if instr.opcode == "getelementptr" and not any(op.name for op in instr.operands[1:]):
+        return _read_from_unwritten(instr.operands[0].name, inside, stored_to, definitions, block_of, depth + 1)
+    if instr.opcode == "phi":
+        incoming = _incoming(instr)
+        return bool(incoming) and all(value in definitions and _read_from_unwritten(value, inside, stored_to,
+                                                                                    definitions, block_of, depth + 1)
+                                      for value, _ in incoming)
+    return False
 
 
 def _one_element_on(value: str, home: str, element_bytes: int, definitions: dict) -> bool:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 
+from ccls.polynomial import Polynomial
 from ccls.readers import data_walks
 from ccls.readers.llvm.reading import _exit_test, _Reading, _start_and_step, _successors
 from ccls.readers.scev import FunctionAnalyses
@@ -179,7 +181,7 @@ def exact_stride(record, analyses: FunctionAnalyses, terminators: dict, reading:
     branch, test = _exit_test(record, terminators, reading)
     equal = _EQUALITY_TEST.search(test.text) if test is not None else None
     if equal is None:
-        return None
+        return _stride_down_to_a_floor(branch, test, record, analyses) if test is not None else None
     if (branch["true"].strip('"') not in inside) != (equal["predicate"] == "eq"):
         return None  # leaves while the counter differs from the value: a search, not a count
     recurrence = _start_step(analyses.value_scevs.get(equal["value"].strip('"'), ""), record.header)
@@ -192,6 +194,31 @@ def exact_stride(record, analyses: FunctionAnalyses, terminators: dict, reading:
                        f"its counter steps by {step} until it is exactly {where}, taken to meet it (a start at a "
                        f"multiple of {abs(step)} from it, as LLVM arranges for a loop it unrolls; otherwise it would "
                        f"wrap around and not end)")
+
+
+_ABOVE_TEST = re.compile(r"= icmp (?P<predicate>ugt|sgt) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), (?P<floor>\d+)\s*(?:,|$)")
+
+
+def _stride_down_to_a_floor(branch, test, record, analyses: FunctionAnalyses) -> ExactStride | None:
+    """A loop whose only exit is its counter, stepped down by a constant of 2 or more, no longer
+    above a constant floor (`while (len > 2) { …; len -= 3; }`, the body LLVM unrolled after a
+    prologue ran the remainder): ScalarEvolution gives no count where an unsigned counter could
+    step past zero and wrap around. Going on while above the floor, it runs (start − floor) /
+    step more times, rounded up: taken as that fraction (within one of the count)."""
+    above = _ABOVE_TEST.search(test.text)
+    if above is None or branch["true"].strip('"') not in set(record.blocks):
+        return None  # not "goes on while above the floor"
+    recurrence = _start_step(analyses.value_scevs.get(above["value"].strip('"'), ""), record.header)
+    if recurrence is None or recurrence[1] > -2:
+        return None  # a counter going up, or one of step 1 ScalarEvolution counts itself
+    start, step = recurrence
+    floor = int(above["floor"])
+    wraps = "" if -step <= floor + 1 or above["predicate"] == "sgt" else \
+        (f"; taken not to step from above {floor} past zero, as LLVM arranges for a loop it unrolls (a counter that "
+         f"did would wrap around and go on)")
+    return ExactStride(start, step, str(floor),
+                       f"its counter steps by {step} while above {floor}: (start − {floor}) / {-step} iterations "
+                       f"more, within one (the last step may pass below {floor} by less than {-step}){wraps}")
 
 
 _ARRAY_ELEMENT = re.compile(r"= getelementptr (?:inbounds )?(?:nuw )?\[(?P<n>\d+) x [^\]]+\], "
@@ -405,3 +432,399 @@ def rising_counter_trip(record, terminators: dict, reading: _Reading) -> tuple[i
             if best is None or most < best[0]:
                 best = (most, why)
     return best
+
+
+_AND = re.compile(r"= and i\d+ (?P<a>%?(?:\"[^\"]+\"|[-\w.$]+)), (?P<b>%?(?:\"[^\"]+\"|[-\w.$]+))(?:,|$)")
+_ZERO_COMPARE = re.compile(r"= icmp (?P<predicate>eq|ne) i\d+ %(?P<value>\"[^\"]+\"|[-\w.$]+), 0(?:,|$)")
+_SHIFT_RIGHT = re.compile(r"= (?:lshr(?: exact)? i(?P<bits>\d+) %(?P<of>\"[^\"]+\"|[-\w.$]+), (?P<k>\d+)"
+                          r"|udiv(?: exact)? i(?P<dbits>\d+) %(?P<dof>\"[^\"]+\"|[-\w.$]+), (?P<d>\d+))(?:,|$)")
+
+
+def _shifted_right(phi, inside: set[str], reading: _Reading) -> tuple[str, int, int] | None:
+    """(the value it takes round the back edge, its width in bits, the bits shifted out each
+    iteration) for a header phi shifted right by a constant each iteration (`m >>= 1`, `m /= 4`),
+    from any start; None for any other phi."""
+    pairs = [(value, block.strip('"')) for value, block in _PHI_PAIR.findall(phi.text)]
+    steps = {value for value, block in pairs if block in inside}
+    if len(steps) != 1 or len(pairs) == len(steps):
+        return None
+    step = next(iter(steps))
+    instr = reading.definitions.get(step[1:].strip('"')) if step.startswith("%") else None
+    m = _SHIFT_RIGHT.search(instr.text.split(", !")[0]) if instr is not None else None
+    if m is None or (m["of"] or m["dof"]).strip('"') != phi.name:
+        return None
+    bits = int(m["bits"] or m["dbits"])
+    if m["k"] is not None:
+        k = int(m["k"])
+    else:  # a division by 2^k
+        d = int(m["d"])
+        k = d.bit_length() - 1 if d >= 2 and d & (d - 1) == 0 else 0
+    return (instr.name, bits, k) if 0 < k < bits else None
+
+
+def shifted_out_trip(record, terminators: dict, reading: _Reading) -> tuple[int, str] | None:
+    """A loop that leaves when a value shifted right by a constant each iteration is zero, or
+    has no bit in common with a value (`while (huff & incr) incr >>= 1;`, `while (x) x >>= 1`),
+    tested on every iteration, whatever the value starts at: a w-bit value shifted right by k
+    is zero after ⌈w / k⌉ shifts, and then so is its AND with anything, so the loop leaves by
+    then, a worst case of the data (it leaves as soon as a bit is clear). (iterations, what the
+    bound assumes, in words), or None."""
+    inside = set(record.blocks)
+    shifted = {}  # phi or its shifted value → (the phi's name, width, k, 1 if the test sees the phi itself)
+    for phi in reading.instructions.get(record.header, ()):
+        if phi.opcode == "phi" and _INT.match(phi.type_text) and (found := _shifted_right(phi, inside, reading)):
+            step, bits, k = found
+            shifted[phi.name] = (phi.name, bits, k, 1)
+            shifted[step] = (phi.name, bits, k, 0)
+    if not shifted:
+        return None
+    best: tuple[int, str] | None = None
+    for block in record.blocks:
+        term = terminators.get(block)
+        branch = data_walks.BRANCH.match(term.text) if term is not None and term.opcode == "br" else None
+        test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+        zero = _ZERO_COMPARE.search(test.text.split(", !")[0]) if test is not None and test.opcode == "icmp" else None
+        if zero is None:
+            continue
+        on_zero = (branch["true"] if zero["predicate"] == "eq" else branch["false"]).strip('"')
+        if on_zero in inside:
+            continue  # zero goes round again: the loop ends on a set bit, not on the value running out
+        tested = zero["value"].strip('"')
+        candidates = [tested]
+        masked = reading.definitions.get(tested)
+        if masked is not None and masked.opcode == "and" and (m := _AND.search(masked.text.split(", !")[0])):
+            candidates = [operand[1:].strip('"') for operand in (m["a"], m["b"]) if operand.startswith("%")]
+        for candidate in candidates:
+            if candidate not in shifted:
+                continue
+            phi, bits, k, sees_phi = shifted[candidate]
+            if not _on_every_iteration(block, record.header, inside, terminators):
+                break
+            most = math.ceil(bits / k) + sees_phi
+            named = variable_name(phi)
+            what = f"`{named}` (a {bits}-bit value)" if named else f"a {bits}-bit value"
+            test_said = "shares no set bit with another value" if candidate != tested else "is zero"
+            why = (f"it leaves once {what}, shifted right by {k} each iteration, {test_said}, whatever it starts at; "
+                   f"after {math.ceil(bits / k)} shifts it is zero (and so is its AND with anything): at most {most} "
+                   f"iterations (a worst case: it leaves as soon as the bits tested are clear)")
+            if best is None or most < best[0]:
+                best = (most, why)
+    return best
+
+
+_BINARY = re.compile(r"= (?P<op>add|sub|shl)(?: nuw| nsw| exact)* i\d+ (?P<a>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+)), "
+                     r"(?P<b>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+))(?:,|$)")
+
+
+def spelled(value: str, reading: _Reading, parameters: set[str], depth: int = 0) -> str | None:
+    """A value as C would spell it from the source's names (`curr`, `len-drop`, `1<<curr`,
+    `s->size`): constants, parameters, variables (`variable_name`), named members, and `+`, `-`,
+    `<<` of those; None where a value has no such name (a load of a computed address, a call)."""
+    if re.fullmatch(r"-?\d+", value):
+        return value
+    value = value.lstrip("%").strip('"')
+    if value in parameters:
+        return value
+    instr = reading.definitions.get(value)
+    if instr is None or depth > 4:
+        return None
+    if instr.opcode in _CASTS and instr.operands and instr.operands[0].name:
+        return spelled(instr.operands[0].name, reading, parameters, depth + 1)
+    if instr.opcode in ("phi", "select"):
+        return variable_name(value)
+    if instr.opcode == "load":
+        return data_walks.Names(reading.definitions, parameters).value(value)
+    m = _BINARY.search(instr.text.split(", !")[0])
+    if m is None:
+        return None
+    a, b = (spelled(m[side], reading, parameters, depth + 1) for side in ("a", "b"))
+    if a is None or b is None:
+        return None
+    if m["op"] == "add" and b.startswith("-"):
+        return f"{a}-{b[1:]}"
+    wrap = _parenthesised
+    return {"add": f"{a}+{b}", "sub": f"{a}-{wrap(b)}", "shl": f"{wrap(a)}<<{wrap(b)}"}[m["op"]]
+
+
+def _parenthesised(spelling: str) -> str:
+    """A spelled value as an operand: bare where it is one name or number (`len`, `s->size`, `-1`)."""
+    return spelling if re.fullmatch(r"-?\d+|[A-Za-z_]\w*(?:(?:->|\.)\w+)*", spelling) else f"({spelling})"
+
+
+def _step_magnitude(step: str, phi: str, inside: set[str], reading: _Reading, parameters: set[str]) -> str | None:
+    """How much the back-edge value `step` takes off the phi each iteration, spelled in the source's
+    names, where it is a value fixed before the loop: `phi - d` gives `d`; `phi + (-1 << x)` (how
+    LLVM writes `phi - (1 << x)`) gives `1<<x`; `phi + (0 - d)` gives `d`. None otherwise."""
+    instr = reading.definitions.get(step)
+    m = _BINARY.search(instr.text.split(", !")[0]) if instr is not None else None
+    if m is None or m["op"] == "shl":
+        return None
+    operands = [m["a"].lstrip("%").strip('"'), m["b"].lstrip("%").strip('"')]
+    if m["op"] == "sub":
+        taken = operands[1] if operands[0] == phi else None
+        negated = False
+    else:
+        taken = operands[1] if operands[0] == phi else operands[0] if operands[1] == phi else None
+        negated = True
+    if taken is None or re.fullmatch(r"-?\d+", taken):
+        return None  # a constant step ScalarEvolution (or `exact_stride`) counts
+    if reading.block_of.get(taken, "" if taken in parameters else None) in inside | {None}:
+        return None  # a step the loop computes, which may change from one iteration to the next
+    if not negated:
+        return spelled(taken, reading, parameters)
+    negative = reading.definitions.get(taken)
+    n = _BINARY.search(negative.text.split(", !")[0]) if negative is not None else None
+    if n is None or (n["op"], n["a"]) not in (("shl", "-1"), ("sub", "0")):
+        return None
+    inner = spelled(n["b"], reading, parameters)
+    return f"1<<{_parenthesised(inner)}" if n["op"] == "shl" and inner else inner
+
+
+def run_time_stride_to_zero(record, terminators: dict, reading: _Reading,
+                            parameters: set[str]) -> tuple[int, str, str] | None:
+    """A counter taken down by a step fixed before the loop but known only at run time, until it is
+    exactly zero (`do { fill -= incr; … } while (fill != 0)`, both powers of two in a table
+    builder's replication): ScalarEvolution gives no count (a counter that steps past zero would
+    wrap around and go on), but a loop that ends meets zero exactly, after start / step
+    iterations. (1 if the test sees the counter before its step else 0, the ratio's name as the
+    source spells its parts, `(1<<curr)/(1<<(len-drop))`, what that assumes), or None where the
+    start or the step has no name in the source."""
+    inside = set(record.blocks)
+    branch, test = _exit_test(record, terminators, reading)
+    zero = _ZERO_COMPARE.search(test.text.split(", !")[0]) if test is not None else None
+    if zero is None or (branch["true"].strip('"') not in inside) != (zero["predicate"] == "eq"):
+        return None  # leaves while the counter is nonzero: not a count down to zero
+    tested = zero["value"].strip('"')
+    for phi in reading.instructions.get(record.header, ()):
+        if phi.opcode != "phi" or not _INT.match(phi.type_text):
+            continue
+        pairs = [(value, block.strip('"')) for value, block in _PHI_PAIR.findall(phi.text)]
+        starts = [value for value, block in pairs if block not in inside]
+        steps = {value.lstrip("%").strip('"') for value, block in pairs if block in inside}
+        if len(starts) != 1 or len(steps) != 1:
+            continue
+        step = steps.pop()
+        if tested not in (phi.name, step):
+            continue
+        by = _step_magnitude(step, phi.name, inside, reading, parameters)
+        start = spelled(starts[0], reading, parameters)
+        if by is None or start is None or start.lstrip("-").isdigit() and by.isdigit():
+            return None
+        symbol = f"{_parenthesised(start)}/{_parenthesised(by)}"
+        named = variable_name(phi.name)
+        counter = f"`{named}`" if named else "its counter"
+        why = (f"{counter} starts at `{start}` and goes down by `{by}` (fixed before the loop, known only at run "
+               f"time) each iteration until it is exactly zero, taken to meet it (a loop that ends does; one that "
+               f"steps past zero wraps around and goes on): `{symbol}` iterations, the ratio of the two")
+        return (1 if tested == phi.name else 0), symbol, why
+    return None
+
+
+def indexed_array_length(value: str, record, terminators: dict, reading: _Reading) -> tuple[int, str] | None:
+    """(N, the array's name or "an array") where `value` (or an integer cast of it) indexes an
+    array of N elements (`next_code[len]++`, read or written) in a block that runs on every way
+    into the loop: the blocks before its header, back through those with one way in. C defines
+    `a[i]` only for 0 <= i < N, so the value is below N once the loop starts. None otherwise."""
+    inside = set(record.blocks)
+    same = {value} | {i.name for block in reading.instructions.values() for i in block  # casts that keep the value
+                      if i.opcode in ("zext", "sext", "freeze") and i.operands and i.operands[0].name == value and i.name}
+    predecessors: dict[str, list[str]] = {}
+    for block, term in terminators.items():
+        for target in _successors(term):
+            predecessors.setdefault(target.strip('"'), []).append(block)
+    entries = [b for b in predecessors.get(record.header, []) if b not in inside]
+    block = entries[0] if len(entries) == 1 else None
+    for _ in range(8):
+        if block is None or block in inside:
+            return None
+        instrs = reading.instructions.get(block, ())
+        accessed = {i.operands[0 if i.opcode == "load" else 1].name for i in instrs
+                    if i.opcode in ("load", "store") and len(i.operands) >= (1 if i.opcode == "load" else 2)}
+        for instr in instrs:
+            m = _ARRAY_ELEMENT.search(instr.text) if instr.opcode == "getelementptr" else None
+            if m and " inbounds " in instr.text and int(m["n"]) >= 2 and m["index"].strip('"') in same \
+                    and instr.name in accessed:
+                array = data_walks.Names(reading.definitions, set(reading.parameters)).value(instr.operands[0].name)
+                return int(m["n"]), f"`{array}`" if array else "an array"
+        before = predecessors.get(block, [])
+        block = before[0] if len(before) == 1 else None
+    return None
+
+
+_UMIN = re.compile(r"= (?:tail )?call i\d+ @llvm\.umin\.i\d+\(i\d+ (?:noundef )?(?P<a>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+)), "
+                   r"i\d+ (?:noundef )?(?P<b>-?\d+|%(?:\"[^\"]+\"|[-\w.$]+))\)")
+
+
+def chunked_count(record, terminators: dict, reading: _Reading, parameters: set[str],
+                  default_trip_count: int = 100) -> tuple[Polynomial, set[str], str, tuple[str, str]] | None:
+    """A count consumed in chunks of a fixed size (`while (len) { n = len < C ? len : C; …; len -=
+    n; }`, a large write handed on C bytes at a time; or `do { ret = read(…, min(len - have, C));
+    …; have += ret; } while (have < len)`): each iteration takes the chunk, or all that is left,
+    and the loop leaves when nothing is, so it runs ⌈len / C⌉ times, taken as len / C plus the mean
+    of the rounding, (C − 1) / 2C. C a constant, or a value fixed before the loop (then the ratio
+    is a data symbol, `len/size`). Where what is taken is what a call returns when handed the
+    chunk (`write`, `read`), the call is taken to consume all of it, as a complete write or read
+    does. Where the count has no name in the source but C is a constant, the counter's type bounds
+    it: ⌈(2^w − 1) / C⌉. (count, data symbols, why, the exit edge), or None."""
+    inside = set(record.blocks)
+    for block in record.blocks:
+        term = terminators.get(block)
+        branch = data_walks.BRANCH.match(term.text) if term is not None and term.opcode == "br" else None
+        test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+        if test is None or test.opcode != "icmp":
+            continue
+        text = test.text.split(", !")[0]
+        found, exit_edge = None, None
+        if (zero := _ZERO_COMPARE.search(text)) is not None:
+            on_zero = (branch["true"] if zero["predicate"] == "eq" else branch["false"]).strip('"')
+            other = (branch["false"] if zero["predicate"] == "eq" else branch["true"]).strip('"')
+            if on_zero not in inside and other in inside:
+                found, exit_edge = _chunked_down(zero["value"].strip('"'), record, inside, reading, parameters), \
+                    (block, on_zero)
+        elif (below := _ICMP.search(text)) is not None and below["predicate"] == "ult" \
+                and branch["true"].strip('"') in inside and branch["false"].strip('"') not in inside:
+            found, exit_edge = _chunked_up(below["a"], below["b"], record, inside, reading, parameters), \
+                (block, branch["false"].strip('"'))
+        if found is None:
+            continue
+        start, chunk, sees_phi, handed, bits = found
+        start = _parenthesised(start) if start else start
+        consumed = f"`{start}`" if start else "what is left"
+        if start and re.fullmatch(r"\d+", chunk):
+            size = int(chunk)
+            count = Polynomial.symbol(start) * Fraction(1, size) + Fraction(size - 1, 2 * size) + sees_phi
+            data = set() if start in parameters else {start}
+            said = f"⌈{start} / {chunk}⌉ iterations, taken as {start} / {chunk} and the mean of the rounding"
+        elif start:
+            symbol = f"{start}/{chunk}"
+            count, data = Polynomial.symbol(symbol) + Fraction(1, 2) + sees_phi, {symbol}
+            said = f"⌈{symbol}⌉ iterations, taken as {symbol} and the mean of the rounding"
+        elif re.fullmatch(r"\d+", chunk) and (most := -(-((1 << bits) - 1) // int(chunk)) + sees_phi) \
+                <= default_trip_count:
+            count, data = Polynomial.constant(most), set()
+            said = (f"what is left is a {bits}-bit value, below 2^{bits}: at most {most} iterations (a worst case of "
+                    f"the data)")
+        else:
+            continue
+        call = (f"; each call to {handed} that is handed the chunk is taken to consume all of it, as a complete "
+                f"{handed} does (one that takes less leaves more iterations)") if handed else ""
+        why = (f"it takes `{chunk}` at a time from {consumed} (or all that is left, if less) and leaves when nothing "
+               f"is left: {said}{call}")
+        return count, data, why, exit_edge
+    return None
+
+
+def _header_step(tested: str, record, inside: set[str], reading: _Reading):
+    """(the header phi, its start, the value it takes round the back edge) for the integer phi
+    that `tested` is, or is the back-edge value of; None if none."""
+    for phi in reading.instructions.get(record.header, ()):
+        if phi.opcode != "phi" or not _INT.match(phi.type_text):
+            continue
+        pairs = [(value, block.strip('"')) for value, block in _PHI_PAIR.findall(phi.text)]
+        starts = [value for value, block in pairs if block not in inside]
+        steps = {value.lstrip("%").strip('"') for value, block in pairs if block in inside}
+        if len(starts) == 1 and len(steps) == 1 and tested in (phi.name, next(iter(steps))):
+            return phi, starts[0], next(iter(steps))
+    return None
+
+
+def _taken_chunk(value: str, remaining: str, inside: set[str], reading: _Reading) -> tuple[str, str | None] | None:
+    """(the chunk's value, the callee that was handed it, or None) where `value` is `umin(remaining,
+    chunk)`, or what a call returns that was handed that (`write(fd, p, umin(left, C))`)."""
+    taken = reading.definitions.get(uncast(value, reading))
+    if taken is None or taken.opcode != "call":
+        return None
+    u = _UMIN.search(taken.text)
+    if u is not None:
+        operands = [u["a"].lstrip("%").strip('"'), u["b"].lstrip("%").strip('"')]
+        if remaining not in operands:
+            return None
+        chunk = operands[1] if operands[0] == remaining else operands[0]
+        if not re.fullmatch(r"\d+", chunk) and reading.block_of.get(chunk) in inside:
+            return None  # a chunk the loop computes: it may change each time
+        return chunk, None
+    callee = re.search(r"@([\w.$]+)\(", taken.text)
+    if callee is None or callee[1].startswith("llvm."):
+        return None
+    for operand in taken.operands:
+        if operand.name and (found := _taken_chunk(operand.name, remaining, inside, reading)) is not None \
+                and found[1] is None:
+            return found[0], callee[1]
+    return None
+
+
+def _chunked_down(tested: str, record, inside: set[str], reading: _Reading, parameters: set[str]):
+    """(the count's start as the source spells it, the chunk, 1 if the test sees the counter before
+    its step, the callee handed each chunk or None, the counter's bits) for a header phi `len` taken
+    down by `umin(len, chunk)` (or by what a call handed that returns) each iteration, where the
+    phi, or a read of the memory it was read from, is what the chunk is taken from; None otherwise."""
+    found = _header_step(tested, record, inside, reading)
+    if found is None:
+        return None
+    phi, start_value, step = found
+    sub = reading.definitions.get(step)
+    m = _BINARY.search(sub.text.split(", !")[0]) if sub is not None else None
+    if m is None or m["op"] != "sub" or not _same_count(m["a"].lstrip("%").strip('"'), phi, start_value, step,
+                                                         inside, reading):
+        return None
+    taken = _taken_chunk(m["b"].lstrip("%").strip('"'), phi.name, inside, reading)
+    if taken is None:
+        return None
+    chunk_value, handed = taken
+    chunk, start = spelled(chunk_value, reading, parameters), spelled(start_value, reading, parameters)
+    if chunk is None or chunk in ("0", "1") or start is not None and re.fullmatch(r"-?\d+", start):
+        return None
+    return start, chunk, (1 if tested == phi.name else 0), handed, int(_INT.match(phi.type_text)[1])
+
+
+def _same_count(value: str, phi, start_value: str, step: str, inside: set[str], reading: _Reading) -> bool:
+    """Whether `value` is the count the phi holds: the phi itself, or (a count kept in memory, such
+    as `strm->avail_in` or `*have`, read again after a call) a read, in the loop, of the one address
+    the loop stores the phi's next value to (LLVM made the phi of that memory: on entry it holds
+    what was read or stored there before the loop)."""
+    if value == phi.name:
+        return True
+    again = reading.definitions.get(value)
+    if again is None or again.opcode != "load" or reading.block_of.get(value) not in inside:
+        return False
+    home = again.operands[0].name
+    stores = [i for block in inside for i in reading.instructions.get(block, ())
+              if i.opcode == "store" and len(i.operands) == 2 and i.operands[1].name == home]
+    return len(stores) == 1 and stores[0].operands[0].name == step
+
+
+def _chunked_up(a: str, b: str, record, inside: set[str], reading: _Reading, parameters: set[str]):
+    """The same for a counter that rises by what each chunk gives (`have += read(…, min(len - have,
+    C))`) while below a bound fixed before the loop: the count is bound − start (None where it has
+    no name: then the bound's type bounds it)."""
+    tested, bound = a.lstrip("%").strip('"'), b.lstrip("%").strip('"')
+    if not a.startswith("%") or reading.block_of.get(bound, "" if bound in parameters else None) in inside | {None}:
+        return None
+    found = _header_step(tested, record, inside, reading)
+    if found is None or tested != found[2]:
+        return None
+    phi, start_value, step = found
+    add = reading.definitions.get(step)
+    m = _BINARY.search(add.text.split(", !")[0]) if add is not None else None
+    operands = [m["a"].lstrip("%").strip('"'), m["b"].lstrip("%").strip('"')] if m is not None and m["op"] == "add" \
+        else []
+    counted = [o for o in operands if _same_count(o, phi, start_value, step, inside, reading)]
+    if len(counted) != 1:
+        return None
+    given = m["b"] if operands[0] == counted[0] else m["a"]
+    left = next((i.name for block in inside for i in reading.instructions.get(block, ())
+                 if i.opcode == "sub" and (n := _BINARY.search(i.text.split(", !")[0])) is not None
+                 and n["a"].lstrip("%").strip('"') == bound and n["b"].lstrip("%").strip('"') == phi.name), None)
+    taken = _taken_chunk(given.lstrip("%").strip('"'), left, inside, reading) if left else None
+    if taken is None:
+        return None
+    chunk_value, handed = taken
+    chunk, limit = spelled(chunk_value, reading, parameters), spelled(bound, reading, parameters)
+    first = spelled(start_value, reading, parameters)
+    if chunk is None or chunk in ("0", "1"):
+        return None
+    start = None if limit is None or first is None else limit if first == "0" else f"{_parenthesised(limit)}-" \
+        f"{_parenthesised(first)}"
+    bits = int(re.match(r"i(\d+)", reading.definitions[bound].type_text)[1]) if bound in reading.definitions \
+        and _INT.match(reading.definitions[bound].type_text) else int(_INT.match(phi.type_text)[1])
+    return start, chunk, 0, handed, bits

@@ -350,6 +350,13 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
                            f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
         return TripCount("bounded", most, text, worst_case=True)
+    if (chunked := physical_bounds.chunked_count(record, terminators, reading, parameters, default_trip_count)) is not None:
+        return _chunked_trip(chunked, record, text, early_exit, terminators, reading, assumptions)
+    if (ratio := physical_bounds.run_time_stride_to_zero(record, terminators, reading, parameters)) is not None:
+        extra, symbol, why = ratio
+        reading.data_symbols.add(symbol)
+        assumptions.append(f"loop %{record.header}: {why}; kept symbolic (set it with --param '{symbol}=N')")
+        return TripCount("data", Polynomial.symbol(symbol) + extra, text)
     if unread and (read := _named_run_time_values(unread, ctx, parameters, reading)) is not None \
             and _at_least_once(counted(read[0])):
         # a count in values the function computes, named after the variables that hold them
@@ -372,7 +379,8 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     bounds = [found for found in (physical_bounds.shift_width_trip(record, analyses, terminators, reading),
                                   physical_bounds.array_index_trip(record, analyses, terminators, reading),
                                   physical_bounds.shifted_mask_trip(record, terminators, reading),
-                                  physical_bounds.rising_counter_trip(record, terminators, reading)) if found]
+                                  physical_bounds.rising_counter_trip(record, terminators, reading),
+                                  physical_bounds.shifted_out_trip(record, terminators, reading)) if found]
     if bounds:
         most, why = min(bounds)
         if most <= default_trip_count:
@@ -380,6 +388,12 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
             return TripCount("bounded", Polynomial.constant(most), text, worst_case=True)
         # A worst case above what a loop of unknown count is taken to run says little of how
         # often it runs (as for a type's range): the default stays, and the bound is stated.
+        reason += f"; {why}"
+    if unread and (indexed := _bounded_by_an_index(unread, record, ctx, terminators, reading)) is not None:
+        most, why = indexed
+        if most <= default_trip_count:
+            assumptions.append(f"loop %{record.header}: {why}, taken as that")
+            return TripCount("bounded", Polynomial.constant(most), text, worst_case=True)
         reason += f"; {why}"
     if unread_bound and (read := _named_run_time_values(unread_bound, ctx, parameters, reading)) is not None \
             and _at_least_once(read[0] + 1):
@@ -397,6 +411,66 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         return trip
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
+
+
+def _chunked_trip(chunked, record, text: str, early_exit: str, terminators: dict, reading: _Reading,
+                  assumptions: list[str]) -> TripCount:
+    """The count of a loop that takes a count in chunks (`physical_bounds.chunked_count`): its
+    count where it has no other way out but to fail, else the early-exit policy's count with that
+    as its bound."""
+    count, data, why, edge = chunked
+    reading.data_symbols.update(data)
+    kind = "data" if data else "symbolic"
+    sets = " ".join(f"--param '{symbol}=N'" for symbol in sorted(count.symbols))
+    named = f"kept symbolic (set it with {sets})"
+    inside = set(record.blocks)
+    others = [(block, target) for block in record.blocks if block in terminators
+              for target in _successors(terminators[block]) if target not in inside and (block, target) != edge]
+    ordinary = [(b, t) for b, t in others
+                if not _never_returns(t, terminators) and not _on_allocation_failure(terminators[b], t, reading)]
+    if not ordinary:
+        assumptions.append(f"loop %{record.header}: {why}: {spoken(count)}, {named}")
+        return TripCount(kind, count, text)
+    trip, how = early_exit_trip(count, early_exit, text, spoken)
+    assumptions.append(f"loop %{record.header}: {why}, or leaves earlier on other data; at most {spoken(count)}, "
+                       f"{named}; {how}")
+    return trip
+
+
+def _bounded_by_an_index(text: str, record, ctx, terminators: dict, reading: _Reading) -> tuple[int, str] | None:
+    """A count that grows with one run-time value (`do { … } while (--len > 0)`, `len` read from a
+    table) which the function, on its way into the loop, also uses to index an array of N
+    elements (`next_code[len]++`): C defines that only below N, so the value is at most N − 1,
+    and the loop runs at most its count there, a worst case of the data. (iterations, why), or
+    None where the count is in no such value, or does not grow with it."""
+    try:
+        to_polynomial(text, replace(ctx, assumptions=[], memo=ValueTable()))
+        return None
+    except NotPolynomial as why:
+        m = _RUN_TIME_VALUE.match(str(why))
+    if m is None:
+        return None
+    value = m["value"].strip('"')
+    found = physical_bounds.indexed_array_length(value, record, terminators, reading)
+    if found is None:
+        return None
+    n, array = found
+    marker = "index·value"
+    again = replace(ctx, substituted={**ctx.substituted, value: Polynomial.symbol(marker)}, assumptions=[],
+                    memo=ValueTable())
+    try:
+        count = to_polynomial(text, again) + 1
+    except NotPolynomial:
+        return None
+    if count.symbols != {marker} or count.degree(marker) != 1 or dict(count.terms).get(((marker, 1),), 0) <= 0:
+        return None
+    most = count.substitute(marker, Polynomial.constant(n - 1)).constant_value()
+    if most is None or most < 1:
+        return None
+    most = math.ceil(most)
+    return most, (f"its count grows with a value read at run time that also indexes {array}, an array of {n} "
+                  f"elements, before the loop; C defines that only below {n}, so the loop runs at most {most} "
+                  f"times (its count at {n - 1})")
 
 
 def _at_least_once(count: Polynomial) -> bool:
