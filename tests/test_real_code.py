@@ -294,6 +294,12 @@ def test_a_counter_stepped_by_a_run_time_value_runs_at_most_its_count_at_a_step_
                "(a step of 1)" in a for a in functions["strided"].assumptions)
     [to_n] = [loop for loop in functions["strided_to"].loops.values() if loop.trip_count.kind == "bounded"]
     assert to_n.trip_count.iterations == n
+    # its addresses move at the step its count was taken at: a float a step, not `inc` at the
+    # default 1000 (a miss on every access)
+    [walk] = [i.access for b in functions["strided"].blocks if b.loop == to_constant.id
+              for i in b.instructions if i.cls.startswith("store") and i.access is not None]
+    assert walk.pattern == "unit" and walk.stride_bytes == Polynomial.constant(4)
+    assert any("and its addresses move at that step" in a for a in functions["strided"].assumptions)
 
 
 STATE_MACHINE = """

@@ -287,6 +287,8 @@ class _FunctionReader:
         # Each loop's trip count first: what every cost is multiplied by. The memory accesses'
         # address streams, many per loop and dearer to read, get a share of what is left.
         trips = self._trips()
+        for step in self.reading.unit_steps:  # addresses move at the step the count was taken at
+            self.substituted[step] = Polynomial.constant(1)
         memory_budget = budget.share(MEMORY_ACCESS_STEPS)
         blocks, lines_seen = self._blocks(memory_budget)
         budget.absorb(memory_budget)

@@ -28,6 +28,9 @@ class _Reading:
     # A C variable a count was read in → the IR values the count took under its name.
     counted_values: dict[str, set[str]] = field(default_factory=dict)
     merged_counters: dict = field(default_factory=dict)  # loop header → `trips._merged_counter`'s finding
+    # Values of run-time steps a count was taken at 1 for (`trips._run_time_step_trip`): the
+    # addresses that move by them are read at the same step.
+    unit_steps: set[str] = field(default_factory=set)
 
 
 def _stopped_note(budget: ReadingBudget, stopped_lines: list[int | None], default_trip_count: int) -> str:

@@ -346,9 +346,12 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its counter is stepped on each path through the body (the "
                            f"copies merge before the exit test): {spoken(merged)} iterations")
         return TripCount("constant" if merged.constant_value() is not None else "symbolic", merged, text)
-    if (most := _run_time_step_trip(record, analyses, terminators, reading, ctx)) is not None:
+    if (stepped := _run_time_step_trip(record, analyses, terminators, reading, ctx)) is not None:
+        most, step = stepped
         assumptions.append(f"loop %{record.header}: its counter steps by a value the loop does not change, known "
-                           f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that")
+                           f"only at run time: at most {spoken(most)} iterations (a step of 1), taken as that, "
+                           f"and its addresses move at that step")
+        reading.unit_steps.update(step)
         return TripCount("bounded", most, text, worst_case=True)
     if (chunked := physical_bounds.chunked_count(record, terminators, reading, parameters, default_trip_count)) is not None:
         return _chunked_trip(chunked, record, text, early_exit, terminators, reading, assumptions)
@@ -743,11 +746,12 @@ def _stride_target(stride: physical_bounds.ExactStride, analyses: FunctionAnalys
 
 
 def _run_time_step_trip(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading,
-                        ctx) -> Polynomial | None:
+                        ctx) -> tuple[Polynomial, frozenset[str]] | None:
     """A counter that steps by a value the loop does not change but only the run knows
     (`for (i = lo; i < 32000; i += inc)`): ScalarEvolution cannot count it (the step's sign is
     unknown). Bounded by its count at a step of 1, the smallest that ends the loop, from a start
-    taken as 0 where it is not known; None for any other loop."""
+    taken as 0 where it is not known; with the values the step is made of. None for any other
+    loop."""
     inside = set(record.blocks)
     branch, test = _exit_test(record, terminators, reading)
     compare = _COMPARE_BOUND.search(test.text) if test is not None else None
@@ -769,7 +773,9 @@ def _run_time_step_trip(record, analyses: FunctionAnalyses, terminators: dict, r
         start = start.substitute(name, Polynomial())
     most = bound - start
     value = most.constant_value()
-    return most if value is None or value > 0 else None
+    if value is not None and value <= 0:
+        return None
+    return most, frozenset(name.strip('"') for name in re.findall(r'%("[^"]+"|[-\w.$]+)', counter[1]))
 
 
 def _at_most_at_zero_sizes(count: Polynomial, header: str, assumptions: list[str]) -> Polynomial | None:
