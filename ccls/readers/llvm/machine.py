@@ -196,8 +196,8 @@ MAX_TRACE_LINES = 200
 
 def _traces(block_order: list[str], machine: dict[str, list[str]],
             analyses: FunctionAnalyses | None) -> dict[str, tuple[str, ...]]:
-    """Innermost loop → the machine code of its blocks in layout order, for loops whose body has
-    two blocks or more with code: simulated as one piece, what the core overlaps between them
+    """Innermost loop → the machine code of its blocks in the function's order, for loops whose
+    body has two blocks or more with code: simulated as one piece, what the core overlaps between them
     (llvm-mca repeating each block alone charges every small block at least a cycle)."""
     if analyses is None:
         return {}
