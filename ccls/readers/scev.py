@@ -8,6 +8,7 @@ few non-polynomial forms are replaced by their expectation, each noted as an ass
 """
 from __future__ import annotations
 
+import functools
 import re
 import time
 from dataclasses import dataclass, field
@@ -30,6 +31,9 @@ _UNSIGNED_RANGE = re.compile(r"\sU: \[(?P<lo>-?\d+),(?P<hi>-?\d+)\)")
 _SIGNED_RANGE = re.compile(r"\sS: \[(?P<lo>-?\d+),(?P<hi>-?\d+)\)")
 SMALL_RANGE = 64  # an opaque value known to lie in fewer values than this is taken as its midpoint
 _BLOCK = re.compile(r"%(\"[^\"]+\"|[-\w.$]+)(<[^,]*>)*")
+_PHI = re.compile(r"= phi [^\[]*(.*)$")
+_PHI_VALUE = re.compile(r"\[\s*([^,\]]+),")
+_PHI_BLOCK = re.compile(r"\[\s*[^,\]]+,\s*%(\"[^\"]+\"|[-\w.$]+)\s*\]")
 _BPI_FOR = re.compile(r"^Printing analysis 'Branch Probability Analysis' for function '(?P<fn>.+)':$")
 _EDGE = re.compile(r"^  edge %(?P<src>\"[^\"]+\"|[-\w.$]+) -> %(?P<dst>\"[^\"]+\"|[-\w.$]+) probability is "
                    r"0x(?P<num>[0-9a-f]+) / 0x(?P<den>[0-9a-f]+)")
@@ -141,11 +145,10 @@ def parse_opt_output(text: str) -> dict[str, FunctionAnalyses]:
         elif mode == "values":
             if m := _VALUE.match(raw):
                 pending_value = _strip_quotes(m["name"][1:])
-                phi = re.search(r"= phi [^\[]*(.*)$", raw)
+                phi = _PHI.search(raw)
                 if phi:
-                    current.phi_incoming[pending_value] = re.findall(r"\[\s*([^,\]]+),", phi.group(1))
-                    current.phi_blocks[pending_value] = [_strip_quotes(b) for b in re.findall(
-                        r"\[\s*[^,\]]+,\s*%(\"[^\"]+\"|[-\w.$]+)\s*\]", phi.group(1))]
+                    current.phi_incoming[pending_value] = _PHI_VALUE.findall(phi.group(1))
+                    current.phi_blocks[pending_value] = [_strip_quotes(b) for b in _PHI_BLOCK.findall(phi.group(1))]
                 elif low := _OR_CONSTANT.search(raw):
                     current.low_bits_set[pending_value] = (_strip_quotes(low["operand"][1:]), int(low["constant"]))
             elif pending_value and (m := _VALUE_SCEV.match(raw)):
@@ -343,14 +346,74 @@ _TOKEN = re.compile(
 
 
 _OPERATORS = ("+", "*", "/u", "smax", "umax", "smin", "umin", "umin_seq")
+# The parser's tests on single tokens, compiled once (`re.fullmatch` looks its pattern up each call).
+_INTEGER = re.compile(r"-?\d+")
+_FLAG = re.compile(r"<\w+>")
+_INTEGER_TYPE = re.compile(r"i\d+")
+_CONSTANT_INCOMING = re.compile(r"-?\d+|poison|undef|zeroinitializer")
+_NAMED_VALUE = re.compile(r"%(\"[^\"]+\"|[-\w.$]+)")
 # A budget step is about one expression node read; scanning this many tokens costs about as much.
 _TOKENS_PER_STEP = 8
 
 
+class _Tokens:
+    """One SCEV text's tokens, read once however often the text is converted (a phi's incoming
+    values are read again under each set of parameters, enclosing loops and named values), and
+    the parser's scans over them, kept by the position they start from."""
+
+    __slots__ = ("tokens", "count", "names", "operand_ends", "cast_tos")
+
+    def __init__(self, text: str):
+        tokens = [t for t in _TOKEN.findall(text) if t]
+        self.count = len(tokens)
+        self.tokens = (*tokens, None)  # None past the last token: what `_Parser._peek` reads there
+        self.names = tuple(_strip_quotes(t[1:]) for t in tokens if t.startswith("%"))  # the values it reads
+        self.operand_ends: dict[int, int] = {}  # `_Parser._skip_operand`'s
+        self.cast_tos: dict[int, int] = {}  # `_Parser._cast_to`'s, -1 where the cast is malformed
+
+    def operand_end(self, start: int) -> int:
+        """Where the operand from `start` ends: at its group's next operator or end."""
+        if (end := self.operand_ends.get(start)) is None:
+            depth, end, tokens = 0, start, self.tokens
+            while (tok := tokens[end]) is not None:
+                if depth == 0 and (tok == ")" or tok in _OPERATORS):
+                    break
+                if tok in ("(", "{"):
+                    depth += 1
+                elif tok in (")", "}"):
+                    depth -= 1
+                end += 1
+            self.operand_ends[start] = end
+        return end
+
+    def cast_to(self, start: int) -> int:
+        """The position of the `to` of the cast whose operand starts at `start`, or -1."""
+        if (found := self.cast_tos.get(start)) is None:
+            found, depth = -1, 0
+            for at in range(start, self.count):
+                tok = self.tokens[at]
+                if tok in ("(", "{"):
+                    depth += 1
+                elif tok in (")", "}"):
+                    depth -= 1
+                elif tok == "to" and depth == 0:
+                    found = at
+                    break
+                if depth < 0:
+                    break
+            self.cast_tos[start] = found
+        return found
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _tokenised(text: str) -> _Tokens:
+    return _Tokens(text)
+
+
 def to_polynomial(expr: str, ctx: ScevContext) -> Polynomial:
     """Convert a SCEV expression to a Polynomial, raising NotPolynomial if it can't be."""
-    tokens = [t for t in _TOKEN.findall(expr) if t]
-    ctx.spend(1 + len(tokens) // _TOKENS_PER_STEP)  # tokenising is work too: long texts are read often
+    tokens = _tokenised(expr)
+    ctx.spend(1 + tokens.count // _TOKENS_PER_STEP)  # tokenising is work too: long texts are read often
     parser = _Parser(tokens, ctx)
     try:
         return parser.expression()
@@ -359,21 +422,21 @@ def to_polynomial(expr: str, ctx: ScevContext) -> Polynomial:
 
 
 class _Parser:
-    def __init__(self, tokens: list[str], ctx: ScevContext):
-        self.tokens, self.pos, self.ctx = tokens, 0, ctx
+    def __init__(self, tokens: _Tokens, ctx: ScevContext):
+        self.tokenised, self.tokens, self.pos, self.ctx = tokens, tokens.tokens, 0, ctx
 
     def _peek(self) -> str | None:
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+        return self.tokens[self.pos]
 
     def _next(self) -> str:
-        if self.pos >= len(self.tokens):
+        if self.pos >= self.tokenised.count:
             raise NotPolynomial("unexpected end of SCEV expression")
         tok = self.tokens[self.pos]
         self.pos += 1
         return tok
 
     def _skip_flags(self) -> None:
-        while (tok := self._peek()) is not None and re.fullmatch(r"<\w+>", tok):
+        while (tok := self._peek()) is not None and _FLAG.fullmatch(tok):
             self.pos += 1
 
     def expression(self) -> Polynomial:
@@ -381,9 +444,9 @@ class _Parser:
         tok = self._next()
         if tok == UNKNOWN:
             raise NotPolynomial("ScalarEvolution could not compute it")
-        if re.fullmatch(r"-?\d+", tok):
+        if _INTEGER.fullmatch(tok):
             return Polynomial.constant(int(tok))
-        if tok in ("i1", "i8", "i16", "i32", "i64", "i128") and re.fullmatch(r"-?\d+", self._peek() or ""):
+        if tok in ("i1", "i8", "i16", "i32", "i64", "i128") and _INTEGER.fullmatch(self._peek() or ""):
             return Polynomial.constant(int(self._next()))
         if tok.startswith("%"):
             return self._value(_strip_quotes(tok[1:]))
@@ -431,8 +494,7 @@ class _Parser:
                  if v.startswith("%")]
         if name in ctx.low_bits_set:
             texts.append(ctx.value_scevs.get(ctx.low_bits_set[name][0], ""))
-        return [used for text in texts for token in _TOKEN.findall(text) if token.startswith("%")
-                and self._is_phi(used := _strip_quotes(token[1:]))]
+        return [used for text in texts for used in _tokenised(text).names if self._is_phi(used)]
 
     def _resolve_web(self, start: str) -> None:
         """Resolve `start` and every phi it reads, in order: Tarjan's strongly connected
@@ -510,7 +572,7 @@ class _Parser:
             # with large inputs, a computed value is what flows in; take their mean. The start
             # is a constant, or an enclosing loop's index when the loop is triangular (j = i):
             # values that move with the function's sizes are the computed ones.
-            candidates = [v for v in incoming if not re.fullmatch(r"-?\d+|poison|undef|zeroinitializer", v)]
+            candidates = [v for v in incoming if not _CONSTANT_INCOMING.fullmatch(v)]
             values, exited, bypassed = [], [], set()
             for candidate in candidates:
                 value = _strip_quotes(candidate[1:]) if candidate.startswith("%") else ""
@@ -530,7 +592,7 @@ class _Parser:
                     except NotPolynomial:
                         continue
                     # where that loop starts from: the value that flows in when its guard skips it
-                    for start in re.findall(r"%(\"[^\"]+\"|[-\w.$]+)", scev.split(",+,")[0]):
+                    for start in _NAMED_VALUE.findall(scev.split(",+,")[0]):
                         start = _strip_quotes(start)
                         bypassed.add(start)
                         bypassed.update(_strip_quotes(v[1:]) for v in ctx.phi_incoming.get(start) or ()
@@ -594,8 +656,8 @@ class _Parser:
             kind = self._next()
             from_type = self._next()
             to_at = self._cast_to()
-            narrow = from_type if kind != "trunc" else self.tokens[to_at + 1] if to_at + 1 < len(self.tokens) else ""
-            bits = int(narrow[1:]) if re.fullmatch(r"i\d+", narrow) else 64
+            narrow = from_type if kind != "trunc" else self.tokens[to_at + 1] if to_at + 1 < self.tokenised.count else ""
+            bits = int(narrow[1:]) if _INTEGER_TYPE.fullmatch(narrow) else 64
             if bits < 8:
                 # A value reduced modulo 2^bits (unrolling remainders: n mod 4 of a loaded n too):
                 # use its mean, whatever the value reduced.
@@ -689,32 +751,17 @@ class _Parser:
 
     def _skip_operand(self) -> None:
         """Move past the rest of the operand being read: to its group's next operator or end."""
-        depth, start = 0, self.pos
-        while (tok := self._peek()) is not None:
-            if depth == 0 and (tok == ")" or tok in _OPERATORS):
-                break
-            if tok in ("(", "{"):
-                depth += 1
-            elif tok in (")", "}"):
-                depth -= 1
-            self.pos += 1
+        start = self.pos
+        self.pos = self.tokenised.operand_end(start)
         self.ctx.spend((self.pos - start) // _TOKENS_PER_STEP)
 
     def _cast_to(self) -> int:
         """The position of the `to` of the cast being read (past its operand)."""
-        depth = 0
-        for at in range(self.pos, len(self.tokens)):
-            tok = self.tokens[at]
-            if tok in ("(", "{"):
-                depth += 1
-            elif tok in (")", "}"):
-                depth -= 1
-            elif tok == "to" and depth == 0:
-                self.ctx.spend((at - self.pos) // _TOKENS_PER_STEP)  # nested casts scan their operands again
-                return at
-            if depth < 0:
-                break
-        raise NotPolynomial("malformed cast")
+        at = self.tokenised.cast_to(self.pos)
+        if at < 0:
+            raise NotPolynomial("malformed cast")
+        self.ctx.spend((at - self.pos) // _TOKENS_PER_STEP)  # nested casts scan their operands again
+        return at
 
     def _expect_close(self) -> None:
         if self._next() != ")":
