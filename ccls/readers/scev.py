@@ -352,6 +352,32 @@ _FLAG = re.compile(r"<\w+>")
 _INTEGER_TYPE = re.compile(r"i\d+")
 _CONSTANT_INCOMING = re.compile(r"-?\d+|poison|undef|zeroinitializer")
 _NAMED_VALUE = re.compile(r"%(\"[^\"]+\"|[-\w.$]+)")
+_INTEGER_TYPES = ("i1", "i8", "i16", "i32", "i64", "i128")
+# What `_Parser.expression` reads a token as (`_token_kind`).
+(_READS_VALUE, _READS_OPEN, _READS_RECURRENCE, _READS_UNKNOWN, _READS_NUMBER, _READS_TYPED_NUMBER, _READS_GLOBAL,
+ _READS_OTHER) = range(8)
+
+
+def _token_kind(tokens: list[str], at: int) -> tuple[int, object]:
+    """What an expression starting at `tokens[at]` is, and what it takes from its text: a
+    value's or a global's name, or a number (`i64 8` is one too)."""
+    tok = tokens[at]
+    first = tok[0]
+    if first == "%":
+        return _READS_VALUE, _strip_quotes(tok[1:])
+    if first == "(":
+        return _READS_OPEN, None
+    if first == "{":
+        return _READS_RECURRENCE, None
+    if tok == UNKNOWN:
+        return _READS_UNKNOWN, None
+    if _INTEGER.fullmatch(tok):
+        return _READS_NUMBER, Fraction(int(tok))
+    if tok in _INTEGER_TYPES and at + 1 < len(tokens) and _INTEGER.fullmatch(tokens[at + 1]):
+        return _READS_TYPED_NUMBER, Fraction(int(tokens[at + 1]))
+    if first == "@":
+        return _READS_GLOBAL, _strip_quotes(tok[1:])
+    return _READS_OTHER, None
 # A budget step is about one expression node read; scanning this many tokens costs about as much.
 _TOKENS_PER_STEP = 8
 
@@ -361,12 +387,13 @@ class _Tokens:
     values are read again under each set of parameters, enclosing loops and named values), and
     the parser's scans over them, kept by the position they start from."""
 
-    __slots__ = ("tokens", "count", "names", "operand_ends", "cast_tos")
+    __slots__ = ("tokens", "count", "kinds", "names", "operand_ends", "cast_tos")
 
     def __init__(self, text: str):
         tokens = [t for t in _TOKEN.findall(text) if t]
         self.count = len(tokens)
         self.tokens = (*tokens, None)  # None past the last token: what `_Parser._peek` reads there
+        self.kinds = tuple(_token_kind(tokens, at) for at in range(len(tokens)))
         self.names = tuple(_strip_quotes(t[1:]) for t in tokens if t.startswith("%"))  # the values it reads
         self.operand_ends: dict[int, int] = {}  # `_Parser._skip_operand`'s
         self.cast_tos: dict[int, int] = {}  # `_Parser._cast_to`'s, -1 where the cast is malformed
@@ -429,11 +456,15 @@ class _Parser:
         return self.tokens[self.pos]
 
     def _next(self) -> str:
-        if self.pos >= self.tokenised.count:
+        return self.tokens[self._next_at()]
+
+    def _next_at(self) -> int:
+        """The position of the next token, moving past it."""
+        at = self.pos
+        if at >= self.tokenised.count:
             raise NotPolynomial("unexpected end of SCEV expression")
-        tok = self.tokens[self.pos]
-        self.pos += 1
-        return tok
+        self.pos = at + 1
+        return at
 
     def _skip_flags(self) -> None:
         while (tok := self._peek()) is not None and _FLAG.fullmatch(tok):
@@ -441,24 +472,26 @@ class _Parser:
 
     def expression(self) -> Polynomial:
         self.ctx.spend()
-        tok = self._next()
-        if tok == UNKNOWN:
-            raise NotPolynomial("ScalarEvolution could not compute it")
-        if _INTEGER.fullmatch(tok):
-            return Polynomial.constant(int(tok))
-        if tok in ("i1", "i8", "i16", "i32", "i64", "i128") and _INTEGER.fullmatch(self._peek() or ""):
-            return Polynomial.constant(int(self._next()))
-        if tok.startswith("%"):
-            return self._value(_strip_quotes(tok[1:]))
-        if tok.startswith("@"):
-            if self.ctx.global_bases:  # an address in a global array: the array is its base
-                return Polynomial.symbol(GLOBAL_BASE + _strip_quotes(tok[1:]))
-            raise NotPolynomial(f"depends on the address of {tok}")
-        if tok == "{":
-            return self._add_recurrence()
-        if tok == "(":
+        at = self._next_at()
+        kind, payload = self.tokenised.kinds[at]
+        if kind == _READS_VALUE:
+            return self._value(payload)
+        if kind == _READS_OPEN:
             return self._parenthesised()
-        raise NotPolynomial(f"unexpected token {tok!r}")
+        if kind == _READS_RECURRENCE:
+            return self._add_recurrence()
+        if kind == _READS_UNKNOWN:
+            raise NotPolynomial("ScalarEvolution could not compute it")
+        if kind == _READS_NUMBER:
+            return Polynomial.constant(payload)
+        if kind == _READS_TYPED_NUMBER:
+            self.pos += 1
+            return Polynomial.constant(payload)
+        if kind == _READS_GLOBAL:
+            if self.ctx.global_bases:  # an address in a global array: the array is its base
+                return Polynomial.symbol(GLOBAL_BASE + payload)
+            raise NotPolynomial(f"depends on the address of {self.tokens[at]}")
+        raise NotPolynomial(f"unexpected token {self.tokens[at]!r}")
 
     def _value(self, name: str) -> Polynomial:
         ctx = self.ctx
@@ -648,7 +681,8 @@ class _Parser:
         value, binomial = Polynomial(), Polynomial.constant(1)
         for j, coefficient in enumerate(coefficients):
             value = value + coefficient * binomial
-            binomial = binomial * (k - j) * Fraction(1, j + 1)  # C(k, j + 1)
+            if j + 1 < len(coefficients):
+                binomial = binomial * (k - j) * Fraction(1, j + 1)  # C(k, j + 1)
         return value
 
     def _parenthesised(self) -> Polynomial:
