@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -253,6 +254,60 @@ class ValueTable:
     # name → (Polynomial | NotPolynomial, its own notes, the values its reading used)
     values: dict[str, tuple] = field(default_factory=dict)
     finished: set[str] = field(default_factory=set)  # phis whose component has been resolved
+    # name → how it was resolved in the function's other tables (`Resolution`), shared by them
+    resolutions: dict[str, list[Resolution]] | None = None
+
+
+# What a value's reading may look up, and the answers it got (`Resolution.reads`):
+_SUBSTITUTED, _PARAMETER, _CARRIED, _RESOLVED, _LEAF, _LOOP, _GLOBALS, _MAX_CONSTANT = range(8)
+_MISSING = object()
+RESOLUTIONS_KEPT = 4  # per value: its readings under different answers that are kept to be replayed
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """How one value was resolved in one table, to be replayed in another where every look-up
+    its reading made gets the same answer: the reading would then be the same, step for step.
+    A table per (parameters, enclosing loops, named values) resolves a phi web again in each,
+    and most of its values read nothing that differs between them.
+
+    `reads`: what the reading looked up, in order, and the answer: (_SUBSTITUTED, name, value),
+    (_PARAMETER, name), (_CARRIED, name) (a phi of the cycle, or one being resolved),
+    (_RESOLVED, name, value) (an entry of the table), (_LEAF, name) (a value with nothing to be
+    resolved through: its entry depends on the function alone), (_LOOP, loop, encloses),
+    (_GLOBALS, global_bases), (_MAX_CONSTANT, max_takes_constant)."""
+
+    reads: tuple
+    substituted_twins: tuple[int, ...]  # which substituted values read were the same object
+    constants: tuple  # the function's analyses it read (the same dicts)
+    steps: int
+    read_phi_merge: bool
+    entry: tuple  # (value, notes, used), as ValueTable.values keeps it
+    stack_depth: int  # where it was read: deeper, a reading may run out of stack where it did not
+
+
+def _context_constants(ctx: ScevContext) -> tuple:
+    return ctx.value_scevs, ctx.phi_incoming, ctx.exit_values, ctx.low_bits_set, ctx.small_ranges
+
+
+def _twins(values: list) -> tuple[int, ...]:
+    """For each value, the first position holding the same object (`max` tells operands apart by
+    identity)."""
+    return tuple(next(i for i, other in enumerate(values) if other is value) for value in values)
+
+
+def _stack_depth() -> int:
+    depth, frame = 0, sys._getframe(1)
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    return depth
+
+
+def _same_value(a, b) -> bool:
+    if isinstance(a, NotPolynomial) or isinstance(b, NotPolynomial):
+        return isinstance(a, NotPolynomial) and isinstance(b, NotPolynomial) and str(a) == str(b)
+    return a == b
 
 
 class ValueMemo:
@@ -262,13 +317,16 @@ class ValueMemo:
 
     def __init__(self) -> None:
         self._tables: dict[tuple[frozenset, frozenset, bool, frozenset], ValueTable] = {}
+        self._resolutions: dict[str, list[Resolution]] = {}
 
     def table(self, parameters: set[str], enclosing_loops: set[str], global_bases: bool = False,
               also_named: frozenset = frozenset()) -> ValueTable:
         """`also_named`: (value, symbol) pairs substituted beyond the function's own sizes (run-time
         values named after their variables): values resolved under them are kept apart."""
         key = (frozenset(parameters), frozenset(enclosing_loops), global_bases, also_named)
-        return self._tables.setdefault(key, ValueTable())
+        if key not in self._tables:
+            self._tables[key] = ValueTable(resolutions=self._resolutions)
+        return self._tables[key]
 
 
 @dataclass
@@ -297,8 +355,9 @@ class ScevContext:
     read_phi_merge: bool = False  # a phi was read as the values flowing into it (a remainder loop's start)
     _blocked: frozenset[str] = frozenset()  # the phis of the cycle being resolved
     _resolving: set[str] = field(default_factory=set)
-    # each value being resolved: (its own notes, the values its reading used), as ordered sets
-    _frames: list[tuple[dict, dict]] = field(default_factory=list)
+    # each value being resolved: [its own notes, the values its reading used (both ordered sets),
+    # what its reading looked up (`Resolution.reads`; None once it resolved another value)]
+    _frames: list[list] = field(default_factory=list)
 
     def note(self, text: str) -> None:
         """Record an assumption once: for the value being resolved (its memo entry gives it to
@@ -336,6 +395,16 @@ class ScevContext:
     def spend(self, steps: int = 1) -> None:
         if self.budget is not None:
             self.budget.spend(steps)
+
+    def looked_up(self, read: tuple) -> None:
+        """The value being resolved looked `read` up (`Resolution.reads`)."""
+        if self._frames and (reads := self._frames[-1][2]) is not None:
+            reads.append(read)
+
+    def not_replayable(self) -> None:
+        """The value being resolved resolved another as it was read: its reading is not replayed."""
+        if self._frames:
+            self._frames[-1][2] = None
 
 
 _TOKEN = re.compile(
@@ -445,6 +514,7 @@ def to_polynomial(expr: str, ctx: ScevContext) -> Polynomial:
     try:
         return parser.expression()
     except RecursionError:  # the parser recurses once per nesting level
+        ctx.not_replayable()
         raise NotPolynomial("the expression is nested too deeply to read") from None
 
 
@@ -488,6 +558,7 @@ class _Parser:
             self.pos += 1
             return Polynomial.constant(payload)
         if kind == _READS_GLOBAL:
+            self.ctx.looked_up((_GLOBALS, self.ctx.global_bases))
             if self.ctx.global_bases:  # an address in a global array: the array is its base
                 return Polynomial.symbol(GLOBAL_BASE + payload)
             raise NotPolynomial(f"depends on the address of {self.tokens[at]}")
@@ -496,12 +567,21 @@ class _Parser:
     def _value(self, name: str) -> Polynomial:
         ctx = self.ctx
         if name in ctx.substituted:
+            ctx.looked_up((_SUBSTITUTED, name, ctx.substituted[name]))
             return ctx.substituted[name]
         if name in ctx.parameters:
+            ctx.looked_up((_PARAMETER, name))
             return Polynomial.symbol(name)
         if name in ctx._blocked or name in ctx._resolving:
+            ctx.looked_up((_CARRIED, name))
             raise NotPolynomial(f"%{name} is carried round a loop (it depends on itself)")
         table = ctx.memo
+        if self._is_leaf(name):
+            ctx.looked_up((_LEAF, name))
+        elif name in table.values:
+            ctx.looked_up((_RESOLVED, name, table.values[name][0]))
+        else:
+            ctx.not_replayable()
         if name not in table.values:
             if self._is_phi(name) and name not in table.finished:
                 self._resolve_web(name)
@@ -512,6 +592,11 @@ class _Parser:
         if isinstance(value, NotPolynomial):
             raise NotPolynomial(str(value))
         return value
+
+    def _is_leaf(self, name: str) -> bool:
+        """Whether `name` has nothing to be resolved through (no incoming values, no operand): its
+        entry (its small range, or that it is a run-time value) is the function's alone."""
+        return not self.ctx.phi_incoming.get(name) and name not in self.ctx.low_bits_set
 
     def _is_phi(self, name: str) -> bool:
         """Whether `name` is resolved through other values (a phi's incoming values, or the
@@ -579,11 +664,19 @@ class _Parser:
                     self._memoise(member, frozenset(members) if cyclic else frozenset())
 
     def _memoise(self, name: str, cycle: frozenset[str]) -> None:
-        """Resolve one value, the phis of `cycle` (its own) cut off, and keep it with its notes."""
+        """Resolve one value, the phis of `cycle` (its own) cut off, and keep it with its notes:
+        replayed from another table where its reading would be the same (`Resolution`)."""
         ctx = self.ctx
+        resolutions = ctx.memo.resolutions if ctx.budget is not None else None
+        depth = _stack_depth() if resolutions is not None else 0
+        if resolutions is not None and (replayed := self._replayed(name, cycle, resolutions.get(name, ()), depth)):
+            ctx.memo.values[name] = replayed
+            return
         blocked, ctx._blocked = ctx._blocked, cycle
         ctx._resolving.add(name)
-        ctx._frames.append(({}, {}))
+        ctx._frames.append([{}, {}, [] if resolutions is not None else None])
+        merged, ctx.read_phi_merge = ctx.read_phi_merge, False
+        steps = ctx.budget.steps if ctx.budget is not None else 0
         try:
             value = self._resolve(name)
         except NotPolynomial as why:
@@ -591,8 +684,77 @@ class _Parser:
         finally:
             ctx._blocked = blocked
             ctx._resolving.discard(name)
-            notes, used = ctx._frames.pop()
-        ctx.memo.values[name] = (value, tuple(notes), tuple(used))
+            notes, used, reads = ctx._frames.pop()
+            read_phi_merge, ctx.read_phi_merge = ctx.read_phi_merge, merged or ctx.read_phi_merge
+        entry = ctx.memo.values[name] = (value, tuple(notes), tuple(used))
+        if reads is not None and len(kept := resolutions.setdefault(name, [])) < RESOLUTIONS_KEPT:
+            substituted = [read[2] for read in reads if read[0] == _SUBSTITUTED]
+            kept.append(Resolution(tuple(reads), _twins(substituted), _context_constants(ctx),
+                                   ctx.budget.steps - steps, read_phi_merge, entry, depth))
+
+    def _replayed(self, name: str, cycle: frozenset[str], resolutions: list[Resolution], depth: int) -> tuple | None:
+        """`_replay` in the context `name`'s own reading would have (its cycle cut off)."""
+        ctx = self.ctx
+        blocked, ctx._blocked = ctx._blocked, cycle
+        ctx._resolving.add(name)
+        try:
+            return self._replay(resolutions, depth) if resolutions else None
+        finally:
+            ctx._blocked = blocked
+            ctx._resolving.discard(name)
+
+    def _replay(self, resolutions: list[Resolution], depth: int) -> tuple | None:
+        """The entry of the first of `resolutions` whose reading this context would repeat (its
+        steps spent, its merge of a phi noted), or None. Only where those steps cannot run out
+        the budget: where they would, the reading itself says where it stopped."""
+        ctx = self.ctx
+        budget = ctx.budget
+        for resolution in resolutions:
+            if depth <= resolution.stack_depth and not budget.exhausted \
+                    and budget.steps + resolution.steps <= budget.max_steps and self._same_reads(resolution):
+                for read in resolution.reads:
+                    if read[0] == _LEAF and read[1] not in ctx.memo.values:
+                        self._memoise(read[1], frozenset())  # as the reading would have, on its way
+                if resolution.steps:
+                    budget.spend(resolution.steps)
+                ctx.read_phi_merge = ctx.read_phi_merge or resolution.read_phi_merge
+                value, notes, used = resolution.entry
+                value = Polynomial(value.terms) if isinstance(value, Polynomial) else NotPolynomial(str(value))
+                return value, notes, used
+        return None
+
+    def _same_reads(self, resolution: Resolution) -> bool:
+        """Whether every look-up of `resolution`'s reading gets the same answer here."""
+        ctx = self.ctx
+        if any(a is not b for a, b in zip(_context_constants(ctx), resolution.constants)):
+            return False
+        substituted = []
+        for read in resolution.reads:
+            kind = read[0]
+            if kind == _LOOP:
+                if (read[1] in ctx.enclosing_loops) != read[2]:
+                    return False
+                continue
+            if kind == _GLOBALS or kind == _MAX_CONSTANT:
+                if (ctx.global_bases if kind == _GLOBALS else ctx.max_takes_constant) != read[1]:
+                    return False
+                continue
+            name = read[1]
+            value = ctx.substituted.get(name, _MISSING)
+            if kind == _SUBSTITUTED:
+                if value is _MISSING or value != read[2]:
+                    return False
+                substituted.append(value)
+                continue
+            if value is not _MISSING or (name in ctx.parameters) != (kind == _PARAMETER):
+                return False
+            if kind == _PARAMETER:
+                continue
+            if (name in ctx._blocked or name in ctx._resolving) != (kind == _CARRIED):
+                return False
+            if kind == _RESOLVED and not (name in ctx.memo.values and _same_value(ctx.memo.values[name][0], read[2])):
+                return False
+        return _twins(substituted) == resolution.substituted_twins
 
     def _resolve(self, name: str) -> Polynomial:
         """A value that is neither a parameter nor substituted: through its phi's incoming
@@ -675,6 +837,7 @@ class _Parser:
         self._skip_flags()
         loop_tok = self._next()
         loop = _strip_quotes(loop_tok[2:-1])
+        self.ctx.looked_up((_LOOP, loop, loop in self.ctx.enclosing_loops))
         if loop not in self.ctx.enclosing_loops:
             raise NotPolynomial(f"recurrence over loop %{loop} that does not enclose it")
         k = Polynomial.symbol("@" + loop)
@@ -757,6 +920,8 @@ class _Parser:
                 values = [v.constant_value() for v in operands]
                 return Polynomial.constant(max(values) if "max" in op else min(values))
             constants = [v.constant_value() for v in operands if v.constant_value() is not None]
+            if "max" in op and constants:
+                self.ctx.looked_up((_MAX_CONSTANT, self.ctx.max_takes_constant))
             if "max" in op and constants and self.ctx.max_takes_constant:
                 self.ctx.note(f"{op} of a bound taken as its constant operand {max(constants)} (its other operand "
                               f"is where the loop starts)")
