@@ -668,8 +668,8 @@ class _Parser:
         replayed from another table where its reading would be the same (`Resolution`)."""
         ctx = self.ctx
         resolutions = ctx.memo.resolutions if ctx.budget is not None else None
-        depth = _stack_depth() if resolutions is not None else 0
-        if resolutions is not None and (replayed := self._replayed(name, cycle, resolutions.get(name, ()), depth)):
+        if resolutions is not None and (earlier := resolutions.get(name)) \
+                and (replayed := self._replayed(name, cycle, earlier, _stack_depth())):
             ctx.memo.values[name] = replayed
             return
         blocked, ctx._blocked = ctx._blocked, cycle
@@ -690,7 +690,7 @@ class _Parser:
         if reads is not None and len(kept := resolutions.setdefault(name, [])) < RESOLUTIONS_KEPT:
             substituted = [read[2] for read in reads if read[0] == _SUBSTITUTED]
             kept.append(Resolution(tuple(reads), _twins(substituted), _context_constants(ctx),
-                                   ctx.budget.steps - steps, read_phi_merge, entry, depth))
+                                   ctx.budget.steps - steps, read_phi_merge, entry, _stack_depth()))
 
     def _replayed(self, name: str, cycle: frozenset[str], resolutions: list[Resolution], depth: int) -> tuple | None:
         """`_replay` in the context `name`'s own reading would have (its cycle cut off)."""
@@ -698,7 +698,7 @@ class _Parser:
         blocked, ctx._blocked = ctx._blocked, cycle
         ctx._resolving.add(name)
         try:
-            return self._replay(resolutions, depth) if resolutions else None
+            return self._replay(resolutions, depth)
         finally:
             ctx._blocked = blocked
             ctx._resolving.discard(name)
@@ -853,7 +853,8 @@ class _Parser:
             kind = self._next()
             from_type = self._next()
             to_at = self._cast_to()
-            narrow = from_type if kind != "trunc" else self.tokens[to_at + 1] if to_at + 1 < self.tokenised.count else ""
+            narrow = from_type if kind != "trunc" else \
+                self.tokens[to_at + 1] if to_at + 1 < self.tokenised.count else ""
             bits = int(narrow[1:]) if _INTEGER_TYPE.fullmatch(narrow) else 64
             if bits < 8:
                 # A value reduced modulo 2^bits (unrolling remainders: n mod 4 of a loaded n too):
