@@ -15,7 +15,7 @@ from typing import Callable, Collection, NamedTuple
 
 from ccls.model import (AtPoint, BasicBlock, CountedFunction, FindingSite, FunctionIR, Instruction, Loop,
                         LoopSummary, MemoryAccess, MemoryOverlap)
-from ccls.polynomial import Polynomial
+from ccls.polynomial import Polynomial, sum_of
 from ccls.table_types import CacheModel, DividerModel
 from ccls.taxonomy import DIVISION_CLASSES, STREAM_TIER, STRIDED_TIER, overlaps_compute, split, with_vector
 
@@ -63,7 +63,7 @@ def count_function(fn: FunctionIR, cache: CacheGeometry | None,
     runs = {name: 0.0 if name in idle_blocks else run for name, run in runs.items()}
     notes += [f"loop at line {fn.loops[key].line or '?'}: its count {fn.loops[key].trip_count.iterations.format()} "
               f"is below zero at these values, so it does not run here: counted as 0 iterations (the formula "
-              f"holds for large inputs)" for key in idle if fn.loops[key].parent not in idle]
+              f"holds for large inputs)" for key in sorted(idle) if fn.loops[key].parent not in idle]
     counted = _count(fn, cache, parameter_value, executions, runs, values, notes)
     floored = _count(fn, cache, parameter_value,
                      {name: Polynomial() if name in idle_blocks else poly for name, poly in executions.items()},
@@ -95,9 +95,10 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
            notes_first: list[str]) -> CountedFunction:
     assumptions = list(fn.assumptions) + notes_first
     static: dict[str, int] = defaultdict(int)
-    counts: dict[str, Polynomial] = defaultdict(Polynomial)
-    line_counts: dict[int, dict[str, Polynomial]] = defaultdict(lambda: defaultdict(Polynomial))
-    calls: dict[str, Polynomial] = defaultdict(Polynomial)
+    # What each count adds up, summed once at the end (`sum_of`)
+    counts: dict[str, list[Polynomial]] = defaultdict(list)
+    line_counts: dict[int, dict[str, list[Polynomial]]] = defaultdict(lambda: defaultdict(list))
+    calls: dict[str, list[Polynomial]] = defaultdict(list)
     machine = Polynomial() if any(b.machine_instructions is not None for b in fn.blocks) else None
     trips = _mean_trips(fn, runs)
     notes: set[str] = set()
@@ -105,7 +106,7 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
                                           cache.reorder_buffer, cache.divider, notes)
     for loop, extra in _chain_floors(fn, executions, runs, values, loop_cycles, cache, notes).items():
         cycles, loop_cycles[loop] = cycles + extra, loop_cycles[loop] + extra
-    overlapped: dict[str, dict[str, Polynomial]] = defaultdict(lambda: defaultdict(Polynomial))
+    overlapped: dict[str, dict[str, list[Polynomial]]] = defaultdict(lambda: defaultdict(list))
 
     working_sets = _working_sets(fn, runs, values, cache, trips)
     footprints = _loop_footprints(fn, cache, trips)
@@ -126,13 +127,13 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
             static[instr.cls] += 1
             for cls, share in tiers(instr, block.loop, notes):
                 executed = times * share
-                counts[cls] = counts[cls] + executed
+                counts[cls].append(executed)
                 if block.loop is not None and overlaps_compute(cls):
-                    overlapped[block.loop][cls] = overlapped[block.loop][cls] + executed
+                    overlapped[block.loop][cls].append(executed)
                 if instr.line is not None:
-                    line_counts[instr.line][cls] = line_counts[instr.line][cls] + executed
+                    line_counts[instr.line][cls].append(executed)
             if instr.data_dependent:
-                counts[MISPREDICT] = counts[MISPREDICT] + times * MISPREDICT_RATE
+                counts[MISPREDICT].append(times * MISPREDICT_RATE)
                 where = f"line {instr.line}" if instr.line else f"block %{block.name}"
                 notes.add(f"branch at {where} follows loaded data: assumed mispredicted "
                           f"{float(MISPREDICT_RATE):.0%} of the time (0% if the data always goes one way, "
@@ -140,24 +141,26 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
             if instr.bulk_bytes is not None:
                 moved, copy_cycles = _bulk_classes(instr, cache, parameter_value, notes)
                 for cls, per_call in moved:
-                    counts[cls] = counts[cls] + times * per_call
+                    counts[cls].append(times * per_call)
                     if instr.line is not None:
-                        line_counts[instr.line][cls] = line_counts[instr.line][cls] + times * per_call
+                        line_counts[instr.line][cls].append(times * per_call)
                 if cycles is not None:
                     cycles = cycles + times * copy_cycles
             elif split(instr.cls)[0] in ("call", "call_indirect") or instr.cls == "py.call":
-                calls[instr.callee or ""] = calls[instr.callee or ""] + times
+                calls[instr.callee or ""].append(times)
     # Which side of each overlap is hidden depends on the cost table: the report says (engine).
-    overlaps = [MemoryOverlap(loop, loop_cycles[loop], dict(classes))
+    overlaps = [MemoryOverlap(loop, loop_cycles[loop], {cls: sum_of(parts) for cls, parts in classes.items()})
                 for loop, classes in overlapped.items() if cycles is not None and loop in loop_cycles]
+    totals = {cls: sum_of(parts) for cls, parts in counts.items()}
     assumptions.extend(sorted(notes))
 
     return CountedFunction(
         name=fn.name, display_name=fn.display_name, file=fn.file, line=fn.line, end_line=fn.end_line,
         language=fn.language, arch=fn.arch, parameters=list(fn.parameters),
-        static_counts=dict(static), counts={k: v for k, v in counts.items() if not v.is_zero},
+        static_counts=dict(static), counts={k: v for k, v in totals.items() if not v.is_zero},
         machine_instructions=machine, loops=[LoopSummary(l.id, l.depth, l.line, l.trip_count) for l in fn.loops.values()],
-        line_counts={line: dict(c) for line, c in line_counts.items()}, calls=dict(calls),
+        line_counts={line: {cls: sum_of(parts) for cls, parts in c.items()} for line, c in line_counts.items()},
+        calls={callee: sum_of(parts) for callee, parts in calls.items()},
         sites=_division_sites(fn, executions) + _miss_sites(fn, executions, working_sets, cache, tiers),
         assumptions=assumptions, ir_text=fn.ir_text, machine_cycles=cycles, compile_flags=fn.compile_flags,
         overlaps=overlaps, stopped_on_time=fn.stopped_on_time,
@@ -201,8 +204,8 @@ def _machine_cycles(fn: FunctionIR, executions: dict[str, Polynomial], runs: dic
     bound, its cycles / k). With a measured `divider`, each divide's excess over llvm-mca's
     charge is taken off (see _divider_corrected). Notes name only corrections applied to a total
     that is returned."""
-    total, applied = Polynomial(), set()
-    per_loop: dict[str, Polynomial] = defaultdict(Polynomial)
+    spent_in, applied = [], set()  # what each block spends, summed once at the end (`sum_of`)
+    per_loop: dict[str, list[Polynomial]] = defaultdict(list)
     together = _overlap_in_body(fn, runs)
     for block in fn.blocks:
         if not block.machine_instructions:
@@ -227,13 +230,13 @@ def _machine_cycles(fn: FunctionIR, executions: dict[str, Polynomial], runs: dic
                         f"~{k:.1f} entries overlap in the core's {window}-entry out-of-order "
                         f"window (its blocks cost max(throughput, cycles / {k:.1f}))")
         spent = executions[block.name] * Fraction(round(per, 4)).limit_denominator(10_000)
-        total = total + spent
+        spent_in.append(spent)
         if block.loop is not None:
-            per_loop[block.loop] = per_loop[block.loop] + spent
+            per_loop[block.loop].append(spent)
     if not any(b.machine_instructions for b in fn.blocks):
         return None, {}
     notes.update(applied)
-    return total, dict(per_loop)
+    return sum_of(spent_in), {loop: sum_of(parts) for loop, parts in per_loop.items()}
 
 
 def _overlap_in_body(fn: FunctionIR, runs: dict[str, float]) -> dict[str, float]:

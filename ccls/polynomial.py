@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 from operator import itemgetter
-from typing import Mapping
+from typing import Iterable, Mapping
 
 LOG2_PREFIX = "log2("  # a symbol "log2(n)" stands for log₂ of parameter n (halving loops)
 Monomial = tuple[tuple[str, int], ...]  # sorted (symbol, power) pairs; () is the constant term
@@ -202,6 +202,16 @@ class Polynomial:
 
     def __str__(self) -> str:
         return self.format()
+
+
+def sum_of(polynomials: Iterable[Polynomial]) -> Polynomial:
+    """Σ `polynomials`, added in one dict: exact, so the same sum as adding them one by one, which
+    copies and sorts the growing sum at each step (a function's counts add one per instruction)."""
+    out: dict[Monomial, Fraction] = {}
+    for polynomial in polynomials:
+        for m, c in polynomial.terms:
+            out[m] = _add(out.get(m), c)
+    return Polynomial._from_dict(out)
 
 
 def _lift(value: "Polynomial | int | float | Fraction") -> Polynomial:

@@ -8,7 +8,9 @@ few non-polynomial forms are replaced by their expectation, each noted as an ass
 """
 from __future__ import annotations
 
+import functools
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -30,6 +32,9 @@ _UNSIGNED_RANGE = re.compile(r"\sU: \[(?P<lo>-?\d+),(?P<hi>-?\d+)\)")
 _SIGNED_RANGE = re.compile(r"\sS: \[(?P<lo>-?\d+),(?P<hi>-?\d+)\)")
 SMALL_RANGE = 64  # an opaque value known to lie in fewer values than this is taken as its midpoint
 _BLOCK = re.compile(r"%(\"[^\"]+\"|[-\w.$]+)(<[^,]*>)*")
+_PHI = re.compile(r"= phi [^\[]*(.*)$")
+_PHI_VALUE = re.compile(r"\[\s*([^,\]]+),")
+_PHI_BLOCK = re.compile(r"\[\s*[^,\]]+,\s*%(\"[^\"]+\"|[-\w.$]+)\s*\]")
 _BPI_FOR = re.compile(r"^Printing analysis 'Branch Probability Analysis' for function '(?P<fn>.+)':$")
 _EDGE = re.compile(r"^  edge %(?P<src>\"[^\"]+\"|[-\w.$]+) -> %(?P<dst>\"[^\"]+\"|[-\w.$]+) probability is "
                    r"0x(?P<num>[0-9a-f]+) / 0x(?P<den>[0-9a-f]+)")
@@ -141,11 +146,10 @@ def parse_opt_output(text: str) -> dict[str, FunctionAnalyses]:
         elif mode == "values":
             if m := _VALUE.match(raw):
                 pending_value = _strip_quotes(m["name"][1:])
-                phi = re.search(r"= phi [^\[]*(.*)$", raw)
+                phi = _PHI.search(raw)
                 if phi:
-                    current.phi_incoming[pending_value] = re.findall(r"\[\s*([^,\]]+),", phi.group(1))
-                    current.phi_blocks[pending_value] = [_strip_quotes(b) for b in re.findall(
-                        r"\[\s*[^,\]]+,\s*%(\"[^\"]+\"|[-\w.$]+)\s*\]", phi.group(1))]
+                    current.phi_incoming[pending_value] = _PHI_VALUE.findall(phi.group(1))
+                    current.phi_blocks[pending_value] = [_strip_quotes(b) for b in _PHI_BLOCK.findall(phi.group(1))]
                 elif low := _OR_CONSTANT.search(raw):
                     current.low_bits_set[pending_value] = (_strip_quotes(low["operand"][1:]), int(low["constant"]))
             elif pending_value and (m := _VALUE_SCEV.match(raw)):
@@ -250,6 +254,60 @@ class ValueTable:
     # name → (Polynomial | NotPolynomial, its own notes, the values its reading used)
     values: dict[str, tuple] = field(default_factory=dict)
     finished: set[str] = field(default_factory=set)  # phis whose component has been resolved
+    # name → how it was resolved in the function's other tables (`Resolution`), shared by them
+    resolutions: dict[str, list[Resolution]] | None = None
+
+
+# What a value's reading may look up, and the answers it got (`Resolution.reads`):
+_SUBSTITUTED, _PARAMETER, _CARRIED, _RESOLVED, _LEAF, _LOOP, _GLOBALS, _MAX_CONSTANT = range(8)
+_MISSING = object()
+RESOLUTIONS_KEPT = 4  # per value: its readings under different answers that are kept to be replayed
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """How one value was resolved in one table, to be replayed in another where every look-up
+    its reading made gets the same answer: the reading would then be the same, step for step.
+    A table per (parameters, enclosing loops, named values) resolves a phi web again in each,
+    and most of its values read nothing that differs between them.
+
+    `reads`: what the reading looked up, in order, and the answer: (_SUBSTITUTED, name, value),
+    (_PARAMETER, name), (_CARRIED, name) (a phi of the cycle, or one being resolved),
+    (_RESOLVED, name, value) (an entry of the table), (_LEAF, name) (a value with nothing to be
+    resolved through: its entry depends on the function alone), (_LOOP, loop, encloses),
+    (_GLOBALS, global_bases), (_MAX_CONSTANT, max_takes_constant)."""
+
+    reads: tuple
+    substituted_twins: tuple[int, ...]  # which substituted values read were the same object
+    constants: tuple  # the function's analyses it read (the same dicts)
+    steps: int
+    read_phi_merge: bool
+    entry: tuple  # (value, notes, used), as ValueTable.values keeps it
+    stack_depth: int  # where it was read: deeper, a reading may run out of stack where it did not
+
+
+def _context_constants(ctx: ScevContext) -> tuple:
+    return ctx.value_scevs, ctx.phi_incoming, ctx.exit_values, ctx.low_bits_set, ctx.small_ranges
+
+
+def _twins(values: list) -> tuple[int, ...]:
+    """For each value, the first position holding the same object (`max` tells operands apart by
+    identity)."""
+    return tuple(next(i for i, other in enumerate(values) if other is value) for value in values)
+
+
+def _stack_depth() -> int:
+    depth, frame = 0, sys._getframe(1)
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    return depth
+
+
+def _same_value(a, b) -> bool:
+    if isinstance(a, NotPolynomial) or isinstance(b, NotPolynomial):
+        return isinstance(a, NotPolynomial) and isinstance(b, NotPolynomial) and str(a) == str(b)
+    return a == b
 
 
 class ValueMemo:
@@ -259,13 +317,16 @@ class ValueMemo:
 
     def __init__(self) -> None:
         self._tables: dict[tuple[frozenset, frozenset, bool, frozenset], ValueTable] = {}
+        self._resolutions: dict[str, list[Resolution]] = {}
 
     def table(self, parameters: set[str], enclosing_loops: set[str], global_bases: bool = False,
               also_named: frozenset = frozenset()) -> ValueTable:
         """`also_named`: (value, symbol) pairs substituted beyond the function's own sizes (run-time
         values named after their variables): values resolved under them are kept apart."""
         key = (frozenset(parameters), frozenset(enclosing_loops), global_bases, also_named)
-        return self._tables.setdefault(key, ValueTable())
+        if key not in self._tables:
+            self._tables[key] = ValueTable(resolutions=self._resolutions)
+        return self._tables[key]
 
 
 @dataclass
@@ -294,8 +355,9 @@ class ScevContext:
     read_phi_merge: bool = False  # a phi was read as the values flowing into it (a remainder loop's start)
     _blocked: frozenset[str] = frozenset()  # the phis of the cycle being resolved
     _resolving: set[str] = field(default_factory=set)
-    # each value being resolved: (its own notes, the values its reading used), as ordered sets
-    _frames: list[tuple[dict, dict]] = field(default_factory=list)
+    # each value being resolved: [its own notes, the values its reading used (both ordered sets),
+    # what its reading looked up (`Resolution.reads`; None once it resolved another value)]
+    _frames: list[list] = field(default_factory=list)
 
     def note(self, text: str) -> None:
         """Record an assumption once: for the value being resolved (its memo entry gives it to
@@ -334,6 +396,16 @@ class ScevContext:
         if self.budget is not None:
             self.budget.spend(steps)
 
+    def looked_up(self, read: tuple) -> None:
+        """The value being resolved looked `read` up (`Resolution.reads`)."""
+        if self._frames and (reads := self._frames[-1][2]) is not None:
+            reads.append(read)
+
+    def not_replayable(self) -> None:
+        """The value being resolved resolved another as it was read: its reading is not replayed."""
+        if self._frames:
+            self._frames[-1][2] = None
+
 
 _TOKEN = re.compile(
     r"\s*(\*\*\*COULDNOTCOMPUTE\*\*\*|\{|\}|\(|\)|,\+,|<%(?:\"[^\"]+\"|[-\w.$]+)>|<\w+>|"
@@ -343,69 +415,173 @@ _TOKEN = re.compile(
 
 
 _OPERATORS = ("+", "*", "/u", "smax", "umax", "smin", "umin", "umin_seq")
+# The parser's tests on single tokens, compiled once (`re.fullmatch` looks its pattern up each call).
+_INTEGER = re.compile(r"-?\d+")
+_FLAG = re.compile(r"<\w+>")
+_INTEGER_TYPE = re.compile(r"i\d+")
+_CONSTANT_INCOMING = re.compile(r"-?\d+|poison|undef|zeroinitializer")
+_NAMED_VALUE = re.compile(r"%(\"[^\"]+\"|[-\w.$]+)")
+_INTEGER_TYPES = ("i1", "i8", "i16", "i32", "i64", "i128")
+# What `_Parser.expression` reads a token as (`_token_kind`).
+(_READS_VALUE, _READS_OPEN, _READS_RECURRENCE, _READS_UNKNOWN, _READS_NUMBER, _READS_TYPED_NUMBER, _READS_GLOBAL,
+ _READS_OTHER) = range(8)
+
+
+def _token_kind(tokens: list[str], at: int) -> tuple[int, object]:
+    """What an expression starting at `tokens[at]` is, and what it takes from its text: a
+    value's or a global's name, or a number (`i64 8` is one too)."""
+    tok = tokens[at]
+    first = tok[0]
+    if first == "%":
+        return _READS_VALUE, _strip_quotes(tok[1:])
+    if first == "(":
+        return _READS_OPEN, None
+    if first == "{":
+        return _READS_RECURRENCE, None
+    if tok == UNKNOWN:
+        return _READS_UNKNOWN, None
+    if _INTEGER.fullmatch(tok):
+        return _READS_NUMBER, Fraction(int(tok))
+    if tok in _INTEGER_TYPES and at + 1 < len(tokens) and _INTEGER.fullmatch(tokens[at + 1]):
+        return _READS_TYPED_NUMBER, Fraction(int(tokens[at + 1]))
+    if first == "@":
+        return _READS_GLOBAL, _strip_quotes(tok[1:])
+    return _READS_OTHER, None
 # A budget step is about one expression node read; scanning this many tokens costs about as much.
 _TOKENS_PER_STEP = 8
 
 
+class _Tokens:
+    """One SCEV text's tokens, read once however often the text is converted (a phi's incoming
+    values are read again under each set of parameters, enclosing loops and named values), and
+    the parser's scans over them, kept by the position they start from."""
+
+    __slots__ = ("tokens", "count", "kinds", "names", "operand_ends", "cast_tos")
+
+    def __init__(self, text: str):
+        tokens = [t for t in _TOKEN.findall(text) if t]
+        self.count = len(tokens)
+        self.tokens = (*tokens, None)  # None past the last token: what `_Parser._peek` reads there
+        self.kinds = tuple(_token_kind(tokens, at) for at in range(len(tokens)))
+        self.names = tuple(_strip_quotes(t[1:]) for t in tokens if t.startswith("%"))  # the values it reads
+        self.operand_ends: dict[int, int] = {}  # `_Parser._skip_operand`'s
+        self.cast_tos: dict[int, int] = {}  # `_Parser._cast_to`'s, -1 where the cast is malformed
+
+    def operand_end(self, start: int) -> int:
+        """Where the operand from `start` ends: at its group's next operator or end."""
+        if (end := self.operand_ends.get(start)) is None:
+            depth, end, tokens = 0, start, self.tokens
+            while (tok := tokens[end]) is not None:
+                if depth == 0 and (tok == ")" or tok in _OPERATORS):
+                    break
+                if tok in ("(", "{"):
+                    depth += 1
+                elif tok in (")", "}"):
+                    depth -= 1
+                end += 1
+            self.operand_ends[start] = end
+        return end
+
+    def cast_to(self, start: int) -> int:
+        """The position of the `to` of the cast whose operand starts at `start`, or -1."""
+        if (found := self.cast_tos.get(start)) is None:
+            found, depth = -1, 0
+            for at in range(start, self.count):
+                tok = self.tokens[at]
+                if tok in ("(", "{"):
+                    depth += 1
+                elif tok in (")", "}"):
+                    depth -= 1
+                elif tok == "to" and depth == 0:
+                    found = at
+                    break
+                if depth < 0:
+                    break
+            self.cast_tos[start] = found
+        return found
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _tokenised(text: str) -> _Tokens:
+    return _Tokens(text)
+
+
 def to_polynomial(expr: str, ctx: ScevContext) -> Polynomial:
     """Convert a SCEV expression to a Polynomial, raising NotPolynomial if it can't be."""
-    tokens = [t for t in _TOKEN.findall(expr) if t]
-    ctx.spend(1 + len(tokens) // _TOKENS_PER_STEP)  # tokenising is work too: long texts are read often
+    tokens = _tokenised(expr)
+    ctx.spend(1 + tokens.count // _TOKENS_PER_STEP)  # tokenising is work too: long texts are read often
     parser = _Parser(tokens, ctx)
     try:
         return parser.expression()
     except RecursionError:  # the parser recurses once per nesting level
+        ctx.not_replayable()
         raise NotPolynomial("the expression is nested too deeply to read") from None
 
 
 class _Parser:
-    def __init__(self, tokens: list[str], ctx: ScevContext):
-        self.tokens, self.pos, self.ctx = tokens, 0, ctx
+    def __init__(self, tokens: _Tokens, ctx: ScevContext):
+        self.tokenised, self.tokens, self.pos, self.ctx = tokens, tokens.tokens, 0, ctx
 
     def _peek(self) -> str | None:
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+        return self.tokens[self.pos]
 
     def _next(self) -> str:
-        if self.pos >= len(self.tokens):
+        return self.tokens[self._next_at()]
+
+    def _next_at(self) -> int:
+        """The position of the next token, moving past it."""
+        at = self.pos
+        if at >= self.tokenised.count:
             raise NotPolynomial("unexpected end of SCEV expression")
-        tok = self.tokens[self.pos]
-        self.pos += 1
-        return tok
+        self.pos = at + 1
+        return at
 
     def _skip_flags(self) -> None:
-        while (tok := self._peek()) is not None and re.fullmatch(r"<\w+>", tok):
+        while (tok := self._peek()) is not None and _FLAG.fullmatch(tok):
             self.pos += 1
 
     def expression(self) -> Polynomial:
         self.ctx.spend()
-        tok = self._next()
-        if tok == UNKNOWN:
-            raise NotPolynomial("ScalarEvolution could not compute it")
-        if re.fullmatch(r"-?\d+", tok):
-            return Polynomial.constant(int(tok))
-        if tok in ("i1", "i8", "i16", "i32", "i64", "i128") and re.fullmatch(r"-?\d+", self._peek() or ""):
-            return Polynomial.constant(int(self._next()))
-        if tok.startswith("%"):
-            return self._value(_strip_quotes(tok[1:]))
-        if tok.startswith("@"):
-            if self.ctx.global_bases:  # an address in a global array: the array is its base
-                return Polynomial.symbol(GLOBAL_BASE + _strip_quotes(tok[1:]))
-            raise NotPolynomial(f"depends on the address of {tok}")
-        if tok == "{":
-            return self._add_recurrence()
-        if tok == "(":
+        at = self._next_at()
+        kind, payload = self.tokenised.kinds[at]
+        if kind == _READS_VALUE:
+            return self._value(payload)
+        if kind == _READS_OPEN:
             return self._parenthesised()
-        raise NotPolynomial(f"unexpected token {tok!r}")
+        if kind == _READS_RECURRENCE:
+            return self._add_recurrence()
+        if kind == _READS_UNKNOWN:
+            raise NotPolynomial("ScalarEvolution could not compute it")
+        if kind == _READS_NUMBER:
+            return Polynomial.constant(payload)
+        if kind == _READS_TYPED_NUMBER:
+            self.pos += 1
+            return Polynomial.constant(payload)
+        if kind == _READS_GLOBAL:
+            self.ctx.looked_up((_GLOBALS, self.ctx.global_bases))
+            if self.ctx.global_bases:  # an address in a global array: the array is its base
+                return Polynomial.symbol(GLOBAL_BASE + payload)
+            raise NotPolynomial(f"depends on the address of {self.tokens[at]}")
+        raise NotPolynomial(f"unexpected token {self.tokens[at]!r}")
 
     def _value(self, name: str) -> Polynomial:
         ctx = self.ctx
         if name in ctx.substituted:
+            ctx.looked_up((_SUBSTITUTED, name, ctx.substituted[name]))
             return ctx.substituted[name]
         if name in ctx.parameters:
+            ctx.looked_up((_PARAMETER, name))
             return Polynomial.symbol(name)
         if name in ctx._blocked or name in ctx._resolving:
+            ctx.looked_up((_CARRIED, name))
             raise NotPolynomial(f"%{name} is carried round a loop (it depends on itself)")
         table = ctx.memo
+        if self._is_leaf(name):
+            ctx.looked_up((_LEAF, name))
+        elif name in table.values:
+            ctx.looked_up((_RESOLVED, name, table.values[name][0]))
+        else:
+            ctx.not_replayable()
         if name not in table.values:
             if self._is_phi(name) and name not in table.finished:
                 self._resolve_web(name)
@@ -416,6 +592,11 @@ class _Parser:
         if isinstance(value, NotPolynomial):
             raise NotPolynomial(str(value))
         return value
+
+    def _is_leaf(self, name: str) -> bool:
+        """Whether `name` has nothing to be resolved through (no incoming values, no operand): its
+        entry (its small range, or that it is a run-time value) is the function's alone."""
+        return not self.ctx.phi_incoming.get(name) and name not in self.ctx.low_bits_set
 
     def _is_phi(self, name: str) -> bool:
         """Whether `name` is resolved through other values (a phi's incoming values, or the
@@ -431,8 +612,7 @@ class _Parser:
                  if v.startswith("%")]
         if name in ctx.low_bits_set:
             texts.append(ctx.value_scevs.get(ctx.low_bits_set[name][0], ""))
-        return [used for text in texts for token in _TOKEN.findall(text) if token.startswith("%")
-                and self._is_phi(used := _strip_quotes(token[1:]))]
+        return [used for text in texts for used in _tokenised(text).names if self._is_phi(used)]
 
     def _resolve_web(self, start: str) -> None:
         """Resolve `start` and every phi it reads, in order: Tarjan's strongly connected
@@ -484,11 +664,19 @@ class _Parser:
                     self._memoise(member, frozenset(members) if cyclic else frozenset())
 
     def _memoise(self, name: str, cycle: frozenset[str]) -> None:
-        """Resolve one value, the phis of `cycle` (its own) cut off, and keep it with its notes."""
+        """Resolve one value, the phis of `cycle` (its own) cut off, and keep it with its notes:
+        replayed from another table where its reading would be the same (`Resolution`)."""
         ctx = self.ctx
+        resolutions = ctx.memo.resolutions if ctx.budget is not None else None
+        if resolutions is not None and (earlier := resolutions.get(name)) \
+                and (replayed := self._replayed(name, cycle, earlier, _stack_depth())):
+            ctx.memo.values[name] = replayed
+            return
         blocked, ctx._blocked = ctx._blocked, cycle
         ctx._resolving.add(name)
-        ctx._frames.append(({}, {}))
+        ctx._frames.append([{}, {}, [] if resolutions is not None else None])
+        merged, ctx.read_phi_merge = ctx.read_phi_merge, False
+        steps = ctx.budget.steps if ctx.budget is not None else 0
         try:
             value = self._resolve(name)
         except NotPolynomial as why:
@@ -496,8 +684,77 @@ class _Parser:
         finally:
             ctx._blocked = blocked
             ctx._resolving.discard(name)
-            notes, used = ctx._frames.pop()
-        ctx.memo.values[name] = (value, tuple(notes), tuple(used))
+            notes, used, reads = ctx._frames.pop()
+            read_phi_merge, ctx.read_phi_merge = ctx.read_phi_merge, merged or ctx.read_phi_merge
+        entry = ctx.memo.values[name] = (value, tuple(notes), tuple(used))
+        if reads is not None and len(kept := resolutions.setdefault(name, [])) < RESOLUTIONS_KEPT:
+            substituted = [read[2] for read in reads if read[0] == _SUBSTITUTED]
+            kept.append(Resolution(tuple(reads), _twins(substituted), _context_constants(ctx),
+                                   ctx.budget.steps - steps, read_phi_merge, entry, _stack_depth()))
+
+    def _replayed(self, name: str, cycle: frozenset[str], resolutions: list[Resolution], depth: int) -> tuple | None:
+        """`_replay` in the context `name`'s own reading would have (its cycle cut off)."""
+        ctx = self.ctx
+        blocked, ctx._blocked = ctx._blocked, cycle
+        ctx._resolving.add(name)
+        try:
+            return self._replay(resolutions, depth)
+        finally:
+            ctx._blocked = blocked
+            ctx._resolving.discard(name)
+
+    def _replay(self, resolutions: list[Resolution], depth: int) -> tuple | None:
+        """The entry of the first of `resolutions` whose reading this context would repeat (its
+        steps spent, its merge of a phi noted), or None. Only where those steps cannot run out
+        the budget: where they would, the reading itself says where it stopped."""
+        ctx = self.ctx
+        budget = ctx.budget
+        for resolution in resolutions:
+            if depth <= resolution.stack_depth and not budget.exhausted \
+                    and budget.steps + resolution.steps <= budget.max_steps and self._same_reads(resolution):
+                for read in resolution.reads:
+                    if read[0] == _LEAF and read[1] not in ctx.memo.values:
+                        self._memoise(read[1], frozenset())  # as the reading would have, on its way
+                if resolution.steps:
+                    budget.spend(resolution.steps)
+                ctx.read_phi_merge = ctx.read_phi_merge or resolution.read_phi_merge
+                value, notes, used = resolution.entry
+                value = Polynomial(value.terms) if isinstance(value, Polynomial) else NotPolynomial(str(value))
+                return value, notes, used
+        return None
+
+    def _same_reads(self, resolution: Resolution) -> bool:
+        """Whether every look-up of `resolution`'s reading gets the same answer here."""
+        ctx = self.ctx
+        if any(a is not b for a, b in zip(_context_constants(ctx), resolution.constants)):
+            return False
+        substituted = []
+        for read in resolution.reads:
+            kind = read[0]
+            if kind == _LOOP:
+                if (read[1] in ctx.enclosing_loops) != read[2]:
+                    return False
+                continue
+            if kind == _GLOBALS or kind == _MAX_CONSTANT:
+                if (ctx.global_bases if kind == _GLOBALS else ctx.max_takes_constant) != read[1]:
+                    return False
+                continue
+            name = read[1]
+            value = ctx.substituted.get(name, _MISSING)
+            if kind == _SUBSTITUTED:
+                if value is _MISSING or value != read[2]:
+                    return False
+                substituted.append(value)
+                continue
+            if value is not _MISSING or (name in ctx.parameters) != (kind == _PARAMETER):
+                return False
+            if kind == _PARAMETER:
+                continue
+            if (name in ctx._blocked or name in ctx._resolving) != (kind == _CARRIED):
+                return False
+            if kind == _RESOLVED and not (name in ctx.memo.values and _same_value(ctx.memo.values[name][0], read[2])):
+                return False
+        return _twins(substituted) == resolution.substituted_twins
 
     def _resolve(self, name: str) -> Polynomial:
         """A value that is neither a parameter nor substituted: through its phi's incoming
@@ -510,7 +767,7 @@ class _Parser:
             # with large inputs, a computed value is what flows in; take their mean. The start
             # is a constant, or an enclosing loop's index when the loop is triangular (j = i):
             # values that move with the function's sizes are the computed ones.
-            candidates = [v for v in incoming if not re.fullmatch(r"-?\d+|poison|undef|zeroinitializer", v)]
+            candidates = [v for v in incoming if not _CONSTANT_INCOMING.fullmatch(v)]
             values, exited, bypassed = [], [], set()
             for candidate in candidates:
                 value = _strip_quotes(candidate[1:]) if candidate.startswith("%") else ""
@@ -530,7 +787,7 @@ class _Parser:
                     except NotPolynomial:
                         continue
                     # where that loop starts from: the value that flows in when its guard skips it
-                    for start in re.findall(r"%(\"[^\"]+\"|[-\w.$]+)", scev.split(",+,")[0]):
+                    for start in _NAMED_VALUE.findall(scev.split(",+,")[0]):
                         start = _strip_quotes(start)
                         bypassed.add(start)
                         bypassed.update(_strip_quotes(v[1:]) for v in ctx.phi_incoming.get(start) or ()
@@ -580,13 +837,15 @@ class _Parser:
         self._skip_flags()
         loop_tok = self._next()
         loop = _strip_quotes(loop_tok[2:-1])
+        self.ctx.looked_up((_LOOP, loop, loop in self.ctx.enclosing_loops))
         if loop not in self.ctx.enclosing_loops:
             raise NotPolynomial(f"recurrence over loop %{loop} that does not enclose it")
         k = Polynomial.symbol("@" + loop)
         value, binomial = Polynomial(), Polynomial.constant(1)
         for j, coefficient in enumerate(coefficients):
             value = value + coefficient * binomial
-            binomial = binomial * (k - j) * Fraction(1, j + 1)  # C(k, j + 1)
+            if j + 1 < len(coefficients):
+                binomial = binomial * (k - j) * Fraction(1, j + 1)  # C(k, j + 1)
         return value
 
     def _parenthesised(self) -> Polynomial:
@@ -594,8 +853,9 @@ class _Parser:
             kind = self._next()
             from_type = self._next()
             to_at = self._cast_to()
-            narrow = from_type if kind != "trunc" else self.tokens[to_at + 1] if to_at + 1 < len(self.tokens) else ""
-            bits = int(narrow[1:]) if re.fullmatch(r"i\d+", narrow) else 64
+            narrow = from_type if kind != "trunc" else \
+                self.tokens[to_at + 1] if to_at + 1 < self.tokenised.count else ""
+            bits = int(narrow[1:]) if _INTEGER_TYPE.fullmatch(narrow) else 64
             if bits < 8:
                 # A value reduced modulo 2^bits (unrolling remainders: n mod 4 of a loaded n too):
                 # use its mean, whatever the value reduced.
@@ -661,6 +921,8 @@ class _Parser:
                 values = [v.constant_value() for v in operands]
                 return Polynomial.constant(max(values) if "max" in op else min(values))
             constants = [v.constant_value() for v in operands if v.constant_value() is not None]
+            if "max" in op and constants:
+                self.ctx.looked_up((_MAX_CONSTANT, self.ctx.max_takes_constant))
             if "max" in op and constants and self.ctx.max_takes_constant:
                 self.ctx.note(f"{op} of a bound taken as its constant operand {max(constants)} (its other operand "
                               f"is where the loop starts)")
@@ -689,32 +951,17 @@ class _Parser:
 
     def _skip_operand(self) -> None:
         """Move past the rest of the operand being read: to its group's next operator or end."""
-        depth, start = 0, self.pos
-        while (tok := self._peek()) is not None:
-            if depth == 0 and (tok == ")" or tok in _OPERATORS):
-                break
-            if tok in ("(", "{"):
-                depth += 1
-            elif tok in (")", "}"):
-                depth -= 1
-            self.pos += 1
+        start = self.pos
+        self.pos = self.tokenised.operand_end(start)
         self.ctx.spend((self.pos - start) // _TOKENS_PER_STEP)
 
     def _cast_to(self) -> int:
         """The position of the `to` of the cast being read (past its operand)."""
-        depth = 0
-        for at in range(self.pos, len(self.tokens)):
-            tok = self.tokens[at]
-            if tok in ("(", "{"):
-                depth += 1
-            elif tok in (")", "}"):
-                depth -= 1
-            elif tok == "to" and depth == 0:
-                self.ctx.spend((at - self.pos) // _TOKENS_PER_STEP)  # nested casts scan their operands again
-                return at
-            if depth < 0:
-                break
-        raise NotPolynomial("malformed cast")
+        at = self.tokenised.cast_to(self.pos)
+        if at < 0:
+            raise NotPolynomial("malformed cast")
+        self.ctx.spend((at - self.pos) // _TOKENS_PER_STEP)  # nested casts scan their operands again
+        return at
 
     def _expect_close(self) -> None:
         if self._next() != ")":
