@@ -154,7 +154,7 @@ def test_call_sites_pass_constants_keywords_defaults_lengths_and_through_the_cal
     assert "6 (the call at example.py:37, passing on m = 3 from the call at example.py:34)" \
         in fs["bench"].size_notes[0]
     assert fs["solve"].inferred_sizes == {"len(board)": 64.0}  # [0] * 64 passes its length
-    assert fs["grown"].inferred_sizes == {}  # a list appended to after it was built: no length
+    assert fs["grown"].inferred_sizes == {"len(path)": 2.0}  # built with 1 item, 1 append counted
 
 
 def test_the_user_s_parameter_values_win_over_call_sites():

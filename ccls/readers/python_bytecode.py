@@ -157,6 +157,9 @@ class _Val:
 
 _UNKNOWN = _Val()
 _NULL = _Val(is_null=True)
+# Builtins that read a sequence they are handed and keep nothing of it that could grow it.
+_READS_SEQUENCE = frozenset(("len", "sorted", "list", "tuple", "set", "frozenset", "sum", "min", "max", "any",
+                             "all", "enumerate", "reversed", "zip", "print", "repr", "str", "iter"))
 # Methods that change a container's length in place.
 _RESIZING = frozenset(("append", "extend", "insert", "pop", "remove", "clear", "add", "discard", "update",
                        "setdefault", "popitem", "appendleft", "popleft", "extendleft"))
@@ -233,6 +236,8 @@ def _call_builtin(name: str, args: list[_Val]) -> _Val:
             if abs(step) != 1:
                 notes += (f"range step {step}: trip count (stop − start)/{step}, ignoring rounding",)
         return _Val(rng=_Range(args[0].poly, args[1].poly, step, notes))
+    if name == "list" and not args:
+        return _Val(container="list", length=Polynomial.constant(0))
     if name in ("sorted", "list", "tuple") and len(args) == 1:
         size = _length(args[0])  # same length as its argument
         return _Val(seq=args[0].seq, container="tuple" if name == "tuple" else "list",
@@ -671,6 +676,10 @@ class _FunctionReader:
         self.assumptions: list[str] = []
         self.sites: list[tuple[int | None, _Site]] = []  # calls made (comprehensions' included), by `read`
         self._memo: dict[str, _Val] = {}
+        self._built: dict[str, Polynomial] = {}  # list locals built here: their length as built
+        self._escaped: dict[str, list[int]] | None = None  # by `_escapes`
+        self._scanning = False
+        self._block_of = {ins.offset: b for b in self.live for ins in self.blocks[b].instrs}
         self._depth = 0
 
     def _lines(self) -> dict[int, int | None]:
@@ -700,13 +709,75 @@ class _FunctionReader:
 
     def _resized(self) -> set[str]:
         """Locals whose container this function grows or shrinks in place (``a.append(x)``,
-        ``a.pop()``): the length they were built with no longer holds."""
+        ``a.pop()``): the length they were built with no longer holds (`_grown` may count it)."""
         out: set[str] = set()
+        self.appends: dict[str, list[int]] = {}  # local → offsets of its `.append` loads
         for prev, ins in zip(self.instrs, self.instrs[1:]):
             if prev.opname in ("LOAD_FAST", "LOAD_DEREF", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW") and (
                     (ins.opname in ("LOAD_METHOD", "LOAD_ATTR") and str(ins.argval) in _RESIZING)):
-                out.add(_names(prev)[-1])
+                name = _names(prev)[-1]
+                out.add(name)
+                self.appends.setdefault(name, []).append(ins.offset if str(ins.argval) == "append" else -1)
         return out
+
+    def _grown(self, name: str, store: tuple[int, int], start: Polynomial, read: int,
+               at: int | None) -> Polynomial | None:
+        """The length of a list local built here (``out = []``, one store, of ``start`` items)
+        that only ``out.append(…)`` grows, as read in block ``read``: ``start`` plus the times
+        each append runs per run of the store, the product of the trip counts of the loops around
+        the append that are not around the store (``for x in xs: out.append(x)``: len(xs)). An
+        append under a branch is counted as made: an upper bound. None when something else may
+        resize it (another method, a callee it is handed to before its last read, a closure), a
+        loop around an append has no count yet or one that varies with an outer loop's index, or
+        the read (at offset ``at``) is inside a loop that is still growing it."""
+        offsets = self.appends.get(name, [])
+        if -1 in offsets or name not in self.code.co_varnames or name in self.code.co_cellvars:
+            return None
+        block_of = self._block_of
+        outer = {lp.id for lp in self._enclosing(store[0])}
+        reading = {lp.id for lp in self._enclosing(read)}
+        total = start
+        for offset in offsets:
+            if offset not in block_of:
+                continue  # in code that never runs
+            times = Polynomial.constant(1)
+            for loop in self._enclosing(block_of[offset]):
+                if loop.id in outer:
+                    continue
+                if loop.id in reading or loop.trip is None or loop.trip.kind == "unknown" or any(
+                        s.startswith("@") for s in loop.trip.iterations.symbols):
+                    return None
+                times = times * loop.trip.iterations
+            total = total + times
+        # Handed to a call as an argument, the callee may grow it: what is read after that call
+        # (or in a loop around it, on the next pass) is not known; what is read before, is.
+        for call in self._escapes().get(name, ()):
+            if at is None or at > call or call not in block_of or \
+                    (reading & {lp.id for lp in self._enclosing(block_of[call])}) - outer:
+                return None
+        return total
+
+    def _escapes(self) -> dict[str, list[int]]:
+        """Local → offsets of the calls it is handed to as an argument, but for builtins that only
+        read a sequence (`_READS_SEQUENCE`, ``sep.join``). Scanned once, with lengths of grown
+        lists left out (they are what this decides)."""
+        if self._escaped is None:
+            self._escaped, self._scanning = {}, True
+            try:
+                for start in sorted(self.live):
+                    _, facts = self._simulate(start)
+                    for offset, fact in facts.items():
+                        site = fact[5] if fact and fact[0] == "call" and len(fact) > 5 else None
+                        if site is None or (site.func.attr == "join" and site.func.owner is not None) or (
+                                site.func.is_global and site.this is None and site.func.name in _READS_SEQUENCE
+                                and site.func.name not in self.shadowed):
+                            continue
+                        for arg in site.args:
+                            if arg.var is not None:
+                                self._escaped.setdefault(arg.var, []).append(offset)
+            finally:
+                self._scanning = False
+        return self._escaped
 
     def _find_loops(self) -> dict[str, _LoopInfo]:
         if not self.blocks:
@@ -752,7 +823,7 @@ class _FunctionReader:
         return out
 
     # -- values of variables --------------------------------------------------------------
-    def _lookup(self, name: str, block: int) -> _Val:
+    def _lookup(self, name: str, block: int, at: int | None = None) -> _Val:
         loops = self._enclosing(block)
         for loop in loops:
             if name in loop.bindings:
@@ -768,6 +839,14 @@ class _FunctionReader:
             visible = {f"@{lp.id}" for lp in loops}
             if {s for p in _polys(value) for s in p.symbols if s.startswith("@")} <= visible:
                 # An unknown value it was computed from may have changed since: no base carried over.
+                built = self._built.get(name)
+                if built is not None and value.container == "list" and not self._scanning:
+                    grown = self._grown(name, sites[0], built, block, at)
+                    if grown is not None and name in self.appends:
+                        note = f"{name} holds at most {grown} items: its {len(self.appends[name])} append(s) counted"
+                        value = replace(value, length=grown, notes=value.notes + (note,))
+                    elif grown is not None:
+                        value = replace(value, length=grown)
                 return replace(value, name=name, direct=True, base=None, shift=None)
         return _Val(name=name, direct=name not in self.symbol_names)
 
@@ -796,12 +875,14 @@ class _FunctionReader:
                 finally:
                     self._depth -= 1
                 value = stack[-1] if stack else _UNKNOWN
+                if value.container == "list" and value.length is not None:
+                    self._built[name] = value.length  # what `_grown` adds the appends to
                 # A range or an iterator kept in a local (`r = range(n)`; `for i in r`) is that
                 # range; loop indices it mentions are checked by `_lookup`.
                 self._memo[name] = _Val(poly=value.poly, seq=value.seq, notes=value.notes,
                                         from_global=value.from_global or value.is_global,
                                         container=value.container, rng=value.rng,
-                                        length=None if name in self.resized else value.length,
+                                        length=None if name in self.resized or name in self._built else value.length,
                                         iter=value.iter, items=value.items, is_str=value.is_str)
         return self._memo[name]
 
@@ -934,7 +1015,8 @@ class _FunctionReader:
                 stack.append(_const_value(ins.argval))
             elif op in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW", "LOAD_DEREF",
                         "LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"):
-                stack.extend(_unknown_base(replace(self._lookup(n, block), var=n), f"{n}#{writes.get(n, 0)}@{block}")
+                stack.extend(_unknown_base(replace(self._lookup(n, block, ins.offset), var=n),
+                                           f"{n}#{writes.get(n, 0)}@{block}")
                              for n in _names(ins))
             elif op == "STORE_FAST_LOAD_FAST":
                 pop()
@@ -957,6 +1039,8 @@ class _FunctionReader:
                 value = _Val(name=f"{owner}.{attr}" if owner else attr, direct=True, owner=base, attr=attr,
                              from_global=base.is_global or base.from_global)
                 bound = self._attribute(base, attr)
+                if bound is None and not value.from_global and op == "LOAD_ATTR" and "NULL|self" not in ins.argrepr:
+                    bound = self.module.collection(attr)
                 if bound is not None:
                     value = replace(bound, name=value.name, direct=True, owner=base, attr=attr)
                 is_method = op == "LOAD_METHOD" or ("NULL|self" in ins.argrepr)
@@ -1042,6 +1126,9 @@ class _FunctionReader:
                 if work is None and func.is_global and this is None and func.name in self.module.classes:
                     work = self._new_instance(func.name, self.line_of[ins.offset])
                 facts[ins.offset] = ("call", func.name if func.direct else None, None, None, work, site)
+                if not builtin and not args and func.is_global and this is None and func.name in self.module.lists:
+                    stack.append(_Val(container="list", length=Polynomial.constant(0)))  # a list subclass, empty
+                    continue
                 stack.append(_call_builtin(func.name, args) if builtin else _UNKNOWN)
             elif op == "CONTAINS_OP":
                 _, container = pop(2)
@@ -1559,6 +1646,10 @@ class _ModuleInfo:
                                  and not c.co_name.startswith("<")) - self._rebound
         self._attributes: dict | None = None  # (class, attribute) → store, then _Attribute
         self._init_readers: dict[types.CodeType, _FunctionReader] = {}
+        self._collections: dict | None = None  # attribute → where it is built, then its _Val
+        # Classes of the module that derive from list and define no __init__/__new__ of their
+        # own (nor do their bases in the module): calling one with no arguments makes an empty list.
+        self.lists = _list_classes(lines or []) - self._rebound if code is not None else frozenset()
 
     def constant(self, name: str) -> _Val | None:
         """The module constant ``name``, or None when it is not one (or not understood)."""
@@ -1628,6 +1719,55 @@ class _ModuleInfo:
         return self._attributes[key]
 
 
+    def collection(self, attr: str) -> "_Val | None":
+        """``x.attr`` read anywhere in the module, when the module builds that attribute in one
+        place only: one store (``self.neighbours = []``, of a list of known length) and, in the
+        same function, appends inside loops of constant trip counts (``for d in DIRS:
+        self.neighbours.append(…)``), nothing else growing, rebinding or deleting it
+        (`_built_collections`). Each run of that function starts the list afresh, so it holds at
+        most its initial length plus the appends: a list, of that length (an upper bound: an
+        append under a branch is counted as made). None otherwise."""
+        if self.code is None:
+            return None
+        if self._collections is None:
+            self._collections = _built_collections(self.code)
+        found = self._collections.get(attr)
+        if found is None or isinstance(found, _Val):
+            return found
+        self._collections[attr] = None  # guards a build whose loops read the attribute itself
+        code, store, appends = found
+        reader = _FunctionReader(code, *self._args, module=self)
+        reader._analyse_loops()
+        where = {ins.offset: (start, i) for start in reader.live for i, ins in enumerate(reader.blocks[start].instrs)}
+        if store not in where:
+            return None
+        stack, _ = reader._simulate(*where[store])
+        value = stack[-2] if len(stack) >= 2 else _UNKNOWN
+        start = value.length.constant_value() if value.container == "list" and value.length is not None else None
+        if start is None:
+            return None
+        total = Fraction(start)
+        for offset in appends:
+            if offset not in where:
+                continue  # in a block that never runs
+            times = Fraction(1)
+            for loop in reader._enclosing(where[offset][0]):
+                trips = loop.trip.iterations.constant_value() if loop.trip is not None and \
+                    loop.trip.kind != "unknown" else None
+                if trips is None:
+                    return None
+                times *= trips
+            total += times
+        qualname = getattr(code, "co_qualname", code.co_name)
+        line = reader.line_of.get(store)
+        count = int(total) if total.denominator == 1 else float(total)
+        grown = f", {len(appends)} append(s) counted" if appends else ""
+        note = (f".{attr} holds at most {count} items: stored once, in {qualname} (line {line}), with "
+                f"{start}{grown}",)
+        self._collections[attr] = _Val(container="list", length=Polynomial.constant(total), notes=note)
+        return self._collections[attr]
+
+
 @dataclass(frozen=True)
 class _Attribute:
     """An instance attribute bound once, in ``__init__`` (``self.degree = degree``): its value
@@ -1682,6 +1822,32 @@ def _class_family(lines: list[str]) -> dict[str, frozenset[str]] | None:
     return {name: frozenset(up[name] | {other for other in bases if name in up[other]}) for name in bases}
 
 
+def _list_classes(lines: list[str]) -> frozenset[str]:
+    """Top-level classes deriving from ``list`` (directly or through the module's classes) that
+    neither they nor those bases give an ``__init__`` or ``__new__``: ``OrderedCollection()``
+    is an empty list, as ``list()`` is."""
+    import ast
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    nodes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+
+    def is_list(name: str, seen: frozenset[str] = frozenset()) -> bool:
+        node = nodes.get(name)
+        if node is None or name in seen or node.keywords or any(
+                isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in ("__init__", "__new__")
+                for item in node.body):
+            return False
+        bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
+        if len(bases) != len(node.bases):
+            return False
+        return any(b == "list" for b in bases) and all(b == "list" or b == "object" or is_list(b, seen | {name})
+                                                       for b in bases) or \
+            bool(bases) and all(b in nodes and is_list(b, seen | {name}) for b in bases)
+    return frozenset(name for name in nodes if is_list(name))
+
+
 def _configuration_attributes(module: types.CodeType, classes: frozenset[str],
                               family: dict[str, frozenset[str]] | None) -> dict:
     """(class, attribute) → (``__init__``'s code, offset of its one store) for each attribute that
@@ -1727,6 +1893,56 @@ def _configuration_attributes(module: types.CodeType, classes: frozenset[str],
             others = [(c, s) for c, o, s in where if o != offset or c is not code]
             if all(s and owner(c) is not None and owner(c) not in related for c, s in others):
                 out[(cls, attr)] = (code, offset)
+    return out
+
+
+def _built_collections(module: types.CodeType) -> dict:
+    """attribute → (code, offset of its one store, offsets of the ``.append`` loads) for each
+    attribute the module stores exactly once and grows only by ``x.attr.append(…)`` in that same
+    function; never deleted, never resized otherwise (other methods of `_RESIZING`, a slice
+    assignment or an item deletion on it). Nothing is known when the module uses
+    ``setattr``/``delattr``/``vars``/``__dict__``."""
+    stores: dict[str, list[tuple[types.CodeType, int]]] = {}
+    appends: dict[str, list[tuple[types.CodeType, int]]] = {}
+    changed: set[str] = set()
+    todo = [module]
+    while todo:
+        code = todo.pop()
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        instrs = _instructions(code)
+        line_attrs: list[str] = []  # attributes loaded on the current line
+        line = None
+        for prev, ins in zip((None,) + instrs, instrs):
+            name = str(ins.argval)
+            if ins.positions is not None and ins.positions.lineno is not None and ins.positions.lineno != line:
+                line, line_attrs = ins.positions.lineno, []
+            if ins.opname == "STORE_ATTR":
+                stores.setdefault(name, []).append((code, ins.offset))
+            elif ins.opname == "DELETE_ATTR":
+                changed.add(name)
+            elif ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and name in ("setattr", "delattr", "vars"):
+                return {}
+            elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name == "__dict__":
+                return {}
+            elif ins.opname in ("DELETE_SUBSCR", "STORE_SLICE", "DELETE_SLICE") or (
+                    ins.opname == "STORE_SUBSCR" and prev is not None and prev.opname == "BUILD_SLICE"):
+                changed.update(line_attrs)  # `del x.attr[i]`, `x.attr[a:b] = …`: its length changes
+            if (prev is not None and prev.opname in ("LOAD_ATTR", "LOAD_METHOD")
+                    and ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in _RESIZING):
+                if name == "append":
+                    appends.setdefault(str(prev.argval), []).append((code, ins.offset))
+                else:
+                    changed.add(str(prev.argval))
+            if ins.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                line_attrs.append(name)
+    out: dict = {}
+    for attr, where in stores.items():
+        if attr in changed or len(where) != 1:
+            continue
+        code, offset = where[0]
+        grown = appends.get(attr, [])
+        if all(c is code for c, _ in grown):
+            out[attr] = (code, offset, tuple(o for _, o in grown))
     return out
 
 

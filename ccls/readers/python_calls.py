@@ -63,6 +63,7 @@ def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
             methods.setdefault(d.qualname.rsplit(".", 1)[-1], []).append(d.qualname)
     classes = {q.rsplit(".", 1)[0] for q, d in defs.items() if d.kind != "function" and "<locals>" not in q
                and "." not in q.rsplit(".", 1)[0]}
+    objects = _global_objects(text)
     sites: list[CallSite] = []
     for caller, calls in read.sites.items():
         if caller not in own and caller != MODULE_CALLER:
@@ -71,10 +72,10 @@ def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
         caller_params = own.get(caller, [])  # the module's top level has none: only constants pass
         known = set(caller_params) | {length_parameter(p) for p in caller_params}
         for line, site in calls:
-            target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes)
+            target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes, objects)
             if target is None:
                 site = _passed_on(site, own, defs, classes)
-                target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes) \
+                target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes, objects) \
                     if site is not None else None
             if target is None:
                 continue
@@ -169,9 +170,10 @@ def _passed_on(site: _Site, own: dict[str, list[str]], defs: dict[str, _Def], cl
 
 def _resolve(caller: str, caller_def: _Def | None, caller_params: list[str], site: _Site,
              own: dict[str, list[str]], defs: dict[str, _Def], methods: dict[str, list[str]],
-             classes: set[str]) -> tuple[str, int] | None:
+             classes: set[str], objects: frozenset[str] = frozenset()) -> tuple[str, int] | None:
     """(callee, arguments bound before the call's own: 1 for self or cls) for a call to one of
-    the module's functions, or None."""
+    the module's functions, or None. ``objects``: globals the module assigns values to (not
+    modules, functions or classes): ``planner.m()`` on one is a method call, as ``obj.m()``."""
     func = site.func
     if func.owner is None and func.attr is None:
         if func.is_global and func.name in own and "." not in func.name:
@@ -191,7 +193,8 @@ def _resolve(caller: str, caller_def: _Def | None, caller_params: list[str], sit
         if target not in own:
             return None
         return target, 1 if defs[target].kind == "classmethod" else 0
-    if owner.from_global or owner.is_global:
+    if (owner.from_global or owner.is_global) and not (owner.is_global and owner.owner is None
+                                                        and owner.name in objects):
         return None  # a module's function (math.sqrt), not one of ours
     candidates = methods.get(attr, [])
     if caller_def is not None and caller_def.kind in ("method", "classmethod") and caller_params \
@@ -256,6 +259,31 @@ def _expr(p: Polynomial, known: set[str]) -> Expr | None:
             term = ("op", "sdiv", term, ("const", coeff.denominator))
         out = term if out is None else ("op", "add", out, term)
     return out if out is not None else ("const", 0)
+
+
+def _global_objects(text: str) -> frozenset[str]:
+    """Module globals bound only by assignment (``planner = None`` at the top level, ``global
+    planner; planner = Planner()`` in a function), never by ``import``, ``def`` or ``class``:
+    names of objects, whose ``.m()`` is a method call, not a module's function."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    assigned: set[str] = set()
+    other: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            assigned.update(node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            other.update((a.asname or a.name).split(".")[0] for a in node.names)
+    for node in tree.body:
+        for inner in ast.walk(node):
+            if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                other.add(inner.name)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        assigned.update(t.id for t in targets if isinstance(t, ast.Name))
+    return frozenset(assigned - other)
 
 
 def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:

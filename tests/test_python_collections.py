@@ -1,0 +1,161 @@
+"""Python front end: lengths of lists the module builds itself, without running it: a local list
+grown by ``append`` (its appends counted), a list subclass called empty, an attribute list built
+in one place (``self.neighbours``), and method calls on a global object (``planner.m(edits)``)."""
+from __future__ import annotations
+
+from tests.test_python_attributes import counted
+from tests.test_python_sizes import loops_by_line, read
+
+
+def work_units(f, word: str) -> str:
+    """The trip count of the builtin work whose label mentions ``word``."""
+    return next(str(lp.trip_count.iterations) for lp in f.loops.values()
+                if lp.id.rsplit(".", 1)[-1].startswith("W") and word in lp.trip_count.text)
+
+
+def test_a_local_list_grown_by_appends_has_as_many_items_as_appends_run():
+    fs = read("""
+        def build(xs):
+            out = []
+            for x in xs:
+                out.append(x * 2)
+            return ", ".join(out)
+
+        def fixed():
+            parts = [0]
+            for k in range(8):
+                parts.append(k)
+                parts.append(-k)
+            total = 0
+            for p in parts:
+                total += p
+            return total
+
+        def per_row(rows):
+            for r in rows:
+                cells = []
+                for c in range(3):
+                    cells.append(c)
+                for x in cells:
+                    pass
+    """)
+    assert str(loops_by_line(fs["fixed"])[14].trip_count.iterations) == "17"  # 1 + 2 × 8
+    assert any("parts holds at most 17 items" in a for a in fs["fixed"].assumptions)
+    joins = [lp for lp in fs["build"].loops.values() if lp.id.startswith("W")]
+    assert [str(lp.trip_count.iterations) for lp in joins] == ["len(xs)"]  # join: one unit per piece
+    # Rebuilt on each pass of the outer loop: 3 items each time, not 3 × len(rows).
+    assert str(loops_by_line(fs["per_row"])[23].trip_count.iterations) == "3"
+
+
+def test_lists_that_may_grow_elsewhere_or_still_grow_have_no_length():
+    fs = read("""
+        def fill(a):
+            a.append(1)
+
+        def escapes(v):
+            acc = []
+            fill(acc)
+            for a in acc:
+                v += a
+            return v
+
+        def before_handing(v):
+            acc = [1, 2]
+            for a in acc:
+                v += a
+            fill(acc)
+            return v
+
+        def unknown(xs):
+            out = []
+            while xs:
+                out.append(xs.pop())
+            for o in out:
+                pass
+
+        def inside(xs):
+            seen = []
+            for x in xs:
+                for s in seen:
+                    pass
+                seen.append(x)
+
+        def other_methods():
+            q = [1, 2, 3]
+            q.extend([4])
+            for x in q:
+                pass
+    """)
+    assert loops_by_line(fs["escapes"])[8].trip_count.kind == "unknown"  # fill() may have grown it
+    assert str(loops_by_line(fs["before_handing"])[14].trip_count.iterations) == "2"  # read before fill()
+    assert loops_by_line(fs["unknown"])[23].trip_count.kind == "unknown"  # appends in a loop of unknown count
+    assert loops_by_line(fs["inside"])[29].trip_count.kind == "unknown"  # read while it grows
+    assert loops_by_line(fs["other_methods"])[36].trip_count.kind == "unknown"  # extend: not counted here
+
+
+def test_list_subclasses_called_empty_and_lengths_handed_to_a_global_objects_method():
+    fs = counted("""
+        class Collection(list):
+            pass
+
+        class Planner:
+            def extract(self, constraints):
+                for c in constraints:
+                    pass
+
+        planner = None
+
+        def change(v):
+            global planner
+            planner = Planner()
+            edits = Collection()
+            edits.append(v)
+            planner.extract(edits)
+
+        def items():
+            xs = list()
+            xs.append(1)
+            return len(xs)
+    """)
+    assert fs["Planner.extract"].inferred_sizes == {"len(constraints)": 1.0}
+    assert fs["Planner.extract"].size_notes == ["len(constraints) = 1 from the call at example.py:17"]
+
+
+def test_an_attribute_list_built_in_one_place_bounds_the_loops_over_it_anywhere():
+    fs = read("""
+        SIZE = 9
+        class Square:
+            def __init__(self, pos):
+                self.pos = pos
+
+            def set_neighbours(self, board):
+                self.neighbours = []
+                for dx, dy in [(-1, 0), (1, 0), (0, -1), (0, 1)]:
+                    if 0 <= self.pos + dx < SIZE:
+                        self.neighbours.append(board[self.pos + dx])
+
+            def free(self):
+                for n in self.neighbours:
+                    pass
+
+        def useful(square):
+            for n in square.neighbours:
+                pass
+
+        class Queue:
+            def __init__(self):
+                self.items = []
+
+            def put(self, x):
+                self.items.append(x)
+
+            def drain(self):
+                for x in self.items:
+                    pass
+    """)
+    assert str(loops_by_line(fs["Square.free"])[14].trip_count.iterations) == "4"
+    assert str(loops_by_line(fs["useful"])[18].trip_count.iterations) == "4"
+    assert any(".neighbours holds at most 4 items: stored once, in Square.set_neighbours (line 8)" in a
+               for a in fs["useful"].assumptions)
+    # Grown by another method (put), each call one more: no bound.
+    assert loops_by_line(fs["Queue.drain"])[29].trip_count.kind == "unknown"
