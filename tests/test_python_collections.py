@@ -159,3 +159,47 @@ def test_an_attribute_list_built_in_one_place_bounds_the_loops_over_it_anywhere(
                for a in fs["useful"].assumptions)
     # Grown by another method (put), each call one more: no bound.
     assert loops_by_line(fs["Queue.drain"])[29].trip_count.kind == "unknown"
+
+
+MODULE_DATA = """
+    BODIES = {'sun': (0, 1), 'earth': (1, 2), 'mars': (2, 3)}
+    SYSTEM = list(BODIES.values())
+    TABLE = [1, 2, 3, 4]
+    NAMES = {'a': 1}
+    GROWN = [1, 2]
+
+    def energy(bodies=SYSTEM):
+        e = 0
+        for b in bodies:
+            e += 1
+        return e
+
+    def scan():
+        for t in TABLE:
+            pass
+        for k in NAMES:
+            pass
+        for g in GROWN:
+            pass
+
+    def register(k):
+        NAMES[k] = 2
+        GROWN.append(k)
+
+    def main():
+        return energy()
+"""
+
+
+def test_module_lists_and_dicts_nothing_resizes_are_constants():
+    fs = read(MODULE_DATA)
+    loops = loops_by_line(fs["scan"])
+    assert str(loops[15].trip_count.iterations) == "4"
+    assert loops[17].trip_count.kind == "unknown"  # NAMES[k] = 2 adds keys
+    assert loops[19].trip_count.kind == "unknown"  # GROWN.append
+    assert "loop at line 15: TABLE is the module's constant (line 4)" in fs["scan"].assumptions
+
+
+def test_a_default_that_is_a_module_constant_passes_its_length():
+    fs = counted(MODULE_DATA)
+    assert fs["energy"].inferred_sizes == {"len(bodies)": 3.0}  # three values of a three-key dict

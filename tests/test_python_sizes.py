@@ -46,7 +46,7 @@ def test_module_constants_set_loop_counts_and_say_where_they_come_from():
     assert "loop at line 13: BUFSIZE_RANGE is the module's constant (line 5)" in f.assumptions
 
 
-def test_globals_a_function_rebinds_and_module_lists_are_not_constants():
+def test_globals_a_function_rebinds_and_module_lists_it_grows_are_not_constants():
     f = read("""
         COUNT = 3
         GROW = []
@@ -55,6 +55,7 @@ def test_globals_a_function_rebinds_and_module_lists_are_not_constants():
         def bump():
             global COUNT
             COUNT += 1
+            GROW.append(COUNT)
         def f():
             for c in range(COUNT):
                 pass

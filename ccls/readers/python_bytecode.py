@@ -1126,6 +1126,10 @@ class _FunctionReader:
                 if work is None and func.is_global and this is None and func.name in self.module.classes:
                     work = self._new_instance(func.name, self.line_of[ins.offset])
                 facts[ins.offset] = ("call", func.name if func.direct else None, None, None, work, site)
+                if func.attr in ("keys", "values", "items") and not args and func.owner is not None \
+                        and func.owner.container == "dict" and func.owner.length is not None:
+                    stack.append(_Val(length=func.owner.length, notes=func.owner.notes))  # a view: as many items
+                    continue
                 if not builtin and not args and func.is_global and this is None and func.name in self.module.lists:
                     stack.append(_Val(container="list", length=Polynomial.constant(0)))  # a list subclass, empty
                     continue
@@ -1168,6 +1172,10 @@ class _FunctionReader:
                 pop(ins.arg or 0)
                 stack.append(_Val(container="list" if op == "BUILD_LIST" else "tuple",
                                   length=Polynomial.constant(ins.arg or 0)))
+            elif op in ("BUILD_MAP", "BUILD_CONST_KEY_MAP") and self.code is self.module.code:
+                # A dict literal of the module's own top level (a module constant when never resized).
+                pop((ins.arg or 0) * (2 if op == "BUILD_MAP" else 1) + (op == "BUILD_CONST_KEY_MAP"))
+                stack.append(_Val(container="dict", length=Polynomial.constant(ins.arg or 0)))
             elif op in ("BUILD_SET", "BUILD_STRING", "BUILD_SLICE", "BUILD_MAP", "BUILD_CONST_KEY_MAP"):
                 pop((ins.arg or 0) * (2 if op == "BUILD_MAP" else 1) + (op == "BUILD_CONST_KEY_MAP"))
                 stack.append(_UNKNOWN)
@@ -1640,6 +1648,7 @@ class _ModuleInfo:
         self._reader: _FunctionReader | None = None
         self._values: dict[str, _Val | None] = {}
         self._rebound = _rebound_globals(code) if code is not None else frozenset()
+        self._resized_globals = _resized_globals(code) if code is not None else frozenset()
         # Classes the module defines at its top level (calling one allocates an instance).
         self.classes = frozenset(c.co_name for c in (code.co_consts if code is not None else ())
                                  if isinstance(c, types.CodeType) and not c.co_flags & CO_OPTIMIZED
@@ -1671,13 +1680,15 @@ class _ModuleInfo:
         value = stack[-1] if stack else _UNKNOWN
         constant = value.poly is not None and value.poly.constant_value() is not None
         rng = value.rng is not None and all(p.constant_value() is not None for p in (value.rng.start, value.rng.stop))
-        tuple_ = value.container == "tuple" and value.length is not None and value.length.constant_value() is not None
+        tuple_ = value.length is not None and value.length.constant_value() is not None and (
+            value.container == "tuple" or value.container in ("list", "dict") and name not in self._resized_globals)
         if constant or rng or tuple_ or value.is_str:
             note = (f"{name} is the module's constant (line "
                     f"{reader.line_of[reader.blocks[block].instrs[index].offset]})",)
             self._values[name] = _Val(poly=value.poly if constant else None,
                                       rng=replace(value.rng, notes=value.rng.notes + note) if rng else None,
-                                      container="tuple" if tuple_ else None, length=value.length if tuple_ else None,
+                                      container=value.container if tuple_ else None,
+                                      length=value.length if tuple_ else None,
                                       items=value.items if tuple_ else None, is_str=value.is_str, notes=note)
         return self._values[name]
 
@@ -1947,6 +1958,30 @@ def _built_collections(module: types.CodeType) -> dict:
 
 
 _NO_MODULE = _ModuleInfo()
+
+
+def _resized_globals(module: types.CodeType) -> frozenset[str]:
+    """Module-level names whose container some code of the module may resize: a resizing method
+    on it (``SYSTEM.append(…)``, `_RESIZING`), or an item stored or deleted on a line that reads
+    it (``TABLE[k] = v`` adds a key to a dict; ``del L[i]``, ``L[a:b] = …`` change a list's length)."""
+    out: set[str] = set()
+    todo = [module]
+    while todo:
+        code = todo.pop()
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        instrs = _instructions(code)
+        line, names = None, []
+        for prev, ins in zip((None,) + instrs, instrs):
+            if ins.positions is not None and ins.positions.lineno is not None and ins.positions.lineno != line:
+                line, names = ins.positions.lineno, []
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                names.append(ins.argrepr.replace("NULL + ", "").replace(" + NULL", ""))
+            elif ins.opname in ("STORE_SUBSCR", "DELETE_SUBSCR", "STORE_SLICE", "DELETE_SLICE"):
+                out.update(names)
+            if prev is not None and prev.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.opname in (
+                    "LOAD_METHOD", "LOAD_ATTR") and str(ins.argval) in _RESIZING:
+                out.add(prev.argrepr.replace("NULL + ", "").replace(" + NULL", ""))
+    return frozenset(out)
 
 
 def _rebound_globals(module: types.CodeType) -> frozenset[str]:

@@ -42,6 +42,7 @@ class _Def:
     defaults: dict[str, Expr] = field(default_factory=dict)  # parameter → integer default
     positional: int | None = None  # positional parameters (self included), None with *args
     optional: int = 0  # how many of them have a default
+    lengths: dict[str, Expr] = field(default_factory=dict)  # parameter → length of its default
 
 
 def length_parameter(name: str) -> str:
@@ -231,7 +232,7 @@ def _arguments(site: _Site, params: list[str], bound: int, definition: _Def | No
         value = values.get(name)
         if value is None:
             ints.append(definition.defaults.get(name) if definition is not None else None)
-            lengths.append(None)
+            lengths.append(definition.lengths.get(name) if definition is not None else None)
             continue
         ints.append(_expr(value.poly, known) if value.poly is not None else None)
         size = _length(value)
@@ -309,6 +310,15 @@ def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
                 return ("const", int(number))
         return None
 
+    def length(node: ast.expr | None) -> Expr | None:
+        """A default that is a module constant of known length (``bodies=SYSTEM``, a list of 5)."""
+        if isinstance(node, ast.Name) and module is not None:
+            value = module.constant(node.id)
+            size = value.length.constant_value() if value is not None and value.length is not None else None
+            if size is not None and size.denominator == 1:
+                return ("const", int(size))
+        return None
+
     def visit(body: list[ast.stmt], prefix: str, in_class: bool) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -321,8 +331,12 @@ def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
                 defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]],
                                     map(default, a.defaults)))
                 defaults.update((p.arg, default(d)) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
+                given = list(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults))
+                given += [(p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+                lengths = {name: length(d) for name, d in given}
                 out[qualname] = _Def(qualname, kind, {k: v for k, v in defaults.items() if v is not None},
-                                     None if a.vararg is not None else len(positional), len(a.defaults))
+                                     None if a.vararg is not None else len(positional), len(a.defaults),
+                                     {k: v for k, v in lengths.items() if v is not None})
                 visit(node.body, f"{qualname}.<locals>.", False)
             elif isinstance(node, ast.ClassDef):
                 visit(node.body, f"{prefix}{node.name}.", True)
