@@ -3,6 +3,9 @@ grown by ``append`` (its appends counted), a list subclass called empty, an attr
 in one place (``self.neighbours``), and method calls on a global object (``planner.m(edits)``)."""
 from __future__ import annotations
 
+from fractions import Fraction
+
+from ccls.polynomial import Polynomial
 from tests.test_python_attributes import counted
 from tests.test_python_sizes import loops_by_line, read
 
@@ -203,3 +206,42 @@ def test_module_lists_and_dicts_nothing_resizes_are_constants():
 def test_a_default_that_is_a_module_constant_passes_its_length():
     fs = counted(MODULE_DATA)
     assert fs["energy"].inferred_sizes == {"len(bodies)": 3.0}  # three values of a three-key dict
+
+
+def test_while_loops_over_a_counter_that_moves_by_a_constant_are_counted():
+    fs = read("""
+        def up(n):
+            i = 0
+            while i < n:
+                i += 1
+            return i
+
+        def down(n):
+            while n:
+                n -= 1
+
+        def by_two():
+            k = 3
+            while k <= 20:
+                k += 2
+
+        def search(xs, n):
+            i = 0
+            while i < n:
+                if xs[i] == 0:
+                    return i
+                i += 1
+            return -1
+
+        def grows(todo):
+            i = 0
+            while i < len(todo):
+                todo.append(1)
+                i += 1
+    """)
+    assert str(loops_by_line(fs["up"])[4].trip_count.iterations) == "n"
+    assert str(loops_by_line(fs["down"])[9].trip_count.iterations) == "n"
+    assert str(loops_by_line(fs["by_two"])[14].trip_count.iterations) == "9"  # 3, 5, …, 19
+    found = loops_by_line(fs["search"])[19].trip_count
+    assert found.kind == "expected" and found.iterations == (Polynomial.symbol("n") + 1) * Fraction(1, 2)
+    assert loops_by_line(fs["grows"])[27].trip_count.kind == "unknown"  # its bound grows in the loop

@@ -1232,11 +1232,15 @@ class _FunctionReader:
         """A ``while`` loop whose only exits test one variable that each iteration divides
         (``//=``, ``/=``, ``>>=`` by a constant) until a small bound, or multiplies (``*=``,
         ``<<=``) until a bound: log_c(start) or log_c(bound) iterations, as the C reader's rule."""
-        tests = []
+        tests, returns = [], False
         for b in loop.body:
             for succ in self.blocks[b].succs:
                 if succ not in loop.body:
                     test = self._exit_test(b, loop)
+                    if test is None and self.blocks[succ].instrs[-1].opname in _TERMINAL \
+                            and len(self.blocks[succ].preds) == 1:
+                        returns = True  # `if found: return i`: leaves early (counted loops only)
+                        continue
                     if test is None:
                         return None
                     tests.append(test)
@@ -1247,6 +1251,10 @@ class _FunctionReader:
         if step is None or other.poly is None:
             return None
         symbol, factor, shrinks = step
+        if symbol in ("+", "-"):
+            return self._linear_trip(loop, text, var, op, other, symbol, factor)
+        if returns:
+            return None
         bits = math.log2(factor) if symbol in ("//", "/", "*") else factor
         if bits <= 0 or (shrinks and op not in (">", ">=", "!=")) or (not shrinks and op not in ("<", "<=")):
             return None
@@ -1271,6 +1279,38 @@ class _FunctionReader:
         offset = Fraction(-math.log2(max(float(low), 1.0))).limit_denominator(1000) + size[1]
         iterations = (Polynomial.symbol(size[0]) + offset) * Fraction(1 / bits).limit_denominator(1000) + extra
         return TripCount("bounded", iterations, text), f"{how}; trip count taken as {iterations}"
+
+    def _linear_trip(self, loop: _LoopInfo, text: str, var: str, op: str, other: _Val, symbol: str,
+                     step: Fraction) -> tuple[TripCount, str] | None:
+        """A ``while`` loop whose only test compares a counter that each iteration moves by a
+        constant (``while i < n: … i += 1``; ``while k: … k -= 1``) with a bound the loop does not
+        change: (bound − start)/step iterations (one more when the test admits equality), the
+        induction variable C's ScalarEvolution counts; a ``break`` or ``return`` can leave it
+        earlier, as a ``for`` loop's."""
+        grows = symbol == "+"
+        if (grows and op not in ("<", "<=", "!=")) or (not grows and op not in (">", ">=", "!=")) \
+                or (op == "!=" and step != 1) or other.poly is None:
+            return None
+        if any(s.startswith("len(") and s[4:-1] in self.resized for s in other.poly.symbols):
+            return None  # `while i < len(todo)` over a list the loop may grow
+        start = self._start_value(var, loop)
+        if start is None or start.poly is None:
+            return None
+        sign = "increased" if grows else "decreased"
+        how = f"{var} is {sign} by {step} each iteration while {var} {op} {other.poly}"
+        exact = self._run_constant(start.poly, other.poly, op, symbol, step)
+        if exact is not None:
+            trip, how = TripCount("constant", Polynomial.constant(exact), text), f"{how}: {exact} iterations"
+        else:
+            span = other.poly - start.poly if grows else start.poly - other.poly
+            iterations = span * (1 / step) + (1 if op in ("<=", ">=") else 0)
+            if iterations.constant_value() is not None:
+                return None  # a constant span that _run_constant could not finish: not a count
+            trip, how = TripCount("bounded", iterations, text), f"{how}; trip count taken as {iterations}"
+        if self._leaves_early(loop):
+            trip, more = early_exit_trip(trip.iterations, self.early_exit, text)
+            how += f"; a break or return can leave it early; {more}"
+        return trip, how
 
     def _exit_test(self, block: int, loop: _LoopInfo) -> tuple[str, str, _Val, int] | None:
         """(variable, comparison that keeps the loop going, the other operand, block) for a block
@@ -1327,6 +1367,8 @@ class _FunctionReader:
             return symbol, Fraction(c).limit_denominator(1000), True
         if symbol == "*" and c > 1 or symbol == "<<" and c >= 1:
             return symbol, Fraction(c).limit_denominator(1000), False
+        if symbol in ("+", "-") and isinstance(c, int) and c != 0:  # a counter: `i += 1`, `n -= 2`
+            return ("+", Fraction(abs(c)), False) if (symbol == "+") == (c > 0) else ("-", Fraction(abs(c)), True)
         return None
 
     def _start_value(self, var: str, loop: _LoopInfo) -> _Val | None:
@@ -1352,7 +1394,8 @@ class _FunctionReader:
         keep = {">": lambda x: x > b, ">=": lambda x: x >= b, "!=": lambda x: x != b,
                 "<": lambda x: x < b, "<=": lambda x: x <= b}[op]
         step = {"//": lambda x: x // factor, "/": lambda x: x / factor, ">>": lambda x: int(x) >> int(factor),
-                "*": lambda x: x * factor, "<<": lambda x: int(x) << int(factor)}[symbol]
+                "*": lambda x: x * factor, "<<": lambda x: int(x) << int(factor),
+                "+": lambda x: x + factor, "-": lambda x: x - factor}[symbol]
         for count in range(2000):
             if not keep(v):
                 return count
