@@ -345,12 +345,12 @@ def test_a_function_handed_to_an_api_with_its_arguments_is_called_with_them():
                 pool.submit(work, 30)
             runner = pyperf.Runner()
             runner.bench_func("bench", bench, 12)
-            runner.bench_time_func("timed", timed, 5)  # calls timed(loops, 5): the count does not fit
+            runner.bench_time_func("timed", timed, 5)  # calls timed(loops, 5): loops is the runner's own
             list(map(each, [1, 2, 3]))                 # map passes items, not the list
     """)
     assert fs["work"].inferred_sizes == {"n": 30.0}
     assert fs["bench"].inferred_sizes == {"n": 12.0, "k": 2.0}
-    assert fs["timed"].inferred_sizes == {} and fs["each"].inferred_sizes == {}
+    assert fs["timed"].inferred_sizes == {"n": 5.0} and fs["each"].inferred_sizes == {}
 
 
 def test_the_language_server_s_call_sites_keep_python_s_length_and_attribute_sizes():

@@ -16,7 +16,8 @@ is left out; so are calls through ``*args``/``**kwargs`` and 3.13's keyword call
 own top-level code (a script's ``if __name__ == "__main__": main(100)``) calls as ``<module>``,
 a caller with no parameters: it passes what is constant there, as C's main() does. A function
 handed to an API that calls it with the arguments after it (``executor.submit(work, 100)``,
-pyperf's ``runner.bench_func("name", work, 100)``) is called with them.
+pyperf's ``runner.bench_func("name", work, 100)``) is called with them; pyperf's
+``bench_time_func("name", work, 100)`` calls ``work(loops, 100)``, its own loop count first.
 
 An instance attribute that ``__init__`` binds once from its parameters (``self.degree = degree``)
 is a size of the methods that read it: a record from ``__init__`` to each passes the value.
@@ -136,11 +137,18 @@ def _attribute_sites(read: ModuleRead, parameters: dict[str, tuple[str, ...]],
 # asyncio.to_thread(func, *args); atexit.register(func, *args); functools.partial(func, *args);
 # contextlib.ExitStack.callback(callback, *args); unittest's addCleanup / addClassCleanup
 # (function, *args); weakref.finalize(obj, func, *args); pyperf's Runner.bench_func(name, func,
-# *args), the harness of pyperformance. (pyperf's bench_time_func puts a loop count first; the
-# arity check below leaves it out, as it does map(f, xs), which passes items, not xs.)
+# *args), the harness of pyperformance. (The arity check below leaves out map(f, xs), which
+# passes items, not xs.)
 _CALLS_WITH_ARGUMENTS = frozenset(("submit", "call_soon", "call_soon_threadsafe", "call_later", "call_at",
                                    "run_in_executor", "to_thread", "register", "partial", "callback",
                                    "addCleanup", "addClassCleanup", "finalize", "bench_func"))
+# APIs documented to call it with a value of their own first, then those arguments: pyperf's
+# Runner.bench_time_func(name, time_func, *args) calls time_func(loops, *args), the loop count
+# its calibration chooses (not known here: that parameter is passed nothing).
+_CALLS_WITH_LEADING_VALUE = frozenset(("bench_time_func",))
+
+
+_UNKNOWN_ARG = _Val()
 
 
 def _passed_on(site: _Site, own: dict[str, list[str]], defs: dict[str, _Def], classes: set[str]) -> _Site | None:
@@ -149,8 +157,9 @@ def _passed_on(site: _Site, own: dict[str, list[str]], defs: dict[str, _Def], cl
     ``work(100)``; only when their number fits the function's positional parameters (those
     without a default at least, all of them at most)."""
     api = site.func.attr or site.func.name
-    if api not in _CALLS_WITH_ARGUMENTS or site.keywords:
+    if api not in _CALLS_WITH_ARGUMENTS | _CALLS_WITH_LEADING_VALUE or site.keywords:
         return None
+    lead = (_UNKNOWN_ARG,) if api in _CALLS_WITH_LEADING_VALUE else ()
     for index, value in enumerate(site.args):
         name = value.name if value.is_global and value.owner is None else None
         if name is None or "." in name:
@@ -161,7 +170,9 @@ def _passed_on(site: _Site, own: dict[str, list[str]], defs: dict[str, _Def], cl
         definition = defs.get(callee)
         if definition is None or definition.positional is None:
             return None
-        rest = site.args[index + 1:]
+        rest = lead + site.args[index + 1:]
+        if lead and len(rest) == 1:
+            return None  # nothing passed but the loop count: nothing to tell
         bound = 1 if callee != name else 0  # __init__'s self
         if not definition.positional - definition.optional <= len(rest) + bound <= definition.positional:
             return None
