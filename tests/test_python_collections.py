@@ -245,3 +245,35 @@ def test_while_loops_over_a_counter_that_moves_by_a_constant_are_counted():
     found = loops_by_line(fs["search"])[19].trip_count
     assert found.kind == "expected" and found.iterations == (Polynomial.symbol("n") + 1) * Fraction(1, 2)
     assert loops_by_line(fs["grows"])[27].trip_count.kind == "unknown"  # its bound grows in the loop
+
+
+def test_setstate_receives_the_instance_dict_copy_and_pickle_hand_it():
+    fs = counted("""
+        def make():
+            class C(object):
+                def __init__(self):
+                    self.a = 1
+                    self.b = 2
+
+                def __reduce__(self):
+                    return (C, (), self.__dict__)
+
+                def __setstate__(self, state):
+                    self.__dict__.update(state)
+            return C()
+
+        class Own:
+            def __init__(self):
+                self.x = 1
+
+            def __getstate__(self):
+                return [self.x] * 50
+
+            def __setstate__(self, state):
+                for s in state:
+                    pass
+    """)
+    setstate = fs["make.<locals>.C.__setstate__"]
+    assert setstate.inferred_sizes == {"len(state)": 2.0}
+    assert any("the 2 attribute(s)" in a and "(a, b)" in a for a in setstate.assumptions)
+    assert fs["Own.__setstate__"].inferred_sizes == {}  # its own __getstate__ says what the state is

@@ -85,8 +85,86 @@ def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
             args = _arguments(site, own[callee], bound, defs.get(callee), known)
             if args is not None and any(a is not None for a in args):
                 sites.append(CallSite(caller, callee, line, args))
+    sites += _protocol_sites(text, read, own)
     # Only this module's calls reach its functions: never a C call to a function of that name.
     return ModuleCalls(file, parameters, tuple(sites + attribute_sites), internal=frozenset(parameters))
+
+
+def _protocol_sites(text: str, read: ModuleRead, own: dict[str, list[str]]) -> list[CallSite]:
+    """Calls the copy and pickle protocols make: ``copy.copy``/``deepcopy``/``pickle.loads``
+    rebuild an instance by calling its ``__setstate__(state)`` with the state ``__reduce_ex__``
+    gave: the instance's ``__dict__`` (the default ``__getstate__``, or a ``__reduce__`` that
+    returns ``self.__dict__`` third), as many items as the attributes its class's methods set
+    on ``self``. Not when the class gives another state (its own ``__getstate__``, a
+    ``__reduce__`` returning something else, ``__slots__``) or the attributes are not all
+    named (``setattr``, ``self.__dict__[k] = …``)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    out: list[CallSite] = []
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                qualname = f"{prefix}{node.name}"
+                _setstate_site(node, qualname, own, read, out)
+                visit(node.body, f"{qualname}.")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(node.body, f"{prefix}{node.name}.<locals>.")
+            else:
+                for child in ast.iter_child_nodes(node):
+                    if isinstance(child, ast.stmt):
+                        visit([child], prefix)
+
+    visit(tree.body, "")
+    return out
+
+
+def _setstate_site(node: ast.ClassDef, qualname: str, own: dict[str, list[str]], read: ModuleRead,
+                   out: list[CallSite]) -> None:
+    methods = {m.name: m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    callee = f"{qualname}.__setstate__"
+    if callee not in own or len(own[callee]) != 2 or "__getstate__" in methods or any(
+            isinstance(t, ast.Name) and t.id == "__slots__" for a in node.body if isinstance(a, ast.Assign)
+            for t in a.targets):
+        return
+    for name in ("__reduce__", "__reduce_ex__"):
+        if name in methods:
+            returns = [r.value for r in ast.walk(methods[name]) if isinstance(r, ast.Return)]
+            this = methods[name].args.args[0].arg if methods[name].args.args else None
+            if not returns or not all(isinstance(v, ast.Tuple) and len(v.elts) >= 3
+                                      and isinstance(v.elts[2], ast.Attribute) and v.elts[2].attr == "__dict__"
+                                      and isinstance(v.elts[2].value, ast.Name) and v.elts[2].value.id == this
+                                      for v in returns):
+                return
+    names: set[str] = set()
+    for method in methods.values():
+        if not method.args.args:
+            continue
+        this = method.args.args[0].arg
+        for inner in ast.walk(method):
+            targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target] \
+                if isinstance(inner, (ast.AugAssign, ast.AnnAssign)) else []
+            for t in targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == this:
+                    names.add(t.attr)
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "setattr":
+                return
+            if isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Attribute) \
+                    and inner.value.attr == "__dict__" and isinstance(inner.ctx, ast.Store):
+                return
+    if not names:
+        return
+    state = own[callee][1]
+    function = next((f for f in read.functions if f.name == callee), None)
+    if function is not None:
+        function.assumptions.append(
+            f"len({state}) = {len(names)}: copy and pickle call {callee}({state}) with the instance's "
+            f"__dict__, the {len(names)} attribute(s) {qualname}'s methods set ({', '.join(sorted(names))})")
+    params = own[callee] + [length_parameter(p) for p in own[callee]]
+    args = tuple(("const", len(names)) if p == length_parameter(state) else None for p in params)
+    out.append(CallSite(MODULE_CALLER, callee, methods["__setstate__"].lineno, args))
 
 
 def _attribute_sites(read: ModuleRead, parameters: dict[str, tuple[str, ...]],
