@@ -277,3 +277,32 @@ def test_setstate_receives_the_instance_dict_copy_and_pickle_hand_it():
     assert setstate.inferred_sizes == {"len(state)": 2.0}
     assert any("the 2 attribute(s)" in a and "(a, b)" in a for a in setstate.assumptions)
     assert fs["Own.__setstate__"].inferred_sizes == {}  # its own __getstate__ says what the state is
+
+
+def test_iterating_an_enum_yields_its_members():
+    fs = read("""
+        from enum import Enum, IntEnum
+        import enum
+
+        class Kind(Enum):
+            BIG = 1
+            SMALL = 2
+            LARGE = 1
+            _ignore_ = []
+
+        class Level(enum.IntEnum):
+            LOW = 1
+            MID = 2
+            HIGH = 3
+
+        def kinds():
+            for k in Kind:
+                pass
+            for v in Level:
+                pass
+            return len(Level)
+    """)
+    loops = loops_by_line(fs["kinds"])
+    assert str(loops[17].trip_count.iterations) == "2"  # LARGE is an alias of BIG
+    assert str(loops[19].trip_count.iterations) == "3"
+    assert "loop at line 17: Kind is an Enum of 2 members (line 5)" in fs["kinds"].assumptions

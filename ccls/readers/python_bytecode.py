@@ -1699,6 +1699,7 @@ class _ModuleInfo:
         self._attributes: dict | None = None  # (class, attribute) → store, then _Attribute
         self._init_readers: dict[types.CodeType, _FunctionReader] = {}
         self._collections: dict | None = None  # attribute → where it is built, then its _Val
+        self._enums: dict[str, tuple[int, int]] | None = None  # Enum class → (members, line)
         # Classes of the module that derive from list and define no __init__/__new__ of their
         # own (nor do their bases in the module): calling one with no arguments makes an empty list.
         self.lists = _list_classes(lines or []) - self._rebound if code is not None else frozenset()
@@ -1708,6 +1709,13 @@ class _ModuleInfo:
         if self.code is None or name in self._rebound:
             return None
         if name in self._values:
+            return self._values[name]
+        if self._enums is None:
+            self._enums = _enum_members(self._args[1])
+        if name in self._enums:  # iterating an Enum yields its members: as many as it declares
+            count, line = self._enums[name]
+            self._values[name] = _Val(length=Polynomial.constant(count), is_global=True,
+                                      notes=(f"{name} is an Enum of {count} members (line {line})",))
             return self._values[name]
         self._values[name] = None  # guards `A = B; B = A`
         if self._reader is None:
@@ -1874,6 +1882,43 @@ def _class_family(lines: list[str]) -> dict[str, frozenset[str]] | None:
 
     up = {name: ancestors(name) for name in bases}
     return {name: frozenset(up[name] | {other for other in bases if name in up[other]}) for name in bases}
+
+
+_ENUM_BASES = frozenset(("Enum", "IntEnum", "StrEnum"))  # Flag iterates its canonical members only
+
+
+def _enum_members(lines: list[str]) -> dict[str, tuple[int, int]]:
+    """Top-level classes deriving from ``Enum``/``IntEnum``/``StrEnum`` (``enum.Enum``) → how many
+    members they declare (names bound in the class body, neither ``_sunder_`` nor dunder, nor
+    functions; a literal value a member already has makes an alias, which iteration skips), and
+    the class's line. A class that derives from anything else of the module is left out."""
+    import ast
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    out: dict[str, tuple[int, int]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef) or len(node.bases) != 1:
+            continue
+        base = node.bases[0]
+        name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
+        if name not in _ENUM_BASES:
+            continue
+        values: list[object] = []
+        for item in node.body:
+            if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name):
+                member = item.targets[0].id
+                if member.startswith("_"):
+                    continue
+                value = item.value.value if isinstance(item.value, ast.Constant) else object()
+                if isinstance(item.value, ast.Lambda):
+                    continue
+                if not any(type(v) is type(value) and v == value for v in values):
+                    values.append(value)
+        if values:
+            out[node.name] = (len(values), node.lineno)
+    return out
 
 
 def _list_classes(lines: list[str]) -> frozenset[str]:
