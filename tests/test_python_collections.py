@@ -306,3 +306,11 @@ def test_iterating_an_enum_yields_its_members():
     assert str(loops[17].trip_count.iterations) == "2"  # LARGE is an alias of BIG
     assert str(loops[19].trip_count.iterations) == "3"
     assert "loop at line 17: Kind is an Enum of 2 members (line 5)" in fs["kinds"].assumptions
+
+
+def test_a_for_loop_with_a_long_body_keeps_its_count():
+    # Past 255 code units the jumps need an EXTENDED_ARG, which comes before FOR_ITER in the header.
+    source = "def do(loops, t):\n    range_it = range(loops)\n    for _ in range_it:\n" \
+        + "        a, b = t\n" * 200 + "    return a\n"
+    (loop,) = read(source)["do"].loops.values()
+    assert str(loop.trip_count.iterations) == "loops"

@@ -1204,14 +1204,16 @@ class _FunctionReader:
             self._memo.clear()  # single-store values may depend on bindings made since
             header = self.blocks[loop.header]
             it: _Iter | None = None
-            if header.instrs[0].opname == "FOR_ITER":
+            # A long body's FOR_ITER carries an EXTENDED_ARG prefix, the header's first instruction.
+            opener = next((i.opname for i in header.instrs if i.opname != "EXTENDED_ARG"), "")
+            if opener == "FOR_ITER":
                 outside = [p for p in header.preds if p in self.live and p not in loop.body]
                 if len(outside) == 1:
                     stack, _ = self._simulate(outside[0])
                     it = stack[-1].iter if stack else None
             text = self._line_text(loop.line)
             where = f"loop at line {loop.line}"
-            if it is None and header.instrs[0].opname != "FOR_ITER":
+            if it is None and opener != "FOR_ITER":
                 found = self._log_trip(loop, text)
                 if found is not None:
                     loop.trip, how = found
