@@ -314,3 +314,27 @@ def test_a_for_loop_with_a_long_body_keeps_its_count():
         + "        a, b = t\n" * 200 + "    return a\n"
     (loop,) = read(source)["do"].loops.values()
     assert str(loop.trip_count.iterations) == "loops"
+
+
+def test_any_all_and_next_stop_the_generator_they_consume_early():
+    fs = read("""
+        def knobby(widgets):
+            return any(w.has_knob for w in widgets if w)
+
+        def first(xs):
+            return next(x for x in xs if x > 3)
+
+        def head(xs):
+            return next(x * 2 for x in xs)
+
+        def total(xs):
+            return sum(x for x in xs)
+    """)
+    n = Polynomial.symbol("len(widgets)")
+    (loop,) = [lp for lp in fs["knobby"].loops.values() if not lp.id.rsplit(".", 1)[-1].startswith("W")]
+    assert loop.trip_count.kind == "expected" and loop.trip_count.iterations == (n + 1) * Fraction(1, 2)
+    (loop,) = fs["head"].loops.values()
+    assert str(loop.trip_count.iterations) == "1"  # no filter: next() takes the first item
+    (loop,) = [lp for lp in fs["total"].loops.values() if not lp.id.rsplit(".", 1)[-1].startswith("W")]
+    assert str(loop.trip_count.iterations) == "len(xs)"  # sum() consumes it all
+    assert any("consumed by next()" in a for a in fs["first"].assumptions)

@@ -153,6 +153,7 @@ class _Val:
     # local as one block reads it between two stores), so that `(i + 3) - i` is 3.
     base: str | None = None
     shift: Polynomial | None = None
+    made_at: int | None = None  # a generator expression: the offset of the call that made it
 
 
 _UNKNOWN = _Val()
@@ -768,7 +769,7 @@ class _FunctionReader:
                     _, facts = self._simulate(start)
                     for offset, fact in facts.items():
                         site = fact[5] if fact and fact[0] == "call" and len(fact) > 5 else None
-                        if site is None or (site.func.attr == "join" and site.func.owner is not None) or (
+                        if not isinstance(site, _Site) or (site.func.attr == "join" and site.func.owner is not None) or (
                                 site.func.is_global and site.this is None and site.func.name in _READS_SEQUENCE
                                 and site.func.name not in self.shadowed):
                             continue
@@ -1118,9 +1119,14 @@ class _FunctionReader:
                 func, this = (b, None) if a.is_null else (a, None) if b.is_null else (a, b)
                 if func.code is not None and func.code.co_name in COMPREHENSIONS and this is not None:
                     facts[ins.offset] = ("call", func.code.co_qualname, func.code, this, None)
-                    stack.append(_comprehension_value(func.code, this))
+                    made = _comprehension_value(func.code, this)
+                    stack.append(replace(made, made_at=ins.offset) if func.code.co_name == "<genexpr>" else made)
                     continue
                 builtin = func.is_global and this is None and not keywords and func.name not in self.shadowed
+                if builtin and func.name in _STOPS_EARLY and len(args) == 1 and args[0].made_at in facts:
+                    # any(x.ok for x in xs): the generator runs only until the answer is known
+                    made = facts[args[0].made_at]
+                    facts[args[0].made_at] = made[:4] + (None, func.name)
                 work = self._call_work(func, args, builtin)
                 site = _Site(func, this, tuple(args), kw_names) if op == "CALL" else None  # 3.13's CALL_KW: names unread
                 if work is None and func.is_global and this is None and func.name in self.module.classes:
@@ -1472,8 +1478,10 @@ class _FunctionReader:
                     classify(ins, left_is_str=fact == ("str%",)), self.line_of[ins.offset], ins.opname, callee,
                     divisor=divisor))
                 if fact and fact[0] == "call" and fact[2] is not None:
-                    spliced += self._splice(ins, fact[2], fact[3], start, inner, out_loops, listings, lines)
-                if fact and fact[0] == "call" and len(fact) > 5 and fact[5] is not None:
+                    consumer = fact[5] if len(fact) > 5 and isinstance(fact[5], str) else None
+                    spliced += self._splice(ins, fact[2], fact[3], start, inner, out_loops, listings, lines,
+                                            consumer)
+                if fact and fact[0] == "call" and len(fact) > 5 and isinstance(fact[5], _Site):
                     self.sites.append((self.line_of[ins.offset], fact[5]))
                 work = fact[4] if fact and fact[0] == "call" else fact[1] if fact and fact[0] == "work" else None
                 if isinstance(work, _FixedWork):  # once per call: one more instruction of this block
@@ -1546,7 +1554,7 @@ class _FunctionReader:
 
     def _splice(self, call: dis.Instruction, code: types.CodeType, iterator: _Val, block: int,
                 at: _LoopInfo | None, out_loops: dict[str, Loop], listings: list[str],
-                lines: list[int]) -> list[BasicBlock]:
+                lines: list[int], consumer: str | None = None) -> list[BasicBlock]:
         overrides = {name: self._lookup(name, block) for name in code.co_freevars}
         if code.co_argcount:
             overrides[code.co_varnames[0]] = iterator if iterator.iter is not None else _UNKNOWN
@@ -1560,7 +1568,22 @@ class _FunctionReader:
                                     lp.trip_count, lp.line, entry_frequency=lp.entry_frequency)
         for b in blocks:
             b.loop = b.loop or (at.id if at else None)
-        if code.co_name == "<genexpr>":
+        if code.co_name == "<genexpr>" and consumer is not None:
+            # any()/all() stop at the first item that decides them, next() at the first item: the
+            # generator's loop runs to there, an early exit as a loop's `break` (a search).
+            outer = [lp for lp in out_loops.values() if lp.id in loops and lp.parent == (at.id if at else None)]
+            filtered = any(i.opname.startswith("POP_JUMP") for i in _instructions(code))
+            for lp in outer:
+                if consumer == "next" and not filtered:  # the first item it yields
+                    trip, how = TripCount("constant", Polynomial.constant(1), lp.trip_count.source_text), \
+                        "one item, the first"
+                else:
+                    trip, how = early_exit_trip(lp.trip_count.iterations, self.early_exit,
+                                                lp.trip_count.source_text)
+                out_loops[lp.id] = replace(lp, trip_count=trip)
+                assumptions = assumptions + [f"generator expression at line {code.co_firstlineno} consumed by "
+                                             f"{consumer}(), which stops at the first item that decides it; {how}"]
+        elif code.co_name == "<genexpr>":
             assumptions = [f"generator expression at line {code.co_firstlineno} assumed consumed fully, once"] \
                 + assumptions
         self.assumptions.extend(assumptions)
@@ -1573,6 +1596,8 @@ class _FunctionReader:
 
 # An arm that raises: LLVM's weight for a path to `unreachable` (1 against 2^20 - 1).
 _COLD = Fraction(1, 1 << 20)
+# Builtins that consume a generator only until their answer is known.
+_STOPS_EARLY = frozenset(("any", "all", "next"))
 
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 _NEGATE = {"<": ">=", ">": "<=", "<=": ">", ">=": "<", "==": "!=", "!=": "=="}
@@ -2128,7 +2153,7 @@ def _module_sites(info: _ModuleInfo) -> list[tuple[int | None, _Site]]:
         _, facts = reader._simulate(start)
         for ins in reader.blocks[start].instrs:
             fact = facts.get(ins.offset, ())
-            if fact and fact[0] == "call" and len(fact) > 5 and fact[5] is not None:
+            if fact and fact[0] == "call" and len(fact) > 5 and isinstance(fact[5], _Site):
                 out.append((reader.line_of[ins.offset], fact[5]))
     return out
 
