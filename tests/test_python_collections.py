@@ -13,7 +13,7 @@ from tests.test_python_sizes import loops_by_line, read
 def work_units(f, word: str) -> str:
     """The trip count of the builtin work whose label mentions ``word``."""
     return next(str(lp.trip_count.iterations) for lp in f.loops.values()
-                if lp.id.rsplit(".", 1)[-1].startswith("W") and word in lp.trip_count.text)
+                if lp.id.rsplit(".", 1)[-1].startswith("W") and word in lp.trip_count.source_text)
 
 
 def test_a_local_list_grown_by_appends_has_as_many_items_as_appends_run():
@@ -338,3 +338,56 @@ def test_any_all_and_next_stop_the_generator_they_consume_early():
     (loop,) = [lp for lp in fs["total"].loops.values() if not lp.id.rsplit(".", 1)[-1].startswith("W")]
     assert str(loop.trip_count.iterations) == "len(xs)"  # sum() consumes it all
     assert any("consumed by next()" in a for a in fs["first"].assumptions)
+
+
+def test_string_literals_have_their_lengths():
+    fs = read("""
+        BASES = "ACGT"
+
+        def tally(seq):
+            n = 0
+            for b in BASES:
+                for c in "xyz":
+                    n += 1
+            return n
+
+        def strip():
+            return "  padded  ".strip()
+    """)
+    loops = loops_by_line(fs["tally"])
+    assert (str(loops[6].trip_count.iterations), str(loops[7].trip_count.iterations)) == ("4", "3")
+    assert work_units(fs["strip"], "strip") == "10"  # ten characters scanned
+
+
+def test_a_call_returns_as_many_items_as_every_return_of_the_callee_gives():
+    fs = read("""
+        def make(n):
+            return [0] * n
+
+        def double(xs):
+            out = []
+            for x in xs:
+                out.append(x)
+                out.append(x)
+            return out
+
+        def maybe(xs):
+            if xs:
+                return xs
+            return []
+
+        def user(n, ys):
+            for v in make(n):
+                pass
+            for w in double(ys):
+                pass
+            for z in double(make(5)):
+                pass
+            for q in maybe(ys):
+                pass
+    """)
+    loops = loops_by_line(fs["user"])
+    assert [str(loops[line].trip_count.iterations) for line in (18, 20, 22)] == ["n", "2·len(ys)", "10"]
+    assert loops[24].trip_count.kind == "unknown"  # maybe() returns ys or []: two lengths
+    assert "loop at line 20: double(…) returns 2·len(ys) items (every return of it gives 2·len(xs))" \
+        in fs["user"].assumptions

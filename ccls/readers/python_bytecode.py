@@ -179,8 +179,8 @@ class _Site:
 def _const_value(value: object) -> _Val:
     if isinstance(value, int) and not isinstance(value, bool):
         return _Val(poly=Polynomial.constant(value))
-    if isinstance(value, str):
-        return _Val(is_str=True)
+    if isinstance(value, str):  # a literal: its characters are known (`for base in "ACGT"`)
+        return _Val(is_str=True, length=Polynomial.constant(len(value)))
     if value is None:
         return _Val(is_none=True)
     if isinstance(value, (tuple, frozenset)):
@@ -934,6 +934,31 @@ class _FunctionReader:
         label = f"{_label(owner)}.{func.attr}({', '.join(_label(a) for a in args)})"
         return _make_work(spec, label, sized, self.default, self.early_exit, assumed_type=not known)
 
+    def _returned(self, name: str, args: list[_Val]) -> _Val:
+        """What a call of the module's function ``name`` returns, when every ``return`` of it
+        gives a sequence of the same length over its parameters (`_ModuleInfo.returns`): that
+        length with this call's arguments in (``make(n)`` of ``return [0] * n``: n items)."""
+        found = self.module.returns(name)
+        if found is None:
+            return _UNKNOWN
+        params, value = found
+        if len(args) != len(params):
+            return _UNKNOWN  # a default or *args stands in: not followed
+        length = value.length
+        for param, arg in zip(params, args):
+            if Polynomial.symbol(param).symbols & length.symbols:
+                if arg.poly is None:
+                    return _UNKNOWN
+                length = length.substitute(param, arg.poly)
+            if f"len({param})" in length.symbols:
+                size = _length(arg)
+                if size is None or size[1] == "unknown":
+                    return _UNKNOWN
+                length = length.substitute(f"len({param})", size[0])
+        note = f"{name}(…) returns {length} items (every return of it gives {value.length})"
+        return _Val(container=value.container, is_str=value.is_str, length=length,
+                    notes=_notes(*args) + value.notes + (note,))
+
     def _new_instance(self, name: str, line: int | None) -> _Work:
         """Calling a class of this module: type.__call__ allocates the instance and calls
         ``__init__`` from C (3.11 inlines only Python-to-Python calls): one py.work.new."""
@@ -1138,6 +1163,10 @@ class _FunctionReader:
                     continue
                 if not builtin and not args and func.is_global and this is None and func.name in self.module.lists:
                     stack.append(_Val(container="list", length=Polynomial.constant(0)))  # a list subclass, empty
+                    continue
+                if not builtin and not keywords and func.is_global and this is None and func.name \
+                        and "." not in func.name and func.name not in self.module.classes:
+                    stack.append(self._returned(func.name, args))
                     continue
                 stack.append(_call_builtin(func.name, args) if builtin else _UNKNOWN)
             elif op == "CONTAINS_OP":
@@ -1727,6 +1756,7 @@ class _ModuleInfo:
         self._init_readers: dict[types.CodeType, _FunctionReader] = {}
         self._collections: dict | None = None  # attribute → where it is built, then its _Val
         self._enums: dict[str, tuple[int, int]] | None = None  # Enum class → (members, line)
+        self._returns: dict[str, tuple[list[str], _Val] | None] = {}  # function → what it returns
         # Classes of the module that derive from list and define no __init__/__new__ of their
         # own (nor do their bases in the module): calling one with no arguments makes an empty list.
         self.lists = _list_classes(lines or []) - self._rebound if code is not None else frozenset()
@@ -1766,7 +1796,7 @@ class _ModuleInfo:
             self._values[name] = _Val(poly=value.poly if constant else None,
                                       rng=replace(value.rng, notes=value.rng.notes + note) if rng else None,
                                       container=value.container if tuple_ else None,
-                                      length=value.length if tuple_ else None,
+                                      length=value.length if tuple_ or value.is_str else None,
                                       items=value.items if tuple_ else None, is_str=value.is_str, notes=note)
         return self._values[name]
 
@@ -1807,6 +1837,44 @@ class _ModuleInfo:
         self._attributes[key] = _Attribute(cls, attr, reader.line_of.get(offset), poly, length)
         return self._attributes[key]
 
+
+    def returns(self, name: str) -> "tuple[list[str], _Val] | None":
+        """(parameters, value) for the module's top-level function ``name`` when every one of its
+        ``return`` statements gives a sequence of one length, a polynomial in its parameters and
+        their lengths (``return [0] * n``; ``out`` built by appends over ``xs``: len(xs)); the
+        value's container and length. None otherwise (a generator, a length that depends on what
+        the function read or on a loop index, two returns that differ)."""
+        if self.code is None:
+            return None
+        if name in self._returns:
+            return self._returns[name]
+        self._returns[name] = None  # guards recursion
+        code = next((c for c in self.code.co_consts if isinstance(c, types.CodeType) and c.co_name == name
+                     and c.co_flags & CO_OPTIMIZED), None)
+        if code is None or code.co_flags & 0x2A0 or code.co_flags & 0x0C or name in self._rebound:
+            return None  # a generator or coroutine (0x20/0x80/0x200), *args/**kwargs (0x04/0x08)
+        reader = _FunctionReader(code, *self._args, module=self)
+        reader._analyse_loops()
+        allowed = set(reader.parameters) | {f"len({p})" for p in reader.parameters}
+        found: _Val | None = None
+        for start in sorted(reader.live):
+            block = reader.blocks[start]
+            if block.instrs[-1].opname not in ("RETURN_VALUE", "RETURN_CONST"):
+                continue
+            if block.instrs[-1].opname == "RETURN_CONST":
+                return None
+            stack, _ = reader._simulate(start, len(block.instrs) - 1)
+            value = stack[-1] if stack else _UNKNOWN
+            size = _length(value)
+            if size is None or size[1] == "unknown" or not size[0].symbols <= allowed:
+                return None
+            if found is not None and (found.length != size[0] or found.container != value.container):
+                return None
+            found = _Val(container=value.container, is_str=value.is_str, length=size[0])
+        if found is None:
+            return None
+        self._returns[name] = (list(reader.parameters), found)
+        return self._returns[name]
 
     def collection(self, attr: str) -> "_Val | None":
         """``x.attr`` read anywhere in the module, when the module builds that attribute in one
