@@ -391,3 +391,37 @@ def test_a_call_returns_as_many_items_as_every_return_of_the_callee_gives():
     assert loops[24].trip_count.kind == "unknown"  # maybe() returns ys or []: two lengths
     assert "loop at line 20: double(…) returns 2·len(ys) items (every return of it gives 2·len(xs))" \
         in fs["user"].assumptions
+
+
+def test_dicts_built_here_keep_their_keys_until_something_adds_one():
+    fs = read("""
+        def index(ws):
+            by_id = {w: 1 for w in ws}
+            for k, v in by_id.items():
+                pass
+
+        def literal():
+            d = {'a': 1, 'b': 2}
+            for k in d:
+                pass
+
+        def grows(ws):
+            d = {}
+            for w in ws:
+                d[w] = 1
+            for k in d:
+                pass
+
+        def fill(d):
+            d[3] = 4
+
+        def handed(ws):
+            d = {w: 1 for w in ws}
+            fill(d)
+            for k in d:
+                pass
+    """)
+    assert str(loops_by_line(fs["index"])[4].trip_count.iterations) == "len(ws)"  # at most one key per item
+    assert str(loops_by_line(fs["literal"])[9].trip_count.iterations) == "2"
+    assert loops_by_line(fs["grows"])[16].trip_count.kind == "unknown"  # d[w] = 1 adds keys
+    assert loops_by_line(fs["handed"])[25].trip_count.kind == "unknown"  # fill(d) may add keys

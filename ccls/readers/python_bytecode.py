@@ -312,8 +312,11 @@ def _comprehension_value(code: types.CodeType, iterator: _Val) -> _Val:
     """What a 3.11 comprehension call returns: a list or set (a generator) as long as its first
     iterable, when that is known (an upper bound when it filters, a lower one when it nests)."""
     it = iterator.iter
-    if it is None or code.co_name == "<dictcomp>":
+    if it is None:
         return _UNKNOWN
+    if code.co_name == "<dictcomp>":  # one key per item at most (equal keys collapse)
+        note = f"dictcomp at line {code.co_firstlineno}: at most as many keys as its first iterable, {it.trips}"
+        return _Val(container="dict", length=it.trips, notes=it.notes + (note,))
     note = f"{code.co_name[1:-1]} at line {code.co_firstlineno}: as many items as its first iterable, {it.trips}"
     if code.co_name == "<genexpr>":
         return _Val(iter=replace(it, notes=it.notes + (note,)), length=it.trips, notes=it.notes + (note,))
@@ -679,6 +682,7 @@ class _FunctionReader:
         self._memo: dict[str, _Val] = {}
         self._built: dict[str, Polynomial] = {}  # list locals built here: their length as built
         self._escaped: dict[str, list[int]] | None = None  # by `_escapes`
+        self._subscripted: set[str] | None = None  # locals with an item stored or deleted, `_keeps_keys`
         self._scanning = False
         self._block_of = {ins.offset: b for b in self.live for ins in self.blocks[b].instrs}
         self._depth = 0
@@ -758,12 +762,29 @@ class _FunctionReader:
                 return None
         return total
 
+    def _keeps_keys(self, name: str) -> bool:
+        """Whether a dict local keeps the keys it was built with: no item stored or deleted on a
+        line that reads it (``d[k] = v`` adds a key), not handed to a call that might, no resizing
+        method (`_RESIZING`, in `resized`)."""
+        if self._subscripted is None:
+            self._subscripted, line, names = set(), None, []
+            for ins in self.instrs:
+                if ins.positions is not None and ins.positions.lineno is not None and ins.positions.lineno != line:
+                    line, names = ins.positions.lineno, []
+                if ins.opname in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF"):
+                    names.append(str(ins.argval))
+                elif ins.opname in ("STORE_SUBSCR", "DELETE_SUBSCR", "STORE_SLICE", "DELETE_SLICE"):
+                    self._subscripted.update(names)
+        return name not in self._subscripted and name not in self.resized and not self._scanning \
+            and name not in self._escapes() and name not in self.code.co_cellvars
+
     def _escapes(self) -> dict[str, list[int]]:
         """Local → offsets of the calls it is handed to as an argument, but for builtins that only
         read a sequence (`_READS_SEQUENCE`, ``sep.join``). Scanned once, with lengths of grown
         lists left out (they are what this decides)."""
         if self._escaped is None:
             self._escaped, self._scanning = {}, True
+            saved = dict(self._memo)  # values read while scanning leave grown lengths out: not kept
             try:
                 for start in sorted(self.live):
                     _, facts = self._simulate(start)
@@ -778,6 +799,7 @@ class _FunctionReader:
                                 self._escaped.setdefault(arg.var, []).append(offset)
             finally:
                 self._scanning = False
+                self._memo = saved
         return self._escaped
 
     def _find_loops(self) -> dict[str, _LoopInfo]:
@@ -883,7 +905,9 @@ class _FunctionReader:
                 self._memo[name] = _Val(poly=value.poly, seq=value.seq, notes=value.notes,
                                         from_global=value.from_global or value.is_global,
                                         container=value.container, rng=value.rng,
-                                        length=None if name in self.resized or name in self._built else value.length,
+                                        length=None if name in self.resized or name in self._built or (
+                                            value.container == "dict" and not self._keeps_keys(name))
+                                        else value.length,
                                         iter=value.iter, items=value.items, is_str=value.is_str)
         return self._memo[name]
 
@@ -1207,8 +1231,9 @@ class _FunctionReader:
                 pop(ins.arg or 0)
                 stack.append(_Val(container="list" if op == "BUILD_LIST" else "tuple",
                                   length=Polynomial.constant(ins.arg or 0)))
-            elif op in ("BUILD_MAP", "BUILD_CONST_KEY_MAP") and self.code is self.module.code:
-                # A dict literal of the module's own top level (a module constant when never resized).
+            elif op in ("BUILD_MAP", "BUILD_CONST_KEY_MAP"):
+                # A dict literal: its keys (a module constant when never resized; a local while
+                # nothing adds keys to it, `_single_store`).
                 pop((ins.arg or 0) * (2 if op == "BUILD_MAP" else 1) + (op == "BUILD_CONST_KEY_MAP"))
                 stack.append(_Val(container="dict", length=Polynomial.constant(ins.arg or 0)))
             elif op in ("BUILD_SET", "BUILD_STRING", "BUILD_SLICE", "BUILD_MAP", "BUILD_CONST_KEY_MAP"):
