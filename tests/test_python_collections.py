@@ -425,3 +425,32 @@ def test_dicts_built_here_keep_their_keys_until_something_adds_one():
     assert str(loops_by_line(fs["literal"])[9].trip_count.iterations) == "2"
     assert loops_by_line(fs["grows"])[16].trip_count.kind == "unknown"  # d[w] = 1 adds keys
     assert loops_by_line(fs["handed"])[25].trip_count.kind == "unknown"  # fill(d) may add keys
+
+
+def test_counted_while_loops_with_known_ends_and_decorated_callees():
+    fs = read("""
+        import contextlib
+
+        @contextlib.contextmanager
+        def opened(n):
+            return [0] * n
+
+        def user(n):
+            for x in opened(n):
+                pass
+
+        def big():
+            i = 0
+            while i < 100000:
+                i += 1
+            j = 10
+            while j >= 3:
+                j -= 3
+            k = 5
+            while k != 3:
+                k += 1
+    """)
+    assert loops_by_line(fs["user"])[9].trip_count.kind == "unknown"  # the decorator decides what it returns
+    loops = loops_by_line(fs["big"])
+    assert [str(loops[line].trip_count.iterations) for line in (14, 17)] == ["100000", "3"]  # 10, 7, 4
+    assert loops[20].trip_count.kind == "unknown"  # moving away from 3: never meets it

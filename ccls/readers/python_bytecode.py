@@ -1360,14 +1360,15 @@ class _FunctionReader:
             return None
         sign = "increased" if grows else "decreased"
         how = f"{var} is {sign} by {step} each iteration while {var} {op} {other.poly}"
-        exact = self._run_constant(start.poly, other.poly, op, symbol, step)
-        if exact is not None:
+        span = other.poly - start.poly if grows else start.poly - other.poly
+        value = span.constant_value()
+        if value is not None:  # both ends known: the exact count, by the arithmetic of the test
+            if op == "!=" and value < 0:
+                return None  # moving away from its bound: it never meets it
+            exact = max(0, math.floor(value / step) + 1 if op in ("<=", ">=") else math.ceil(value / step))
             trip, how = TripCount("constant", Polynomial.constant(exact), text), f"{how}: {exact} iterations"
         else:
-            span = other.poly - start.poly if grows else start.poly - other.poly
             iterations = span * (1 / step) + (1 if op in ("<=", ">=") else 0)
-            if iterations.constant_value() is not None:
-                return None  # a constant span that _run_constant could not finish: not a count
             trip, how = TripCount("bounded", iterations, text), f"{how}; trip count taken as {iterations}"
         if self._leaves_early(loop):
             trip, more = early_exit_trip(trip.iterations, self.early_exit, text)
@@ -1782,6 +1783,7 @@ class _ModuleInfo:
         self._collections: dict | None = None  # attribute → where it is built, then its _Val
         self._enums: dict[str, tuple[int, int]] | None = None  # Enum class → (members, line)
         self._returns: dict[str, tuple[list[str], _Val] | None] = {}  # function → what it returns
+        self._decorated: frozenset[str] | None = None  # top-level functions with decorators
         # Classes of the module that derive from list and define no __init__/__new__ of their
         # own (nor do their bases in the module): calling one with no arguments makes an empty list.
         self.lists = _list_classes(lines or []) - self._rebound if code is not None else frozenset()
@@ -1874,9 +1876,14 @@ class _ModuleInfo:
         if name in self._returns:
             return self._returns[name]
         self._returns[name] = None  # guards recursion
-        code = next((c for c in self.code.co_consts if isinstance(c, types.CodeType) and c.co_name == name
-                     and c.co_flags & CO_OPTIMIZED), None)
-        if code is None or code.co_flags & 0x2A0 or code.co_flags & 0x0C or name in self._rebound:
+        codes = [c for c in self.code.co_consts if isinstance(c, types.CodeType) and c.co_name == name
+                 and c.co_flags & CO_OPTIMIZED]
+        if self._decorated is None:
+            self._decorated = _decorated_functions(self._args[1])
+        if len(codes) != 1 or name in self._decorated or "*" in self._decorated or name in self._rebound:
+            return None  # defined twice, or a decorator may return something else
+        code = codes[0]
+        if code.co_flags & 0x2A0 or code.co_flags & 0x0C:
             return None  # a generator or coroutine (0x20/0x80/0x200), *args/**kwargs (0x04/0x08)
         reader = _FunctionReader(code, *self._args, module=self)
         reader._analyse_loops()
@@ -2002,6 +2009,20 @@ def _class_family(lines: list[str]) -> dict[str, frozenset[str]] | None:
 
     up = {name: ancestors(name) for name in bases}
     return {name: frozenset(up[name] | {other for other in bases if name in up[other]}) for name in bases}
+
+
+def _decorated_functions(lines: list[str]) -> frozenset[str]:
+    """Top-level functions written with a decorator (whatever calling them returns is the
+    decorator's say: ``@contextmanager``, ``@lru_cache``), or every name when the source does not
+    parse."""
+    import ast
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset(("*",))
+    out = {node.name for node in ast.walk(tree)
+           if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list}
+    return frozenset(out)
 
 
 _ENUM_BASES = frozenset(("Enum", "IntEnum", "StrEnum"))  # Flag iterates its canonical members only
