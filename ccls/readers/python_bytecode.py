@@ -154,6 +154,8 @@ class _Val:
     base: str | None = None
     shift: Polynomial | None = None
     made_at: int | None = None  # a generator expression: the offset of the call that made it
+    item_bytes: int | None = None  # a flat sequence (str, bytes, array): bytes per item
+    text: str | None = None  # a short string constant's own text (an array's typecode)
 
 
 _UNKNOWN = _Val()
@@ -180,7 +182,10 @@ def _const_value(value: object) -> _Val:
     if isinstance(value, int) and not isinstance(value, bool):
         return _Val(poly=Polynomial.constant(value))
     if isinstance(value, str):  # a literal: its characters are known (`for base in "ACGT"`)
-        return _Val(is_str=True, length=Polynomial.constant(len(value)))
+        return _Val(is_str=True, length=Polynomial.constant(len(value)), item_bytes=1,
+                    text=value if len(value) <= 2 else None)
+    if isinstance(value, bytes):
+        return _Val(container="bytes", length=Polynomial.constant(len(value)), item_bytes=1)
     if value is None:
         return _Val(is_none=True)
     if isinstance(value, (tuple, frozenset)):
@@ -258,6 +263,26 @@ def _call_builtin(name: str, args: list[_Val]) -> _Val:
         if inner is not None:  # same length; items no longer start + step·index
             return _Val(iter=_Iter(inner.trips, inner.kind, inner.notes))
     return _UNKNOWN
+
+
+def _array_value(args: list[_Val]) -> _Val:
+    """``array.array(typecode[, initializer])``: an array of the typecode's item size (from the
+    array module itself, which the analysis imports: it runs nothing of the user's), as long as
+    its initializer when that is known."""
+    import array as array_module
+    try:
+        item = array_module.array(args[0].text).itemsize
+    except (ValueError, TypeError):
+        return _UNKNOWN
+    size = _length(args[1]) if len(args) > 1 else (Polynomial.constant(0), "constant", ())
+    if size is None or size[1] == "unknown":
+        return _Val(container="array", item_bytes=item)
+    return _Val(container="array", item_bytes=item, length=size[0], notes=size[2])
+
+
+def _flat(v: _Val) -> bool:
+    """A str, bytes or array.array of known length: repeating it copies bytes (`_FILL`)."""
+    return v.item_bytes is not None and v.length is not None
 
 
 def _is_difference(p: Polynomial) -> bool:
@@ -410,6 +435,9 @@ _METHOD_WORK = {
 _SCAN = _WorkSpec("py.work.scan", "list", "O(n)", early_exit=True)
 _SLICE = _WorkSpec("py.work.copy", "list", "O(k), k = the slice's length")
 _REPEAT = _WorkSpec("py.work.copy", "list", "O(nk) (list multiply)")
+# str, bytes, array.array repeated: O(nk) like a list's, but their items' bytes are copied
+# (memcpy), no references counted: one py.work.fill per byte made.
+_FILL = _WorkSpec("py.work.fill", "str/bytes/array", "O(nk) (sequence repetition), in bytes")
 _CONCAT = _WorkSpec("py.work.copy", "list", "O(n + m) (concatenation copies both)")
 
 
@@ -1135,6 +1163,15 @@ class _FunctionReader:
                                                             self.default, self.early_exit, assumed_type=False))
                     stack.append(joined)
                     continue
+                elif symbol in ("*", "*=") and (_flat(a) or _flat(b)) and (a.poly or b.poly) is not None:
+                    seq, times = (a, b) if _flat(a) else (b, a)
+                    repeated = _Val(container=seq.container, is_str=seq.is_str, item_bytes=seq.item_bytes,
+                                    length=seq.length * times.poly, notes=_notes(seq, times))
+                    made = _Val(length=repeated.length * seq.item_bytes, notes=repeated.notes)
+                    facts[ins.offset] = ("work", _make_work(_FILL, f"{_label(seq)} * {times.poly}", made,
+                                                            self.default, self.early_exit, assumed_type=False))
+                    stack.append(repeated)
+                    continue
                 elif symbol == "*" and (a.container or b.container) and (a.poly or b.poly) is not None:
                     seq, times = (a, b) if a.container else (b, a)
                     if seq.length is not None and times.poly is not None:
@@ -1187,6 +1224,9 @@ class _FunctionReader:
                     continue
                 if not builtin and not args and func.is_global and this is None and func.name in self.module.lists:
                     stack.append(_Val(container="list", length=Polynomial.constant(0)))  # a list subclass, empty
+                    continue
+                if self.module.is_array(func) and args and args[0].text:
+                    stack.append(_array_value(args))
                     continue
                 if not builtin and not keywords and func.is_global and this is None and func.name \
                         and "." not in func.name and func.name not in self.module.classes:
@@ -1784,6 +1824,7 @@ class _ModuleInfo:
         self._enums: dict[str, tuple[int, int]] | None = None  # Enum class → (members, line)
         self._returns: dict[str, tuple[list[str], _Val] | None] = {}  # function → what it returns
         self._decorated: frozenset[str] | None = None  # top-level functions with decorators
+        self._arrays: tuple[frozenset[str], frozenset[str]] | None = None  # names of array.array, of array
         # Classes of the module that derive from list and define no __init__/__new__ of their
         # own (nor do their bases in the module): calling one with no arguments makes an empty list.
         self.lists = _list_classes(lines or []) - self._rebound if code is not None else frozenset()
@@ -1864,6 +1905,19 @@ class _ModuleInfo:
         self._attributes[key] = _Attribute(cls, attr, reader.line_of.get(offset), poly, length)
         return self._attributes[key]
 
+
+    def is_array(self, func: "_Val") -> bool:
+        """Whether a called value is the array module's ``array`` type (``from array import
+        array``; ``import array`` then ``array.array``)."""
+        if self.code is None or not (func.is_global or func.owner is not None):
+            return False
+        if self._arrays is None:
+            self._arrays = _array_names(self._args[1])
+        names, modules = self._arrays
+        if func.owner is None:
+            return func.is_global and func.name in names
+        return func.attr == "array" and func.owner.is_global and func.owner.owner is None \
+            and func.owner.name in modules
 
     def returns(self, name: str) -> "tuple[list[str], _Val] | None":
         """(parameters, value) for the module's top-level function ``name`` when every one of its
@@ -2009,6 +2063,30 @@ def _class_family(lines: list[str]) -> dict[str, frozenset[str]] | None:
 
     up = {name: ancestors(name) for name in bases}
     return {name: frozenset(up[name] | {other for other in bases if name in up[other]}) for name in bases}
+
+
+def _array_names(lines: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """(names the module binds to ``array.array``, names it binds to the ``array`` module), from
+    its top-level imports; nothing when one of those names is also bound otherwise."""
+    import ast
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset(), frozenset()
+    names, modules, other = set(), set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "array" and node.level == 0:
+            names.update(a.asname or a.name for a in node.names if a.name == "array")
+            other.update(a.asname or a.name for a in node.names if a.name != "array")
+        elif isinstance(node, ast.Import):
+            modules.update(a.asname or a.name for a in node.names if a.name == "array")
+            other.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "array")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            other.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                other.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+    return frozenset(names - other), frozenset(modules - other)
 
 
 def _decorated_functions(lines: list[str]) -> frozenset[str]:
