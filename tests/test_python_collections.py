@@ -454,3 +454,24 @@ def test_counted_while_loops_with_known_ends_and_decorated_callees():
     loops = loops_by_line(fs["big"])
     assert [str(loops[line].trip_count.iterations) for line in (14, 17)] == ["100000", "3"]  # 10, 7, 4
     assert loops[20].trip_count.kind == "unknown"  # moving away from 3: never meets it
+
+
+def test_a_counted_while_loop_with_branches_or_error_checks_keeps_its_count():
+    fs = read("""
+        def clear(n, xs):
+            i = 0
+            while i < n:
+                if xs[i]:
+                    xs[i] = 0
+                i += 1
+
+        def checked(n, xs):
+            i = 0
+            while i < n:
+                if xs[i] < 0:
+                    raise ValueError(i)
+                i += 1
+    """)
+    for name in ("clear", "checked"):
+        (loop,) = fs[name].loops.values()
+        assert (loop.trip_count.kind, str(loop.trip_count.iterations)) == ("bounded", "n")

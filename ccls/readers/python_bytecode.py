@@ -1341,7 +1341,9 @@ class _FunctionReader:
                     test = self._exit_test(b, loop)
                     if test is None and self.blocks[succ].instrs[-1].opname in _TERMINAL \
                             and len(self.blocks[succ].preds) == 1:
-                        returns = True  # `if found: return i`: leaves early (counted loops only)
+                        # `if found: return i` leaves early (counted loops only); an arm that
+                        # raises is an error path, taken as not taken (as `_leaves_early` does)
+                        returns = returns or self.blocks[succ].instrs[-1].opname in ("RETURN_VALUE", "RETURN_CONST")
                         continue
                     if test is None:
                         return None
@@ -1354,7 +1356,7 @@ class _FunctionReader:
             return None
         symbol, factor, shrinks = step
         if symbol in ("+", "-"):
-            return self._linear_trip(loop, text, var, op, other, symbol, factor)
+            return self._linear_trip(loop, text, var, op, other, symbol, factor, returns)
         if returns:
             return None
         bits = math.log2(factor) if symbol in ("//", "/", "*") else factor
@@ -1383,12 +1385,13 @@ class _FunctionReader:
         return TripCount("bounded", iterations, text), f"{how}; trip count taken as {iterations}"
 
     def _linear_trip(self, loop: _LoopInfo, text: str, var: str, op: str, other: _Val, symbol: str,
-                     step: Fraction) -> tuple[TripCount, str] | None:
+                     step: Fraction, returns: bool) -> tuple[TripCount, str] | None:
         """A ``while`` loop whose only test compares a counter that each iteration moves by a
         constant (``while i < n: … i += 1``; ``while k: … k -= 1``) with a bound the loop does not
         change: (bound − start)/step iterations (one more when the test admits equality), the
         induction variable C's ScalarEvolution counts; a ``break`` or ``return`` can leave it
-        earlier, as a ``for`` loop's."""
+        earlier, as a ``for`` loop's (``returns``: its body has a ``return``; a ``break`` is not
+        followed, `_log_trip` gives up on exits it cannot read)."""
         grows = symbol == "+"
         if (grows and op not in ("<", "<=", "!=")) or (not grows and op not in (">", ">=", "!=")) \
                 or (op == "!=" and step != 1) or other.poly is None:
@@ -1410,9 +1413,9 @@ class _FunctionReader:
         else:
             iterations = span * (1 / step) + (1 if op in ("<=", ">=") else 0)
             trip, how = TripCount("bounded", iterations, text), f"{how}; trip count taken as {iterations}"
-        if self._leaves_early(loop):
+        if returns:
             trip, more = early_exit_trip(trip.iterations, self.early_exit, text)
-            how += f"; a break or return can leave it early; {more}"
+            how += f"; a return can leave it early; {more}"
         return trip, how
 
     def _exit_test(self, block: int, loop: _LoopInfo) -> tuple[str, str, _Val, int] | None:
