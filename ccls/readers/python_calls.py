@@ -21,6 +21,11 @@ pyperf's ``runner.bench_func("name", work, 100)``) is called with them; pyperf's
 
 An instance attribute that ``__init__`` binds once from its parameters (``self.degree = degree``)
 is a size of the methods that read it: a record from ``__init__`` to each passes the value.
+``planner.m(edits)`` on a global the module assigns (not a module, function or class it binds)
+is a method call as ``obj.m()`` is. A parameter whose default is a module constant of known
+length (``bodies=SYSTEM``) takes that length where a call leaves it out. The copy and pickle
+protocols call ``__setstate__(state)`` with the instance's ``__dict__``: as many items as the
+attributes its class sets.
 """
 from __future__ import annotations
 
