@@ -159,3 +159,30 @@ def test_min_max_of_several_values_and_builtin_types_cost_their_measured_work_on
     call = table["py.call"].cu
     # 3.11's min(a, b) and a builtin type's call cost many plain builtin calls (measured, not assumed)
     assert table["py.work.varargs"].cu > 20 * call and table["py.work.object"].cu > 10 * call
+
+
+def test_repeating_a_str_bytes_or_array_copies_bytes_not_references():
+    fs = read("""
+        from array import array
+        import array as arr
+
+        def grid(w, h):
+            data = array('d', [0]) * (w * h)
+            bits = arr.array('b', [0, 0]) * w
+            return data, bits
+
+        def banner(n):
+            return "=-" * n
+
+        def raw(k):
+            return b"ab" * k
+
+        def refs(n):
+            return [0] * n
+    """)
+    fills = {str(lp.trip_count.iterations) for lp in fs["grid"].loops.values() if is_work_loop(lp.id)}
+    assert fills == {"8·h·w", "2·w"}  # bytes made: 8 per double, 1 per signed char
+    assert work_classes(fs["grid"]) == ["py.work.fill", "py.work.fill"]
+    assert {str(lp.trip_count.iterations) for lp in fs["banner"].loops.values()} == {"2·n"}
+    assert {str(lp.trip_count.iterations) for lp in fs["raw"].loops.values()} == {"2·k"}
+    assert work_classes(fs["refs"]) == ["py.work.copy"]  # a list's items are references, counted

@@ -11,6 +11,13 @@ clears its stack, so an unmodelled opcode makes a trip count *unknown*, never wr
 
 Iterations counted for a ``for`` loop are those of its body; the final FOR_ITER that finds
 the iterator exhausted is not counted separately (one cheap instruction per loop entry).
+
+Lengths the module itself tells: literals (lists, tuples, dicts, strings, bytes), module
+constants nothing resizes, an Enum's members, a local list counted by the appends that run
+(`_grown`), a dict while nothing adds keys (`_keeps_keys`), an attribute list built in one
+place (`_ModuleInfo.collection`), what a module function returns (`_ModuleInfo.returns`),
+``array.array``. ``while`` loops over a counter moved by a constant, or divided/multiplied,
+are counted (`_log_trip`).
 """
 from __future__ import annotations
 
@@ -153,10 +160,16 @@ class _Val:
     # local as one block reads it between two stores), so that `(i + 3) - i` is 3.
     base: str | None = None
     shift: Polynomial | None = None
+    made_at: int | None = None  # a generator expression: the offset of the call that made it
+    item_bytes: int | None = None  # a flat sequence (str, bytes, array): bytes per item
+    text: str | None = None  # a short string constant's own text (an array's typecode)
 
 
 _UNKNOWN = _Val()
 _NULL = _Val(is_null=True)
+# Builtins that read a sequence they are handed and keep nothing of it that could grow it.
+_READS_SEQUENCE = frozenset(("len", "sorted", "list", "tuple", "set", "frozenset", "sum", "min", "max", "any",
+                             "all", "enumerate", "reversed", "zip", "print", "repr", "str", "iter"))
 # Methods that change a container's length in place.
 _RESIZING = frozenset(("append", "extend", "insert", "pop", "remove", "clear", "add", "discard", "update",
                        "setdefault", "popitem", "appendleft", "popleft", "extendleft"))
@@ -175,8 +188,11 @@ class _Site:
 def _const_value(value: object) -> _Val:
     if isinstance(value, int) and not isinstance(value, bool):
         return _Val(poly=Polynomial.constant(value))
-    if isinstance(value, str):
-        return _Val(is_str=True)
+    if isinstance(value, str):  # a literal: its characters are known (`for base in "ACGT"`)
+        return _Val(is_str=True, length=Polynomial.constant(len(value)), item_bytes=1,
+                    text=value if len(value) <= 2 else None)
+    if isinstance(value, bytes):
+        return _Val(container="bytes", length=Polynomial.constant(len(value)), item_bytes=1)
     if value is None:
         return _Val(is_none=True)
     if isinstance(value, (tuple, frozenset)):
@@ -233,6 +249,8 @@ def _call_builtin(name: str, args: list[_Val]) -> _Val:
             if abs(step) != 1:
                 notes += (f"range step {step}: trip count (stop − start)/{step}, ignoring rounding",)
         return _Val(rng=_Range(args[0].poly, args[1].poly, step, notes))
+    if name == "list" and not args:
+        return _Val(container="list", length=Polynomial.constant(0))
     if name in ("sorted", "list", "tuple") and len(args) == 1:
         size = _length(args[0])  # same length as its argument
         return _Val(seq=args[0].seq, container="tuple" if name == "tuple" else "list",
@@ -252,6 +270,26 @@ def _call_builtin(name: str, args: list[_Val]) -> _Val:
         if inner is not None:  # same length; items no longer start + step·index
             return _Val(iter=_Iter(inner.trips, inner.kind, inner.notes))
     return _UNKNOWN
+
+
+def _array_value(args: list[_Val]) -> _Val:
+    """``array.array(typecode[, initializer])``: an array of the typecode's item size (from the
+    array module itself, which the analysis imports: it runs nothing of the user's), as long as
+    its initializer when that is known."""
+    import array as array_module
+    try:
+        item = array_module.array(args[0].text).itemsize
+    except (ValueError, TypeError):
+        return _UNKNOWN
+    size = _length(args[1]) if len(args) > 1 else (Polynomial.constant(0), "constant", ())
+    if size is None or size[1] == "unknown":
+        return _Val(container="array", item_bytes=item)
+    return _Val(container="array", item_bytes=item, length=size[0], notes=size[2])
+
+
+def _flat(v: _Val) -> bool:
+    """A str, bytes or array.array of known length: repeating it copies bytes (`_FILL`)."""
+    return v.item_bytes is not None and v.length is not None
 
 
 def _is_difference(p: Polynomial) -> bool:
@@ -306,8 +344,11 @@ def _comprehension_value(code: types.CodeType, iterator: _Val) -> _Val:
     """What a 3.11 comprehension call returns: a list or set (a generator) as long as its first
     iterable, when that is known (an upper bound when it filters, a lower one when it nests)."""
     it = iterator.iter
-    if it is None or code.co_name == "<dictcomp>":
+    if it is None:
         return _UNKNOWN
+    if code.co_name == "<dictcomp>":  # one key per item at most (equal keys collapse)
+        note = f"dictcomp at line {code.co_firstlineno}: at most as many keys as its first iterable, {it.trips}"
+        return _Val(container="dict", length=it.trips, notes=it.notes + (note,))
     note = f"{code.co_name[1:-1]} at line {code.co_firstlineno}: as many items as its first iterable, {it.trips}"
     if code.co_name == "<genexpr>":
         return _Val(iter=replace(it, notes=it.notes + (note,)), length=it.trips, notes=it.notes + (note,))
@@ -401,6 +442,9 @@ _METHOD_WORK = {
 _SCAN = _WorkSpec("py.work.scan", "list", "O(n)", early_exit=True)
 _SLICE = _WorkSpec("py.work.copy", "list", "O(k), k = the slice's length")
 _REPEAT = _WorkSpec("py.work.copy", "list", "O(nk) (list multiply)")
+# str, bytes, array.array repeated: O(nk) like a list's, but their items' bytes are copied
+# (memcpy), no references counted: one py.work.fill per byte made.
+_FILL = _WorkSpec("py.work.fill", "str/bytes/array", "O(nk) (sequence repetition), in bytes")
 _CONCAT = _WorkSpec("py.work.copy", "list", "O(n + m) (concatenation copies both)")
 
 
@@ -671,6 +715,11 @@ class _FunctionReader:
         self.assumptions: list[str] = []
         self.sites: list[tuple[int | None, _Site]] = []  # calls made (comprehensions' included), by `read`
         self._memo: dict[str, _Val] = {}
+        self._built: dict[str, Polynomial] = {}  # list locals built here: their length as built
+        self._escaped: dict[str, list[int]] | None = None  # by `_escapes`
+        self._subscripted: set[str] | None = None  # locals with an item stored or deleted, `_keeps_keys`
+        self._scanning = False
+        self._block_of = {ins.offset: b for b in self.live for ins in self.blocks[b].instrs}
         self._depth = 0
 
     def _lines(self) -> dict[int, int | None]:
@@ -700,13 +749,93 @@ class _FunctionReader:
 
     def _resized(self) -> set[str]:
         """Locals whose container this function grows or shrinks in place (``a.append(x)``,
-        ``a.pop()``): the length they were built with no longer holds."""
+        ``a.pop()``): the length they were built with no longer holds (`_grown` may count it)."""
         out: set[str] = set()
+        self.appends: dict[str, list[int]] = {}  # local → offsets of its `.append` loads
         for prev, ins in zip(self.instrs, self.instrs[1:]):
             if prev.opname in ("LOAD_FAST", "LOAD_DEREF", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW") and (
                     (ins.opname in ("LOAD_METHOD", "LOAD_ATTR") and str(ins.argval) in _RESIZING)):
-                out.add(_names(prev)[-1])
+                name = _names(prev)[-1]
+                out.add(name)
+                self.appends.setdefault(name, []).append(ins.offset if str(ins.argval) == "append" else -1)
         return out
+
+    def _grown(self, name: str, store: tuple[int, int], start: Polynomial, read: int,
+               at: int | None) -> Polynomial | None:
+        """The length of a list local built here (``out = []``, one store, of ``start`` items)
+        that only ``out.append(…)`` grows, as read in block ``read``: ``start`` plus the times
+        each append runs per run of the store, the product of the trip counts of the loops around
+        the append that are not around the store (``for x in xs: out.append(x)``: len(xs)). An
+        append under a branch is counted as made: an upper bound. None when something else may
+        resize it (another method, a callee it is handed to before its last read, a closure), a
+        loop around an append has no count yet or one that varies with an outer loop's index, or
+        the read (at offset ``at``) is inside a loop that is still growing it."""
+        offsets = self.appends.get(name, [])
+        if -1 in offsets or name not in self.code.co_varnames or name in self.code.co_cellvars:
+            return None
+        block_of = self._block_of
+        outer = {lp.id for lp in self._enclosing(store[0])}
+        reading = {lp.id for lp in self._enclosing(read)}
+        total = start
+        for offset in offsets:
+            if offset not in block_of:
+                continue  # in code that never runs
+            times = Polynomial.constant(1)
+            for loop in self._enclosing(block_of[offset]):
+                if loop.id in outer:
+                    continue
+                if loop.id in reading or loop.trip is None or loop.trip.kind == "unknown" or any(
+                        s.startswith("@") for s in loop.trip.iterations.symbols):
+                    return None
+                times = times * loop.trip.iterations
+            total = total + times
+        # Handed to a call as an argument, the callee may grow it: what is read after that call
+        # (or in a loop around it, on the next pass) is not known; what is read before, is.
+        for call in self._escapes().get(name, ()):
+            if at is None or at > call or call not in block_of or \
+                    (reading & {lp.id for lp in self._enclosing(block_of[call])}) - outer:
+                return None
+        return total
+
+    def _keeps_keys(self, name: str) -> bool:
+        """Whether a dict local keeps the keys it was built with: no item stored or deleted on a
+        line that reads it (``d[k] = v`` adds a key), not handed to a call that might, no resizing
+        method (`_RESIZING`, in `resized`)."""
+        if self._subscripted is None:
+            self._subscripted, line, names = set(), None, []
+            for ins in self.instrs:
+                if ins.positions is not None and ins.positions.lineno is not None and ins.positions.lineno != line:
+                    line, names = ins.positions.lineno, []
+                if ins.opname in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF"):
+                    names.append(str(ins.argval))
+                elif ins.opname in ("STORE_SUBSCR", "DELETE_SUBSCR", "STORE_SLICE", "DELETE_SLICE"):
+                    self._subscripted.update(names)
+        return name not in self._subscripted and name not in self.resized and not self._scanning \
+            and name not in self._escapes() and name not in self.code.co_cellvars
+
+    def _escapes(self) -> dict[str, list[int]]:
+        """Local → offsets of the calls it is handed to as an argument, but for builtins that only
+        read a sequence (`_READS_SEQUENCE`, ``sep.join``). Scanned once, with lengths of grown
+        lists left out (they are what this decides)."""
+        if self._escaped is None:
+            self._escaped, self._scanning = {}, True
+            saved = dict(self._memo)  # values read while scanning leave grown lengths out: not kept
+            try:
+                for start in sorted(self.live):
+                    _, facts = self._simulate(start)
+                    for offset, fact in facts.items():
+                        site = fact[5] if fact and fact[0] == "call" and len(fact) > 5 else None
+                        if not isinstance(site, _Site) or (site.func.attr == "join" and site.func.owner is not None) or (
+                                site.func.is_global and site.this is None and site.func.name in _READS_SEQUENCE
+                                and site.func.name not in self.shadowed):
+                            continue
+                        for arg in site.args:
+                            if arg.var is not None:
+                                self._escaped.setdefault(arg.var, []).append(offset)
+            finally:
+                self._scanning = False
+                self._memo = saved
+        return self._escaped
 
     def _find_loops(self) -> dict[str, _LoopInfo]:
         if not self.blocks:
@@ -752,7 +881,7 @@ class _FunctionReader:
         return out
 
     # -- values of variables --------------------------------------------------------------
-    def _lookup(self, name: str, block: int) -> _Val:
+    def _lookup(self, name: str, block: int, at: int | None = None) -> _Val:
         loops = self._enclosing(block)
         for loop in loops:
             if name in loop.bindings:
@@ -768,6 +897,14 @@ class _FunctionReader:
             visible = {f"@{lp.id}" for lp in loops}
             if {s for p in _polys(value) for s in p.symbols if s.startswith("@")} <= visible:
                 # An unknown value it was computed from may have changed since: no base carried over.
+                built = self._built.get(name)
+                if built is not None and value.container == "list" and not self._scanning:
+                    grown = self._grown(name, sites[0], built, block, at)
+                    if grown is not None and name in self.appends:
+                        note = f"{name} holds at most {grown} items: its {len(self.appends[name])} append(s) counted"
+                        value = replace(value, length=grown, notes=value.notes + (note,))
+                    elif grown is not None:
+                        value = replace(value, length=grown)
                 return replace(value, name=name, direct=True, base=None, shift=None)
         return _Val(name=name, direct=name not in self.symbol_names)
 
@@ -796,12 +933,16 @@ class _FunctionReader:
                 finally:
                     self._depth -= 1
                 value = stack[-1] if stack else _UNKNOWN
+                if value.container == "list" and value.length is not None:
+                    self._built[name] = value.length  # what `_grown` adds the appends to
                 # A range or an iterator kept in a local (`r = range(n)`; `for i in r`) is that
                 # range; loop indices it mentions are checked by `_lookup`.
                 self._memo[name] = _Val(poly=value.poly, seq=value.seq, notes=value.notes,
                                         from_global=value.from_global or value.is_global,
                                         container=value.container, rng=value.rng,
-                                        length=None if name in self.resized else value.length,
+                                        length=None if name in self.resized or name in self._built or (
+                                            value.container == "dict" and not self._keeps_keys(name))
+                                        else value.length,
                                         iter=value.iter, items=value.items, is_str=value.is_str)
         return self._memo[name]
 
@@ -851,6 +992,31 @@ class _FunctionReader:
         sized = owner if spec.sized_by == "self" else (args[0] if args else None)
         label = f"{_label(owner)}.{func.attr}({', '.join(_label(a) for a in args)})"
         return _make_work(spec, label, sized, self.default, self.early_exit, assumed_type=not known)
+
+    def _returned(self, name: str, args: list[_Val]) -> _Val:
+        """What a call of the module's function ``name`` returns, when every ``return`` of it
+        gives a sequence of the same length over its parameters (`_ModuleInfo.returns`): that
+        length with this call's arguments in (``make(n)`` of ``return [0] * n``: n items)."""
+        found = self.module.returns(name)
+        if found is None:
+            return _UNKNOWN
+        params, value = found
+        if len(args) != len(params):
+            return _UNKNOWN  # a default or *args stands in: not followed
+        length = value.length
+        for param, arg in zip(params, args):
+            if Polynomial.symbol(param).symbols & length.symbols:
+                if arg.poly is None:
+                    return _UNKNOWN
+                length = length.substitute(param, arg.poly)
+            if f"len({param})" in length.symbols:
+                size = _length(arg)
+                if size is None or size[1] == "unknown":
+                    return _UNKNOWN
+                length = length.substitute(f"len({param})", size[0])
+        note = f"{name}(…) returns {length} items (every return of it gives {value.length})"
+        return _Val(container=value.container, is_str=value.is_str, length=length,
+                    notes=_notes(*args) + value.notes + (note,))
 
     def _new_instance(self, name: str, line: int | None) -> _Work:
         """Calling a class of this module: type.__call__ allocates the instance and calls
@@ -934,7 +1100,8 @@ class _FunctionReader:
                 stack.append(_const_value(ins.argval))
             elif op in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW", "LOAD_DEREF",
                         "LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"):
-                stack.extend(_unknown_base(replace(self._lookup(n, block), var=n), f"{n}#{writes.get(n, 0)}@{block}")
+                stack.extend(_unknown_base(replace(self._lookup(n, block, ins.offset), var=n),
+                                           f"{n}#{writes.get(n, 0)}@{block}")
                              for n in _names(ins))
             elif op == "STORE_FAST_LOAD_FAST":
                 pop()
@@ -957,6 +1124,8 @@ class _FunctionReader:
                 value = _Val(name=f"{owner}.{attr}" if owner else attr, direct=True, owner=base, attr=attr,
                              from_global=base.is_global or base.from_global)
                 bound = self._attribute(base, attr)
+                if bound is None and not value.from_global and op == "LOAD_ATTR" and "NULL|self" not in ins.argrepr:
+                    bound = self.module.collection(attr)
                 if bound is not None:
                     value = replace(bound, name=value.name, direct=True, owner=base, attr=attr)
                 is_method = op == "LOAD_METHOD" or ("NULL|self" in ins.argrepr)
@@ -1001,6 +1170,15 @@ class _FunctionReader:
                                                             self.default, self.early_exit, assumed_type=False))
                     stack.append(joined)
                     continue
+                elif symbol in ("*", "*=") and (_flat(a) or _flat(b)) and (a.poly or b.poly) is not None:
+                    seq, times = (a, b) if _flat(a) else (b, a)
+                    repeated = _Val(container=seq.container, is_str=seq.is_str, item_bytes=seq.item_bytes,
+                                    length=seq.length * times.poly, notes=_notes(seq, times))
+                    made = _Val(length=repeated.length * seq.item_bytes, notes=repeated.notes)
+                    facts[ins.offset] = ("work", _make_work(_FILL, f"{_label(seq)} * {times.poly}", made,
+                                                            self.default, self.early_exit, assumed_type=False))
+                    stack.append(repeated)
+                    continue
                 elif symbol == "*" and (a.container or b.container) and (a.poly or b.poly) is not None:
                     seq, times = (a, b) if a.container else (b, a)
                     if seq.length is not None and times.poly is not None:
@@ -1034,14 +1212,33 @@ class _FunctionReader:
                 func, this = (b, None) if a.is_null else (a, None) if b.is_null else (a, b)
                 if func.code is not None and func.code.co_name in COMPREHENSIONS and this is not None:
                     facts[ins.offset] = ("call", func.code.co_qualname, func.code, this, None)
-                    stack.append(_comprehension_value(func.code, this))
+                    made = _comprehension_value(func.code, this)
+                    stack.append(replace(made, made_at=ins.offset) if func.code.co_name == "<genexpr>" else made)
                     continue
                 builtin = func.is_global and this is None and not keywords and func.name not in self.shadowed
+                if builtin and func.name in _STOPS_EARLY and len(args) == 1 and args[0].made_at in facts:
+                    # any(x.ok for x in xs): the generator runs only until the answer is known
+                    made = facts[args[0].made_at]
+                    facts[args[0].made_at] = made[:4] + (None, func.name)
                 work = self._call_work(func, args, builtin)
                 site = _Site(func, this, tuple(args), kw_names) if op == "CALL" else None  # 3.13's CALL_KW: names unread
                 if work is None and func.is_global and this is None and func.name in self.module.classes:
                     work = self._new_instance(func.name, self.line_of[ins.offset])
                 facts[ins.offset] = ("call", func.name if func.direct else None, None, None, work, site)
+                if func.attr in ("keys", "values", "items") and not args and func.owner is not None \
+                        and func.owner.container == "dict" and func.owner.length is not None:
+                    stack.append(_Val(length=func.owner.length, notes=func.owner.notes))  # a view: as many items
+                    continue
+                if not builtin and not args and func.is_global and this is None and func.name in self.module.lists:
+                    stack.append(_Val(container="list", length=Polynomial.constant(0)))  # a list subclass, empty
+                    continue
+                if self.module.is_array(func) and args and args[0].text:
+                    stack.append(_array_value(args))
+                    continue
+                if not builtin and not keywords and func.is_global and this is None and func.name \
+                        and "." not in func.name and func.name not in self.module.classes:
+                    stack.append(self._returned(func.name, args))
+                    continue
                 stack.append(_call_builtin(func.name, args) if builtin else _UNKNOWN)
             elif op == "CONTAINS_OP":
                 _, container = pop(2)
@@ -1081,6 +1278,11 @@ class _FunctionReader:
                 pop(ins.arg or 0)
                 stack.append(_Val(container="list" if op == "BUILD_LIST" else "tuple",
                                   length=Polynomial.constant(ins.arg or 0)))
+            elif op in ("BUILD_MAP", "BUILD_CONST_KEY_MAP"):
+                # A dict literal: its keys (a module constant when never resized; a local while
+                # nothing adds keys to it, `_single_store`).
+                pop((ins.arg or 0) * (2 if op == "BUILD_MAP" else 1) + (op == "BUILD_CONST_KEY_MAP"))
+                stack.append(_Val(container="dict", length=Polynomial.constant(ins.arg or 0)))
             elif op in ("BUILD_SET", "BUILD_STRING", "BUILD_SLICE", "BUILD_MAP", "BUILD_CONST_KEY_MAP"):
                 pop((ins.arg or 0) * (2 if op == "BUILD_MAP" else 1) + (op == "BUILD_CONST_KEY_MAP"))
                 stack.append(_UNKNOWN)
@@ -1109,14 +1311,16 @@ class _FunctionReader:
             self._memo.clear()  # single-store values may depend on bindings made since
             header = self.blocks[loop.header]
             it: _Iter | None = None
-            if header.instrs[0].opname == "FOR_ITER":
+            # A long body's FOR_ITER carries an EXTENDED_ARG prefix, the header's first instruction.
+            opener = next((i.opname for i in header.instrs if i.opname != "EXTENDED_ARG"), "")
+            if opener == "FOR_ITER":
                 outside = [p for p in header.preds if p in self.live and p not in loop.body]
                 if len(outside) == 1:
                     stack, _ = self._simulate(outside[0])
                     it = stack[-1].iter if stack else None
             text = self._line_text(loop.line)
             where = f"loop at line {loop.line}"
-            if it is None and header.instrs[0].opname != "FOR_ITER":
+            if it is None and opener != "FOR_ITER":
                 found = self._log_trip(loop, text)
                 if found is not None:
                     loop.trip, how = found
@@ -1137,11 +1341,17 @@ class _FunctionReader:
         """A ``while`` loop whose only exits test one variable that each iteration divides
         (``//=``, ``/=``, ``>>=`` by a constant) until a small bound, or multiplies (``*=``,
         ``<<=``) until a bound: log_c(start) or log_c(bound) iterations, as the C reader's rule."""
-        tests = []
+        tests, returns = [], False
         for b in loop.body:
             for succ in self.blocks[b].succs:
                 if succ not in loop.body:
                     test = self._exit_test(b, loop)
+                    if test is None and self.blocks[succ].instrs[-1].opname in _TERMINAL \
+                            and len(self.blocks[succ].preds) == 1:
+                        # `if found: return i` leaves early (counted loops only); an arm that
+                        # raises is an error path, taken as not taken (as `_leaves_early` does)
+                        returns = returns or self.blocks[succ].instrs[-1].opname in ("RETURN_VALUE", "RETURN_CONST")
+                        continue
                     if test is None:
                         return None
                     tests.append(test)
@@ -1152,6 +1362,10 @@ class _FunctionReader:
         if step is None or other.poly is None:
             return None
         symbol, factor, shrinks = step
+        if symbol in ("+", "-"):
+            return self._linear_trip(loop, text, var, op, other, symbol, factor, returns)
+        if returns:
+            return None
         bits = math.log2(factor) if symbol in ("//", "/", "*") else factor
         if bits <= 0 or (shrinks and op not in (">", ">=", "!=")) or (not shrinks and op not in ("<", "<=")):
             return None
@@ -1176,6 +1390,40 @@ class _FunctionReader:
         offset = Fraction(-math.log2(max(float(low), 1.0))).limit_denominator(1000) + size[1]
         iterations = (Polynomial.symbol(size[0]) + offset) * Fraction(1 / bits).limit_denominator(1000) + extra
         return TripCount("bounded", iterations, text), f"{how}; trip count taken as {iterations}"
+
+    def _linear_trip(self, loop: _LoopInfo, text: str, var: str, op: str, other: _Val, symbol: str,
+                     step: Fraction, returns: bool) -> tuple[TripCount, str] | None:
+        """A ``while`` loop whose only test compares a counter that each iteration moves by a
+        constant (``while i < n: … i += 1``; ``while k: … k -= 1``) with a bound the loop does not
+        change: (bound − start)/step iterations (one more when the test admits equality), the
+        induction variable C's ScalarEvolution counts; a ``break`` or ``return`` can leave it
+        earlier, as a ``for`` loop's (``returns``: its body has a ``return``; a ``break`` is not
+        followed, `_log_trip` gives up on exits it cannot read)."""
+        grows = symbol == "+"
+        if (grows and op not in ("<", "<=", "!=")) or (not grows and op not in (">", ">=", "!=")) \
+                or (op == "!=" and step != 1) or other.poly is None:
+            return None
+        if any(s.startswith("len(") and s[4:-1] in self.resized for s in other.poly.symbols):
+            return None  # `while i < len(todo)` over a list the loop may grow
+        start = self._start_value(var, loop)
+        if start is None or start.poly is None:
+            return None
+        sign = "increased" if grows else "decreased"
+        how = f"{var} is {sign} by {step} each iteration while {var} {op} {other.poly}"
+        span = other.poly - start.poly if grows else start.poly - other.poly
+        value = span.constant_value()
+        if value is not None:  # both ends known: the exact count, by the arithmetic of the test
+            if op == "!=" and value < 0:
+                return None  # moving away from its bound: it never meets it
+            exact = max(0, math.floor(value / step) + 1 if op in ("<=", ">=") else math.ceil(value / step))
+            trip, how = TripCount("constant", Polynomial.constant(exact), text), f"{how}: {exact} iterations"
+        else:
+            iterations = span * (1 / step) + (1 if op in ("<=", ">=") else 0)
+            trip, how = TripCount("bounded", iterations, text), f"{how}; trip count taken as {iterations}"
+        if returns:
+            trip, more = early_exit_trip(trip.iterations, self.early_exit, text)
+            how += f"; a return can leave it early; {more}"
+        return trip, how
 
     def _exit_test(self, block: int, loop: _LoopInfo) -> tuple[str, str, _Val, int] | None:
         """(variable, comparison that keeps the loop going, the other operand, block) for a block
@@ -1232,6 +1480,8 @@ class _FunctionReader:
             return symbol, Fraction(c).limit_denominator(1000), True
         if symbol == "*" and c > 1 or symbol == "<<" and c >= 1:
             return symbol, Fraction(c).limit_denominator(1000), False
+        if symbol in ("+", "-") and isinstance(c, int) and c != 0:  # a counter: `i += 1`, `n -= 2`
+            return ("+", Fraction(abs(c)), False) if (symbol == "+") == (c > 0) else ("-", Fraction(abs(c)), True)
         return None
 
     def _start_value(self, var: str, loop: _LoopInfo) -> _Val | None:
@@ -1257,7 +1507,8 @@ class _FunctionReader:
         keep = {">": lambda x: x > b, ">=": lambda x: x >= b, "!=": lambda x: x != b,
                 "<": lambda x: x < b, "<=": lambda x: x <= b}[op]
         step = {"//": lambda x: x // factor, "/": lambda x: x / factor, ">>": lambda x: int(x) >> int(factor),
-                "*": lambda x: x * factor, "<<": lambda x: int(x) << int(factor)}[symbol]
+                "*": lambda x: x * factor, "<<": lambda x: int(x) << int(factor),
+                "+": lambda x: x + factor, "-": lambda x: x - factor}[symbol]
         for count in range(2000):
             if not keep(v):
                 return count
@@ -1332,8 +1583,10 @@ class _FunctionReader:
                     classify(ins, left_is_str=fact == ("str%",)), self.line_of[ins.offset], ins.opname, callee,
                     divisor=divisor))
                 if fact and fact[0] == "call" and fact[2] is not None:
-                    spliced += self._splice(ins, fact[2], fact[3], start, inner, out_loops, listings, lines)
-                if fact and fact[0] == "call" and len(fact) > 5 and fact[5] is not None:
+                    consumer = fact[5] if len(fact) > 5 and isinstance(fact[5], str) else None
+                    spliced += self._splice(ins, fact[2], fact[3], start, inner, out_loops, listings, lines,
+                                            consumer)
+                if fact and fact[0] == "call" and len(fact) > 5 and isinstance(fact[5], _Site):
                     self.sites.append((self.line_of[ins.offset], fact[5]))
                 work = fact[4] if fact and fact[0] == "call" else fact[1] if fact and fact[0] == "work" else None
                 if isinstance(work, _FixedWork):  # once per call: one more instruction of this block
@@ -1406,7 +1659,7 @@ class _FunctionReader:
 
     def _splice(self, call: dis.Instruction, code: types.CodeType, iterator: _Val, block: int,
                 at: _LoopInfo | None, out_loops: dict[str, Loop], listings: list[str],
-                lines: list[int]) -> list[BasicBlock]:
+                lines: list[int], consumer: str | None = None) -> list[BasicBlock]:
         overrides = {name: self._lookup(name, block) for name in code.co_freevars}
         if code.co_argcount:
             overrides[code.co_varnames[0]] = iterator if iterator.iter is not None else _UNKNOWN
@@ -1420,7 +1673,22 @@ class _FunctionReader:
                                     lp.trip_count, lp.line, entry_frequency=lp.entry_frequency)
         for b in blocks:
             b.loop = b.loop or (at.id if at else None)
-        if code.co_name == "<genexpr>":
+        if code.co_name == "<genexpr>" and consumer is not None:
+            # any()/all() stop at the first item that decides them, next() at the first item: the
+            # generator's loop runs to there, an early exit as a loop's `break` (a search).
+            outer = [lp for lp in out_loops.values() if lp.id in loops and lp.parent == (at.id if at else None)]
+            filtered = any(i.opname.startswith("POP_JUMP") for i in _instructions(code))
+            for lp in outer:
+                if consumer == "next" and not filtered:  # the first item it yields
+                    trip, how = TripCount("constant", Polynomial.constant(1), lp.trip_count.source_text), \
+                        "one item, the first"
+                else:
+                    trip, how = early_exit_trip(lp.trip_count.iterations, self.early_exit,
+                                                lp.trip_count.source_text)
+                out_loops[lp.id] = replace(lp, trip_count=trip)
+                assumptions = assumptions + [f"generator expression at line {code.co_firstlineno} consumed by "
+                                             f"{consumer}(), which stops at the first item that decides it; {how}"]
+        elif code.co_name == "<genexpr>":
             assumptions = [f"generator expression at line {code.co_firstlineno} assumed consumed fully, once"] \
                 + assumptions
         self.assumptions.extend(assumptions)
@@ -1433,6 +1701,8 @@ class _FunctionReader:
 
 # An arm that raises: LLVM's weight for a path to `unreachable` (1 against 2^20 - 1).
 _COLD = Fraction(1, 1 << 20)
+# Builtins that consume a generator only until their answer is known.
+_STOPS_EARLY = frozenset(("any", "all", "next"))
 
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 _NEGATE = {"<": ">=", ">": "<=", "<=": ">", ">=": "<", "==": "!=", "!=": "=="}
@@ -1553,18 +1823,34 @@ class _ModuleInfo:
         self._reader: _FunctionReader | None = None
         self._values: dict[str, _Val | None] = {}
         self._rebound = _rebound_globals(code) if code is not None else frozenset()
+        self._resized_globals = _resized_globals(code) if code is not None else frozenset()
         # Classes the module defines at its top level (calling one allocates an instance).
         self.classes = frozenset(c.co_name for c in (code.co_consts if code is not None else ())
                                  if isinstance(c, types.CodeType) and not c.co_flags & CO_OPTIMIZED
                                  and not c.co_name.startswith("<")) - self._rebound
         self._attributes: dict | None = None  # (class, attribute) → store, then _Attribute
         self._init_readers: dict[types.CodeType, _FunctionReader] = {}
+        self._collections: dict | None = None  # attribute → where it is built, then its _Val
+        self._enums: dict[str, tuple[int, int]] | None = None  # Enum class → (members, line)
+        self._returns: dict[str, tuple[list[str], _Val] | None] = {}  # function → what it returns
+        self._decorated: frozenset[str] | None = None  # top-level functions with decorators
+        self._arrays: tuple[frozenset[str], frozenset[str]] | None = None  # names of array.array, of array
+        # Classes of the module that derive from list and define no __init__/__new__ of their
+        # own (nor do their bases in the module): calling one with no arguments makes an empty list.
+        self.lists = _list_classes(lines or []) - self._rebound if code is not None else frozenset()
 
     def constant(self, name: str) -> _Val | None:
         """The module constant ``name``, or None when it is not one (or not understood)."""
         if self.code is None or name in self._rebound:
             return None
         if name in self._values:
+            return self._values[name]
+        if self._enums is None:
+            self._enums = _enum_members(self._args[1])
+        if name in self._enums:  # iterating an Enum yields its members: as many as it declares
+            count, line = self._enums[name]
+            self._values[name] = _Val(length=Polynomial.constant(count), is_global=True,
+                                      notes=(f"{name} is an Enum of {count} members (line {line})",))
             return self._values[name]
         self._values[name] = None  # guards `A = B; B = A`
         if self._reader is None:
@@ -1580,13 +1866,15 @@ class _ModuleInfo:
         value = stack[-1] if stack else _UNKNOWN
         constant = value.poly is not None and value.poly.constant_value() is not None
         rng = value.rng is not None and all(p.constant_value() is not None for p in (value.rng.start, value.rng.stop))
-        tuple_ = value.container == "tuple" and value.length is not None and value.length.constant_value() is not None
+        tuple_ = value.length is not None and value.length.constant_value() is not None and (
+            value.container == "tuple" or value.container in ("list", "dict") and name not in self._resized_globals)
         if constant or rng or tuple_ or value.is_str:
             note = (f"{name} is the module's constant (line "
                     f"{reader.line_of[reader.blocks[block].instrs[index].offset]})",)
             self._values[name] = _Val(poly=value.poly if constant else None,
                                       rng=replace(value.rng, notes=value.rng.notes + note) if rng else None,
-                                      container="tuple" if tuple_ else None, length=value.length if tuple_ else None,
+                                      container=value.container if tuple_ else None,
+                                      length=value.length if tuple_ or value.is_str else None,
                                       items=value.items if tuple_ else None, is_str=value.is_str, notes=note)
         return self._values[name]
 
@@ -1626,6 +1914,111 @@ class _ModuleInfo:
             return None
         self._attributes[key] = _Attribute(cls, attr, reader.line_of.get(offset), poly, length)
         return self._attributes[key]
+
+
+    def is_array(self, func: "_Val") -> bool:
+        """Whether a called value is the array module's ``array`` type (``from array import
+        array``; ``import array`` then ``array.array``)."""
+        if self.code is None or not (func.is_global or func.owner is not None):
+            return False
+        if self._arrays is None:
+            self._arrays = _array_names(self._args[1])
+        names, modules = self._arrays
+        if func.owner is None:
+            return func.is_global and func.name in names
+        return func.attr == "array" and func.owner.is_global and func.owner.owner is None \
+            and func.owner.name in modules
+
+    def returns(self, name: str) -> "tuple[list[str], _Val] | None":
+        """(parameters, value) for the module's top-level function ``name`` when every one of its
+        ``return`` statements gives a sequence of one length, a polynomial in its parameters and
+        their lengths (``return [0] * n``; ``out`` built by appends over ``xs``: len(xs)); the
+        value's container and length. None otherwise (a generator, a length that depends on what
+        the function read or on a loop index, two returns that differ)."""
+        if self.code is None:
+            return None
+        if name in self._returns:
+            return self._returns[name]
+        self._returns[name] = None  # guards recursion
+        codes = [c for c in self.code.co_consts if isinstance(c, types.CodeType) and c.co_name == name
+                 and c.co_flags & CO_OPTIMIZED]
+        if self._decorated is None:
+            self._decorated = _decorated_functions(self._args[1])
+        if len(codes) != 1 or name in self._decorated or "*" in self._decorated or name in self._rebound:
+            return None  # defined twice, or a decorator may return something else
+        code = codes[0]
+        if code.co_flags & 0x2A0 or code.co_flags & 0x0C:
+            return None  # a generator or coroutine (0x20/0x80/0x200), *args/**kwargs (0x04/0x08)
+        reader = _FunctionReader(code, *self._args, module=self)
+        reader._analyse_loops()
+        allowed = set(reader.parameters) | {f"len({p})" for p in reader.parameters}
+        found: _Val | None = None
+        for start in sorted(reader.live):
+            block = reader.blocks[start]
+            if block.instrs[-1].opname not in ("RETURN_VALUE", "RETURN_CONST"):
+                continue
+            if block.instrs[-1].opname == "RETURN_CONST":
+                return None
+            stack, _ = reader._simulate(start, len(block.instrs) - 1)
+            value = stack[-1] if stack else _UNKNOWN
+            size = _length(value)
+            if size is None or size[1] == "unknown" or not size[0].symbols <= allowed:
+                return None
+            if found is not None and (found.length != size[0] or found.container != value.container):
+                return None
+            found = _Val(container=value.container, is_str=value.is_str, length=size[0])
+        if found is None:
+            return None
+        self._returns[name] = (list(reader.parameters), found)
+        return self._returns[name]
+
+    def collection(self, attr: str) -> "_Val | None":
+        """``x.attr`` read anywhere in the module, when the module builds that attribute in one
+        place only: one store (``self.neighbours = []``, of a list of known length) and, in the
+        same function, appends inside loops of constant trip counts (``for d in DIRS:
+        self.neighbours.append(…)``), nothing else growing, rebinding or deleting it
+        (`_built_collections`). Each run of that function starts the list afresh, so it holds at
+        most its initial length plus the appends: a list, of that length (an upper bound: an
+        append under a branch is counted as made). None otherwise."""
+        if self.code is None:
+            return None
+        if self._collections is None:
+            self._collections = _built_collections(self.code)
+        found = self._collections.get(attr)
+        if found is None or isinstance(found, _Val):
+            return found
+        self._collections[attr] = None  # guards a build whose loops read the attribute itself
+        code, store, appends = found
+        reader = _FunctionReader(code, *self._args, module=self)
+        reader._analyse_loops()
+        where = {ins.offset: (start, i) for start in reader.live for i, ins in enumerate(reader.blocks[start].instrs)}
+        if store not in where:
+            return None
+        stack, _ = reader._simulate(*where[store])
+        value = stack[-2] if len(stack) >= 2 else _UNKNOWN
+        start = value.length.constant_value() if value.container == "list" and value.length is not None else None
+        if start is None:
+            return None
+        total = Fraction(start)
+        for offset in appends:
+            if offset not in where:
+                continue  # in a block that never runs
+            times = Fraction(1)
+            for loop in reader._enclosing(where[offset][0]):
+                trips = loop.trip.iterations.constant_value() if loop.trip is not None and \
+                    loop.trip.kind != "unknown" else None
+                if trips is None:
+                    return None
+                times *= trips
+            total += times
+        qualname = getattr(code, "co_qualname", code.co_name)
+        line = reader.line_of.get(store)
+        count = int(total) if total.denominator == 1 else float(total)
+        grown = f", {len(appends)} append(s) counted" if appends else ""
+        note = (f".{attr} holds at most {count} items: stored once, in {qualname} (line {line}), with "
+                f"{start}{grown}",)
+        self._collections[attr] = _Val(container="list", length=Polynomial.constant(total), notes=note)
+        return self._collections[attr]
 
 
 @dataclass(frozen=True)
@@ -1682,6 +2075,107 @@ def _class_family(lines: list[str]) -> dict[str, frozenset[str]] | None:
     return {name: frozenset(up[name] | {other for other in bases if name in up[other]}) for name in bases}
 
 
+def _array_names(lines: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """(names the module binds to ``array.array``, names it binds to the ``array`` module), from
+    its top-level imports; nothing when one of those names is also bound otherwise."""
+    import ast
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset(), frozenset()
+    names, modules, other = set(), set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "array" and node.level == 0:
+            names.update(a.asname or a.name for a in node.names if a.name == "array")
+            other.update(a.asname or a.name for a in node.names if a.name != "array")
+        elif isinstance(node, ast.Import):
+            modules.update(a.asname or a.name for a in node.names if a.name == "array")
+            other.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "array")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            other.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                other.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+    return frozenset(names - other), frozenset(modules - other)
+
+
+def _decorated_functions(lines: list[str]) -> frozenset[str]:
+    """Top-level functions written with a decorator (whatever calling them returns is the
+    decorator's say: ``@contextmanager``, ``@lru_cache``), or every name when the source does not
+    parse."""
+    import ast
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset(("*",))
+    out = {node.name for node in ast.walk(tree)
+           if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list}
+    return frozenset(out)
+
+
+_ENUM_BASES = frozenset(("Enum", "IntEnum", "StrEnum"))  # Flag iterates its canonical members only
+
+
+def _enum_members(lines: list[str]) -> dict[str, tuple[int, int]]:
+    """Top-level classes deriving from ``Enum``/``IntEnum``/``StrEnum`` (``enum.Enum``) → how many
+    members they declare (names bound in the class body, neither ``_sunder_`` nor dunder, nor
+    functions; a literal value a member already has makes an alias, which iteration skips), and
+    the class's line. A class that derives from anything else of the module is left out."""
+    import ast
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    out: dict[str, tuple[int, int]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef) or len(node.bases) != 1:
+            continue
+        base = node.bases[0]
+        name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None
+        if name not in _ENUM_BASES:
+            continue
+        values: list[object] = []
+        for item in node.body:
+            if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name):
+                member = item.targets[0].id
+                if member.startswith("_"):
+                    continue
+                value = item.value.value if isinstance(item.value, ast.Constant) else object()
+                if isinstance(item.value, ast.Lambda):
+                    continue
+                if not any(type(v) is type(value) and v == value for v in values):
+                    values.append(value)
+        if values:
+            out[node.name] = (len(values), node.lineno)
+    return out
+
+
+def _list_classes(lines: list[str]) -> frozenset[str]:
+    """Top-level classes deriving from ``list`` (directly or through the module's classes) that
+    neither they nor those bases give an ``__init__`` or ``__new__``: ``OrderedCollection()``
+    is an empty list, as ``list()`` is."""
+    import ast
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    nodes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+
+    def is_list(name: str, seen: frozenset[str] = frozenset()) -> bool:
+        node = nodes.get(name)
+        if node is None or name in seen or node.keywords or any(
+                isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in ("__init__", "__new__")
+                for item in node.body):
+            return False
+        bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
+        if len(bases) != len(node.bases):
+            return False
+        return any(b == "list" for b in bases) and all(b == "list" or b == "object" or is_list(b, seen | {name})
+                                                       for b in bases) or \
+            bool(bases) and all(b in nodes and is_list(b, seen | {name}) for b in bases)
+    return frozenset(name for name in nodes if is_list(name))
+
+
 def _configuration_attributes(module: types.CodeType, classes: frozenset[str],
                               family: dict[str, frozenset[str]] | None) -> dict:
     """(class, attribute) → (``__init__``'s code, offset of its one store) for each attribute that
@@ -1730,7 +2224,81 @@ def _configuration_attributes(module: types.CodeType, classes: frozenset[str],
     return out
 
 
+def _built_collections(module: types.CodeType) -> dict:
+    """attribute → (code, offset of its one store, offsets of the ``.append`` loads) for each
+    attribute the module stores exactly once and grows only by ``x.attr.append(…)`` in that same
+    function; never deleted, never resized otherwise (other methods of `_RESIZING`, a slice
+    assignment or an item deletion on it). Nothing is known when the module uses
+    ``setattr``/``delattr``/``vars``/``__dict__``."""
+    stores: dict[str, list[tuple[types.CodeType, int]]] = {}
+    appends: dict[str, list[tuple[types.CodeType, int]]] = {}
+    changed: set[str] = set()
+    todo = [module]
+    while todo:
+        code = todo.pop()
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        instrs = _instructions(code)
+        line_attrs: list[str] = []  # attributes loaded on the current line
+        line = None
+        for prev, ins in zip((None,) + instrs, instrs):
+            name = str(ins.argval)
+            if ins.positions is not None and ins.positions.lineno is not None and ins.positions.lineno != line:
+                line, line_attrs = ins.positions.lineno, []
+            if ins.opname == "STORE_ATTR":
+                stores.setdefault(name, []).append((code, ins.offset))
+            elif ins.opname == "DELETE_ATTR":
+                changed.add(name)
+            elif ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and name in ("setattr", "delattr", "vars"):
+                return {}
+            elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name == "__dict__":
+                return {}
+            elif ins.opname in ("DELETE_SUBSCR", "STORE_SLICE", "DELETE_SLICE") or (
+                    ins.opname == "STORE_SUBSCR" and prev is not None and prev.opname == "BUILD_SLICE"):
+                changed.update(line_attrs)  # `del x.attr[i]`, `x.attr[a:b] = …`: its length changes
+            if (prev is not None and prev.opname in ("LOAD_ATTR", "LOAD_METHOD")
+                    and ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in _RESIZING):
+                if name == "append":
+                    appends.setdefault(str(prev.argval), []).append((code, ins.offset))
+                else:
+                    changed.add(str(prev.argval))
+            if ins.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                line_attrs.append(name)
+    out: dict = {}
+    for attr, where in stores.items():
+        if attr in changed or len(where) != 1:
+            continue
+        code, offset = where[0]
+        grown = appends.get(attr, [])
+        if all(c is code for c, _ in grown):
+            out[attr] = (code, offset, tuple(o for _, o in grown))
+    return out
+
+
 _NO_MODULE = _ModuleInfo()
+
+
+def _resized_globals(module: types.CodeType) -> frozenset[str]:
+    """Module-level names whose container some code of the module may resize: a resizing method
+    on it (``SYSTEM.append(…)``, `_RESIZING`), or an item stored or deleted on a line that reads
+    it (``TABLE[k] = v`` adds a key to a dict; ``del L[i]``, ``L[a:b] = …`` change a list's length)."""
+    out: set[str] = set()
+    todo = [module]
+    while todo:
+        code = todo.pop()
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        instrs = _instructions(code)
+        line, names = None, []
+        for prev, ins in zip((None,) + instrs, instrs):
+            if ins.positions is not None and ins.positions.lineno is not None and ins.positions.lineno != line:
+                line, names = ins.positions.lineno, []
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                names.append(ins.argrepr.replace("NULL + ", "").replace(" + NULL", ""))
+            elif ins.opname in ("STORE_SUBSCR", "DELETE_SUBSCR", "STORE_SLICE", "DELETE_SLICE"):
+                out.update(names)
+            if prev is not None and prev.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.opname in (
+                    "LOAD_METHOD", "LOAD_ATTR") and str(ins.argval) in _RESIZING:
+                out.add(prev.argrepr.replace("NULL + ", "").replace(" + NULL", ""))
+    return frozenset(out)
 
 
 def _rebound_globals(module: types.CodeType) -> frozenset[str]:
@@ -1787,7 +2355,7 @@ def _module_sites(info: _ModuleInfo) -> list[tuple[int | None, _Site]]:
         _, facts = reader._simulate(start)
         for ins in reader.blocks[start].instrs:
             fact = facts.get(ins.offset, ())
-            if fact and fact[0] == "call" and len(fact) > 5 and fact[5] is not None:
+            if fact and fact[0] == "call" and len(fact) > 5 and isinstance(fact[5], _Site):
                 out.append((reader.line_of[ins.offset], fact[5]))
     return out
 

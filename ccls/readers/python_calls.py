@@ -16,10 +16,16 @@ is left out; so are calls through ``*args``/``**kwargs`` and 3.13's keyword call
 own top-level code (a script's ``if __name__ == "__main__": main(100)``) calls as ``<module>``,
 a caller with no parameters: it passes what is constant there, as C's main() does. A function
 handed to an API that calls it with the arguments after it (``executor.submit(work, 100)``,
-pyperf's ``runner.bench_func("name", work, 100)``) is called with them.
+pyperf's ``runner.bench_func("name", work, 100)``) is called with them; pyperf's
+``bench_time_func("name", work, 100)`` calls ``work(loops, 100)``, its own loop count first.
 
 An instance attribute that ``__init__`` binds once from its parameters (``self.degree = degree``)
 is a size of the methods that read it: a record from ``__init__`` to each passes the value.
+``planner.m(edits)`` on a global the module assigns (not a module, function or class it binds)
+is a method call as ``obj.m()`` is. A parameter whose default is a module constant of known
+length (``bodies=SYSTEM``) takes that length where a call leaves it out. The copy and pickle
+protocols call ``__setstate__(state)`` with the instance's ``__dict__``: as many items as the
+attributes its class sets.
 """
 from __future__ import annotations
 
@@ -42,6 +48,7 @@ class _Def:
     defaults: dict[str, Expr] = field(default_factory=dict)  # parameter → integer default
     positional: int | None = None  # positional parameters (self included), None with *args
     optional: int = 0  # how many of them have a default
+    lengths: dict[str, Expr] = field(default_factory=dict)  # parameter → length of its default
 
 
 def length_parameter(name: str) -> str:
@@ -63,6 +70,7 @@ def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
             methods.setdefault(d.qualname.rsplit(".", 1)[-1], []).append(d.qualname)
     classes = {q.rsplit(".", 1)[0] for q, d in defs.items() if d.kind != "function" and "<locals>" not in q
                and "." not in q.rsplit(".", 1)[0]}
+    objects = _global_objects(text)
     sites: list[CallSite] = []
     for caller, calls in read.sites.items():
         if caller not in own and caller != MODULE_CALLER:
@@ -71,10 +79,10 @@ def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
         caller_params = own.get(caller, [])  # the module's top level has none: only constants pass
         known = set(caller_params) | {length_parameter(p) for p in caller_params}
         for line, site in calls:
-            target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes)
+            target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes, objects)
             if target is None:
                 site = _passed_on(site, own, defs, classes)
-                target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes) \
+                target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes, objects) \
                     if site is not None else None
             if target is None:
                 continue
@@ -82,8 +90,86 @@ def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
             args = _arguments(site, own[callee], bound, defs.get(callee), known)
             if args is not None and any(a is not None for a in args):
                 sites.append(CallSite(caller, callee, line, args))
+    sites += _protocol_sites(text, read, own)
     # Only this module's calls reach its functions: never a C call to a function of that name.
     return ModuleCalls(file, parameters, tuple(sites + attribute_sites), internal=frozenset(parameters))
+
+
+def _protocol_sites(text: str, read: ModuleRead, own: dict[str, list[str]]) -> list[CallSite]:
+    """Calls the copy and pickle protocols make: ``copy.copy``/``deepcopy``/``pickle.loads``
+    rebuild an instance by calling its ``__setstate__(state)`` with the state ``__reduce_ex__``
+    gave: the instance's ``__dict__`` (the default ``__getstate__``, or a ``__reduce__`` that
+    returns ``self.__dict__`` third), as many items as the attributes its class's methods set
+    on ``self``. Not when the class gives another state (its own ``__getstate__``, a
+    ``__reduce__`` returning something else, ``__slots__``) or the attributes are not all
+    named (``setattr``, ``self.__dict__[k] = …``)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    out: list[CallSite] = []
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                qualname = f"{prefix}{node.name}"
+                _setstate_site(node, qualname, own, read, out)
+                visit(node.body, f"{qualname}.")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(node.body, f"{prefix}{node.name}.<locals>.")
+            else:
+                for child in ast.iter_child_nodes(node):
+                    if isinstance(child, ast.stmt):
+                        visit([child], prefix)
+
+    visit(tree.body, "")
+    return out
+
+
+def _setstate_site(node: ast.ClassDef, qualname: str, own: dict[str, list[str]], read: ModuleRead,
+                   out: list[CallSite]) -> None:
+    methods = {m.name: m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    callee = f"{qualname}.__setstate__"
+    if callee not in own or len(own[callee]) != 2 or "__getstate__" in methods or any(
+            isinstance(t, ast.Name) and t.id == "__slots__" for a in node.body if isinstance(a, ast.Assign)
+            for t in a.targets):
+        return
+    for name in ("__reduce__", "__reduce_ex__"):
+        if name in methods:
+            returns = [r.value for r in ast.walk(methods[name]) if isinstance(r, ast.Return)]
+            this = methods[name].args.args[0].arg if methods[name].args.args else None
+            if not returns or not all(isinstance(v, ast.Tuple) and len(v.elts) >= 3
+                                      and isinstance(v.elts[2], ast.Attribute) and v.elts[2].attr == "__dict__"
+                                      and isinstance(v.elts[2].value, ast.Name) and v.elts[2].value.id == this
+                                      for v in returns):
+                return
+    names: set[str] = set()
+    for method in methods.values():
+        if not method.args.args:
+            continue
+        this = method.args.args[0].arg
+        for inner in ast.walk(method):
+            targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target] \
+                if isinstance(inner, (ast.AugAssign, ast.AnnAssign)) else []
+            for t in targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == this:
+                    names.add(t.attr)
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "setattr":
+                return
+            if isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Attribute) \
+                    and inner.value.attr == "__dict__" and isinstance(inner.ctx, ast.Store):
+                return
+    if not names:
+        return
+    state = own[callee][1]
+    function = next((f for f in read.functions if f.name == callee), None)
+    if function is not None:
+        function.assumptions.append(
+            f"len({state}) = {len(names)}: copy and pickle call {callee}({state}) with the instance's "
+            f"__dict__, the {len(names)} attribute(s) {qualname}'s methods set ({', '.join(sorted(names))})")
+    params = own[callee] + [length_parameter(p) for p in own[callee]]
+    args = tuple(("const", len(names)) if p == length_parameter(state) else None for p in params)
+    out.append(CallSite(MODULE_CALLER, callee, methods["__setstate__"].lineno, args))
 
 
 def _attribute_sites(read: ModuleRead, parameters: dict[str, tuple[str, ...]],
@@ -134,11 +220,18 @@ def _attribute_sites(read: ModuleRead, parameters: dict[str, tuple[str, ...]],
 # asyncio.to_thread(func, *args); atexit.register(func, *args); functools.partial(func, *args);
 # contextlib.ExitStack.callback(callback, *args); unittest's addCleanup / addClassCleanup
 # (function, *args); weakref.finalize(obj, func, *args); pyperf's Runner.bench_func(name, func,
-# *args), the harness of pyperformance. (pyperf's bench_time_func puts a loop count first; the
-# arity check below leaves it out, as it does map(f, xs), which passes items, not xs.)
+# *args), the harness of pyperformance. (The arity check below leaves out map(f, xs), which
+# passes items, not xs.)
 _CALLS_WITH_ARGUMENTS = frozenset(("submit", "call_soon", "call_soon_threadsafe", "call_later", "call_at",
                                    "run_in_executor", "to_thread", "register", "partial", "callback",
                                    "addCleanup", "addClassCleanup", "finalize", "bench_func"))
+# APIs documented to call it with a value of their own first, then those arguments: pyperf's
+# Runner.bench_time_func(name, time_func, *args) calls time_func(loops, *args), the loop count
+# its calibration chooses (not known here: that parameter is passed nothing).
+_CALLS_WITH_LEADING_VALUE = frozenset(("bench_time_func",))
+
+
+_UNKNOWN_ARG = _Val()
 
 
 def _passed_on(site: _Site, own: dict[str, list[str]], defs: dict[str, _Def], classes: set[str]) -> _Site | None:
@@ -147,8 +240,9 @@ def _passed_on(site: _Site, own: dict[str, list[str]], defs: dict[str, _Def], cl
     ``work(100)``; only when their number fits the function's positional parameters (those
     without a default at least, all of them at most)."""
     api = site.func.attr or site.func.name
-    if api not in _CALLS_WITH_ARGUMENTS or site.keywords:
+    if api not in _CALLS_WITH_ARGUMENTS | _CALLS_WITH_LEADING_VALUE or site.keywords:
         return None
+    lead = (_UNKNOWN_ARG,) if api in _CALLS_WITH_LEADING_VALUE else ()
     for index, value in enumerate(site.args):
         name = value.name if value.is_global and value.owner is None else None
         if name is None or "." in name:
@@ -159,7 +253,9 @@ def _passed_on(site: _Site, own: dict[str, list[str]], defs: dict[str, _Def], cl
         definition = defs.get(callee)
         if definition is None or definition.positional is None:
             return None
-        rest = site.args[index + 1:]
+        rest = lead + site.args[index + 1:]
+        if lead and len(rest) == 1:
+            return None  # nothing passed but the loop count: nothing to tell
         bound = 1 if callee != name else 0  # __init__'s self
         if not definition.positional - definition.optional <= len(rest) + bound <= definition.positional:
             return None
@@ -169,9 +265,10 @@ def _passed_on(site: _Site, own: dict[str, list[str]], defs: dict[str, _Def], cl
 
 def _resolve(caller: str, caller_def: _Def | None, caller_params: list[str], site: _Site,
              own: dict[str, list[str]], defs: dict[str, _Def], methods: dict[str, list[str]],
-             classes: set[str]) -> tuple[str, int] | None:
+             classes: set[str], objects: frozenset[str] = frozenset()) -> tuple[str, int] | None:
     """(callee, arguments bound before the call's own: 1 for self or cls) for a call to one of
-    the module's functions, or None."""
+    the module's functions, or None. ``objects``: globals the module assigns values to (not
+    modules, functions or classes): ``planner.m()`` on one is a method call, as ``obj.m()``."""
     func = site.func
     if func.owner is None and func.attr is None:
         if func.is_global and func.name in own and "." not in func.name:
@@ -191,7 +288,8 @@ def _resolve(caller: str, caller_def: _Def | None, caller_params: list[str], sit
         if target not in own:
             return None
         return target, 1 if defs[target].kind == "classmethod" else 0
-    if owner.from_global or owner.is_global:
+    if (owner.from_global or owner.is_global) and not (owner.is_global and owner.owner is None
+                                                        and owner.name in objects):
         return None  # a module's function (math.sqrt), not one of ours
     candidates = methods.get(attr, [])
     if caller_def is not None and caller_def.kind in ("method", "classmethod") and caller_params \
@@ -228,7 +326,7 @@ def _arguments(site: _Site, params: list[str], bound: int, definition: _Def | No
         value = values.get(name)
         if value is None:
             ints.append(definition.defaults.get(name) if definition is not None else None)
-            lengths.append(None)
+            lengths.append(definition.lengths.get(name) if definition is not None else None)
             continue
         ints.append(_expr(value.poly, known) if value.poly is not None else None)
         size = _length(value)
@@ -258,6 +356,31 @@ def _expr(p: Polynomial, known: set[str]) -> Expr | None:
     return out if out is not None else ("const", 0)
 
 
+def _global_objects(text: str) -> frozenset[str]:
+    """Module globals bound only by assignment (``planner = None`` at the top level, ``global
+    planner; planner = Planner()`` in a function), never by ``import``, ``def`` or ``class``:
+    names of objects, whose ``.m()`` is a method call, not a module's function."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    assigned: set[str] = set()
+    other: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            assigned.update(node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            other.update((a.asname or a.name).split(".")[0] for a in node.names)
+    for node in tree.body:
+        for inner in ast.walk(node):
+            if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                other.add(inner.name)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        assigned.update(t.id for t in targets if isinstance(t, ast.Name))
+    return frozenset(assigned - other)
+
+
 def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
     """Every function the syntax tree declares, by qualified name: whether it is a method (and
     which kind), and its parameters' integer defaults."""
@@ -281,6 +404,15 @@ def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
                 return ("const", int(number))
         return None
 
+    def length(node: ast.expr | None) -> Expr | None:
+        """A default that is a module constant of known length (``bodies=SYSTEM``, a list of 5)."""
+        if isinstance(node, ast.Name) and module is not None:
+            value = module.constant(node.id)
+            size = value.length.constant_value() if value is not None and value.length is not None else None
+            if size is not None and size.denominator == 1:
+                return ("const", int(size))
+        return None
+
     def visit(body: list[ast.stmt], prefix: str, in_class: bool) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -293,8 +425,12 @@ def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
                 defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]],
                                     map(default, a.defaults)))
                 defaults.update((p.arg, default(d)) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
+                given = list(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults))
+                given += [(p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+                lengths = {name: length(d) for name, d in given}
                 out[qualname] = _Def(qualname, kind, {k: v for k, v in defaults.items() if v is not None},
-                                     None if a.vararg is not None else len(positional), len(a.defaults))
+                                     None if a.vararg is not None else len(positional), len(a.defaults),
+                                     {k: v for k, v in lengths.items() if v is not None})
                 visit(node.body, f"{qualname}.<locals>.", False)
             elif isinstance(node, ast.ClassDef):
                 visit(node.body, f"{prefix}{node.name}.", True)

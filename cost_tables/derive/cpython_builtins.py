@@ -37,6 +37,7 @@ folds the slopes into cost_tables/cpython-<ver>.json as the py.work.* classes.
 """
 from __future__ import annotations
 
+import array
 import datetime
 import gc
 import json
@@ -58,6 +59,9 @@ SIZES = (250, 500, 1000, 2000, 4000)  # cache-resident, around the default size 
 def _ints(n: int) -> list[int]:
     rng = random.Random(n)
     return [rng.randrange(1 << 30) for _ in range(n)]
+
+
+_ARRAY_D = array.array("d", [0.0])
 
 
 def _text(n: int) -> str:
@@ -90,6 +94,14 @@ OPERATIONS: dict[str, tuple[str, str, dict]] = {
     }),
     "py.work.minmax": ("min / max over a sequence: O(n)", "n elements compared", {
         "min(a)": (_ints, min), "max(a)": (_ints, max),
+    }),
+    # Repeating a flat buffer copies its bytes (memset/memcpy): no reference counts, unlike a
+    # list's repetition (py.work.copy). One unit is one byte of the result (an array('d') item is 8).
+    "py.work.fill": ("repetition of a flat sequence (str * n, bytes * n, array * n): O(len x n), the items' "
+                     "bytes copied, no references counted", "n bytes made", {
+        "array('d', [0]) * (n // 8)": (lambda n: n // 8, lambda k: _ARRAY_D * k),
+        "'-' * n": (lambda n: n, lambda n: "-" * n),
+        "b'ab' * (n // 2)": (lambda n: n // 2, lambda k: b"ab" * k),
     }),
     "py.work.join": ("str.join: O(n) in the number of pieces", "n pieces", {
         "','.join(n short strs)": (lambda n: [str(x) for x in _ints(n)], ",".join),
