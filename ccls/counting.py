@@ -128,8 +128,10 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
         b.machine_cycles is not None for b in fn.blocks if b.machine_instructions)
     run = {block.name: max(0.0, runs.get(block.name, 0.0)) * ((block.machine_cycles or 0.0) if by_cycles
                                                                 else len(block.instructions)) for block in fn.blocks}
-    in_guessed = sum(n for name, n in run.items() if around[name][0] >= 1)
-    nest = (max((k for k, _ in around.values()), default=0), max((p for k, p in around.values() if k), default=1.0))
+    in_guessed = sum(n for name, n in run.items() if around[name][0] >= 1 and around[name][2])
+    nest = (max((k for k, _, open_ in around.values() if open_), default=0),
+            max((p for k, p, open_ in around.values() if k and open_), default=1.0))
+    open_calls: dict[str, tuple[Polynomial, Polynomial]] = {}
     for block in fn.blocks:
         times = executions[block.name]
         if machine is not None and block.machine_instructions:
@@ -159,8 +161,11 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
                     cycles = cycles + times * copy_cycles
             elif split(instr.cls)[0] in ("call", "call_indirect") or instr.cls == "py.call":
                 calls[instr.callee or ""] = calls[instr.callee or ""] + times
-                if instr.callee and around[block.name][0] >= 1:  # inside loops of guessed count
-                    k, product = around[block.name]
+                k, product, open_ = around[block.name]
+                if instr.callee and open_:  # the callee's own guessed loops continue this function's
+                    inside, outside = open_calls.get(instr.callee, (Polynomial(), Polynomial()))
+                    open_calls[instr.callee] = (inside + times, outside) if k else (inside, outside + times)
+                if instr.callee and k >= 1:  # inside loops of guessed count
                     depth, most, lines = guessed_calls.get(instr.callee, (0, 0.0, ()))
                     if (k, product) > (depth, most):
                         depth, most = k, product
@@ -181,7 +186,8 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
         sites=_division_sites(fn, executions) + _miss_sites(fn, executions, working_sets, cache, tiers),
         assumptions=assumptions, ir_text=fn.ir_text, machine_cycles=cycles, compile_flags=fn.compile_flags,
         overlaps=overlaps, stopped_on_time=fn.stopped_on_time,
-        guessed_calls=guessed_calls, guessed_call_counts=dict(guessed_counts), guessed_nest=nest,
+        guessed_calls=guessed_calls, guessed_call_counts=dict(guessed_counts), open_call_counts=open_calls,
+        guessed_nest=nest,
         guessed_share=in_guessed / sum(run.values()) if in_guessed else 0.0,
     )
 

@@ -410,7 +410,10 @@ def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics],
     callees are listed as unknown. Calls made inside loops of guessed count (unknown, or only a
     worst case), to a function whose cost runs partly in such loops of its own (or its callees'),
     join one nest with them, as if inlined (`ccls.unknown_nests.across_call`): the default is
-    shared, not multiplied. Each function's (inclusive metrics, unknown callees, notes)."""
+    shared, not multiplied. A function's such loops count only where they are open from its
+    entry (no loop of known count around them, `guessed_around`), through its callees too: the
+    deepest path of them across calls, and the share of its inclusive CU inside them. Each
+    function's (inclusive metrics, unknown callees, notes)."""
     index = {}
     for i, fn in enumerate(functions):
         index.setdefault(fn.name, i)
@@ -449,10 +452,14 @@ def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics],
             weight = times - inside + inside * factor
             for n, value in enumerate((sub.metrics.cu, sub.metrics.energy_joules, sub.metrics.co2_kg, sub.metrics.usd)):
                 parts[n] += weight * value
-            guessed_cu += (times - inside) * sub.metrics.cu * sub.guessed_share + inside * factor * sub.metrics.cu
-            if times - inside > 0 and sub.guessed_depth:
+            # What of it stays in an open nest of this function's (no known loop around), for its callers.
+            open_in, open_out = fn.open_call_counts.get(callee, (None, None)) if fn is not None else (None, None)
+            open_in = min(inside, evaluate_count(open_in, at)) if open_in is not None else 0.0
+            open_out = min(times - inside, evaluate_count(open_out, at)) if open_out is not None else 0.0
+            guessed_cu += open_out * sub.metrics.cu * sub.guessed_share + open_in * factor * sub.metrics.cu
+            if open_out > 0 and sub.guessed_depth:
                 depth, product = max(depth, sub.guessed_depth), max(product, sub.guessed_product)
-            if inside > 0:
+            if open_in > 0:
                 depth, product = max(depth, k + sub.guessed_depth), max(product, joint)
             if inside > 0 and factor < 1.0 and fn is not None:
                 name = functions[j].display_name if j < len(functions) else callee

@@ -51,6 +51,7 @@ def counted_to_json(f: CountedFunction) -> dict[str, Any]:
         "at_point": _at_point_to_json(f.at_point),
         "guessed_calls": {k: [depth, product, list(lines)] for k, (depth, product, lines) in f.guessed_calls.items()},
         "guessed_call_counts": _polys_to_json(f.guessed_call_counts),
+        "open_call_counts": {k: [poly_to_json(a), poly_to_json(b)] for k, (a, b) in f.open_call_counts.items()},
         "guessed_nest": list(f.guessed_nest), "guessed_share": f.guessed_share,
     }
 
@@ -102,6 +103,7 @@ def counted_from_json(d: dict[str, Any]) -> CountedFunction:
         guessed_calls={k: (int(depth), float(product), tuple(int(n) for n in lines))
                        for k, (depth, product, lines) in d["guessed_calls"].items()},
         guessed_call_counts=polys(d["guessed_call_counts"]),
+        open_call_counts={k: (poly_from_json(a), poly_from_json(b)) for k, (a, b) in d["open_call_counts"].items()},
         guessed_nest=(int(d["guessed_nest"][0]), float(d["guessed_nest"][1])), guessed_share=float(d["guessed_share"]),
     )
 
