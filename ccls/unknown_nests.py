@@ -99,20 +99,22 @@ def guessed_around(loop_id: str | None, loops: dict[str, Loop],
                    value: Callable[[str], float]) -> tuple[int, float, bool]:
     """The loops of guessed count enclosing `loop_id` (itself included): how many, the product of
     their counts (as they are, nest-shared) at the values `value` gives, and whether the nest is
-    open from the function's entry: no loop of known count encloses them (outside any loop:
-    open; inside known loops only: not). Only an open nest continues the guessed loops a caller
-    runs it in; one inside a known loop restarts at each of its iterations (a walk per item)."""
-    depth, product, open_, start = 0, 1.0, True, loop_id
+    open from the function's entry: no loop of known count encloses the outermost of them
+    (outside any loop: open; inside known loops only: not). Only an open nest continues the
+    guessed loops a caller runs it in; one inside a known loop restarts at each of its
+    iterations (a walk per item)."""
+    depth, product, closed, start = 0, 1.0, False, loop_id
     while loop_id is not None and loop_id in loops:
         loop = loops[loop_id]
         if is_guessed(loop):
             iterations = loop.trip_count.iterations
             depth += 1
             product *= max(1.0, iterations.evaluate({s: value(s) for s in iterations.symbols}))
-        elif depth:
-            open_ = False
+            closed = False
+        else:
+            closed = True
         loop_id = loop.parent
-    return depth, product, open_ and (depth > 0 or start is None)
+    return depth, product, not closed and (depth > 0 or start is None)
 
 
 def across_call(k: int, around: float, m: int, nest: float, inside: float, default: int) -> tuple[float, float]:
