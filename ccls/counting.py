@@ -169,7 +169,7 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
                     depth, most, lines = guessed_calls.get(instr.callee, (0, 0.0, ()))
                     if (k, product) > (depth, most):
                         depth, most = k, product
-                    lines = tuple(sorted(set(lines) | ({instr.line} if instr.line else set())))
+                    lines = tuple(sorted(set(lines) | ({instr.line - (fn.line or 0)} if instr.line else set())))
                     guessed_calls[instr.callee] = (depth, most, lines)
                     guessed_counts[instr.callee] = guessed_counts[instr.callee] + times
     # Which side of each overlap is hidden depends on the cost table: the report says (engine).

@@ -463,6 +463,7 @@ def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics],
                 depth, product = max(depth, k + sub.guessed_depth), max(product, joint)
             if inside > 0 and factor < 1.0 and fn is not None:
                 name = functions[j].display_name if j < len(functions) else callee
+                lines = [(fn.line or 0) + offset for offset in lines]  # recorded after its first line
                 where = f"at line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))} " if lines else ""
                 notes.setdefault(i, []).append(
                     f"calls {where}to {name} inside loops of unknown count: {name}'s own unknown loops taken to "

@@ -293,7 +293,7 @@ class CountedFunction:
     # Loops of guessed count (unknown, or only a worst case) around its calls and in its own body,
     # for the inclusive cost (`ccls.unknown_nests.across_call`), at the evaluation point. Per callee
     # called inside such loops: (the most of them around one call, the product of their counts
-    # there, the calls' lines), and those calls. Per callee, the calls whose callee's own guessed
+    # there, the calls' lines after the function's first line: they move with it), and those calls. Per callee, the calls whose callee's own guessed
     # loops would continue an open nest of this function (no known loop around: inside such loops,
     # outside any loop). Its own deepest open nest of them (how many, the product of their counts)
     # and the share of its work inside open nests (of its core cycles, else of its instructions).

@@ -9,6 +9,10 @@ its innermost body D times per entry in all, D^(1/k) at each level; a lone unkno
 A loop taken to run a worst case below D (a type's range, an array's length: `TripCount.worst_case`)
 is as much a guess, and a level of the nest like them: it runs the lesser of its worst case and
 its level's share. Either way the choice is stated, and the default stays the one number a user sets.
+
+Across a call the same holds (`across_call`, applied to the inclusive cost): whether the compiler
+inlined a function must not change the estimate, so a call inside such loops to a function whose
+own such loops are open from its entry is taken as one nest with them.
 """
 from __future__ import annotations
 

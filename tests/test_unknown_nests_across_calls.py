@@ -10,6 +10,7 @@ from ccls.model import BasicBlock, CountedFunction, FunctionIR, Instruction, Loo
 from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
 from ccls.serialize import counted_from_json, counted_to_json
+from ccls.service.units import shift_lines
 from ccls.unknown_nests import across_call, guessed_around
 
 C = Polynomial.constant
@@ -63,7 +64,7 @@ def _fn(name: str, calls: dict[str, float] | None = None, *, guessed: dict[str, 
         name=name, display_name=name, file="a.c", line=1, end_line=9, language="c", arch="x86_64", parameters=[],
         static_counts={}, counts={}, machine_instructions=None, loops=[], line_counts={},
         calls={callee: C(times) for callee, times in calls.items()}, sites=[], assumptions=[],
-        guessed_calls={callee: (k, around, (7,)) for callee, (k, around) in guessed.items()},
+        guessed_calls={callee: (k, around, (6,)) for callee, (k, around) in guessed.items()},  # line 7
         guessed_call_counts={callee: C(calls[callee]) for callee in guessed},
         open_call_counts={callee: (C(calls[callee]) if callee in open_in else C(0),
                                    C(calls[callee]) if callee in open_out else C(0))
@@ -91,6 +92,9 @@ def test_a_call_inside_an_unknown_loop_to_a_function_with_its_own_unknown_loop_i
     assert note.startswith("calls at line 7 to f inside loops of unknown count: f's own unknown loops taken to "
                            "share the default with them, as if inlined")
     assert "× 0.019" in note
+    # the function moved 10 lines down in its file (the language server shifts cached counts): so does the note
+    (_, _, (moved,)), _ = _inclusive([shift_lines(caller, 10), f], [50, 1000])
+    assert moved.startswith("calls at line 17 to f")
 
 
 def test_a_callee_without_unknown_loops_and_a_call_outside_them_are_untouched():
@@ -140,7 +144,7 @@ def test_counting_records_the_guessed_loops_around_calls():
         BasicBlock("k", "k", [Instruction("call", line=9, callee="g")]),
     ], loops=loops)
     counted = count_function(fn, None, lambda symbol: 0.0)
-    assert counted.guessed_calls == {"f": (1, 100.0, (5,))}
+    assert counted.guessed_calls == {"f": (1, 100.0, (4,))}  # line 5, 4 after the function's first
     assert counted.guessed_call_counts == {"f": C(100)}
     assert counted.open_call_counts == {"a": (C(0), C(1)), "f": (C(100), C(0))}  # g's calls: in a known loop
     assert counted.guessed_nest == (1, 100.0)
