@@ -18,6 +18,7 @@ from ccls.model import (AtPoint, BasicBlock, CountedFunction, FindingSite, Funct
 from ccls.polynomial import Polynomial, sum_of
 from ccls.table_types import CacheModel, DividerModel
 from ccls.taxonomy import DIVISION_CLASSES, STREAM_TIER, STRIDED_TIER, overlaps_compute, split, with_vector
+from ccls.unknown_nests import guessed_around
 
 MISPREDICT = "branch.mispredict"
 # A predictor learns a branch's usual direction: on data that takes it with probability p, it is
@@ -119,6 +120,19 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
         return _tiered(instr, loop_id, working_set, cache, notes, footprints.get(loop_id, 0.0),
                        reuse.get(id(instr)))
 
+    # Loops of guessed count around each block (`ccls.unknown_nests`), for the inclusive cost.
+    around = {block.name: guessed_around(block.loop, fn.loops, parameter_value) for block in fn.blocks}
+    guessed_calls: dict[str, tuple[int, float, tuple[int, ...]]] = {}
+    guessed_counts: dict[str, Polynomial] = defaultdict(Polynomial)
+    # Their share of its work: of its blocks' core cycles (llvm-mca) where each has a figure, else of its instructions.
+    by_cycles = any(b.machine_instructions for b in fn.blocks) and all(
+        b.machine_cycles is not None for b in fn.blocks if b.machine_instructions)
+    run = {block.name: max(0.0, runs.get(block.name, 0.0)) * ((block.machine_cycles or 0.0) if by_cycles
+                                                                else len(block.instructions)) for block in fn.blocks}
+    in_guessed = sum(n for name, n in run.items() if around[name][0] >= 1 and around[name][2])
+    nest = (max((k for k, _, open_ in around.values() if open_), default=0),
+            max((p for k, p, open_ in around.values() if k and open_), default=1.0))
+    open_calls: dict[str, tuple[Polynomial, Polynomial]] = {}
     for block in fn.blocks:
         times = executions[block.name]
         if machine is not None and block.machine_instructions:
@@ -148,6 +162,17 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
                     cycles = cycles + times * copy_cycles
             elif split(instr.cls)[0] in ("call", "call_indirect") or instr.cls == "py.call":
                 calls[instr.callee or ""].append(times)
+                k, product, open_ = around[block.name]
+                if instr.callee and open_:  # the callee's own guessed loops continue this function's
+                    inside, outside = open_calls.get(instr.callee, (Polynomial(), Polynomial()))
+                    open_calls[instr.callee] = (inside + times, outside) if k else (inside, outside + times)
+                if instr.callee and k >= 1:  # inside loops of guessed count
+                    depth, most, lines = guessed_calls.get(instr.callee, (0, 0.0, ()))
+                    if (k, product) > (depth, most):
+                        depth, most = k, product
+                    lines = tuple(sorted(set(lines) | ({instr.line - (fn.line or 0)} if instr.line else set())))
+                    guessed_calls[instr.callee] = (depth, most, lines)
+                    guessed_counts[instr.callee] = guessed_counts[instr.callee] + times
     # Which side of each overlap is hidden depends on the cost table: the report says (engine).
     overlaps = [MemoryOverlap(loop, loop_cycles[loop], {cls: sum_of(parts) for cls, parts in classes.items()})
                 for loop, classes in overlapped.items() if cycles is not None and loop in loop_cycles]
@@ -164,6 +189,9 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
         sites=_division_sites(fn, executions) + _miss_sites(fn, executions, working_sets, cache, tiers),
         assumptions=assumptions, ir_text=fn.ir_text, machine_cycles=cycles, compile_flags=fn.compile_flags,
         overlaps=overlaps, stopped_on_time=fn.stopped_on_time,
+        guessed_calls=guessed_calls, guessed_call_counts=dict(guessed_counts), open_call_counts=open_calls,
+        guessed_nest=nest,
+        guessed_share=in_guessed / sum(run.values()) if in_guessed else 0.0,
     )
 
 

@@ -23,6 +23,7 @@ from ccls.scoring import NORMALIZATION_WORDS, NORMALIZATIONS, absolute_score, co
 from ccls.sizes import InferredSize, field_sizes, infer_sizes, value_ceilings
 from ccls.table_types import CostTable, Tables, reference_family
 from ccls.targets import CPU_TARGETS
+from ccls.unknown_nests import across_call
 
 
 @dataclass
@@ -284,7 +285,7 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
             metrics=metrics, breakdown=breakdown, cost_expression=expression, big_o=expression.big_o(),
             **_graded(by_profile, index, settings, tables),
             findings=_findings(fn, rates, metrics, at),
-            assumptions=fn.assumptions + fn.size_notes + notes,
+            assumptions=fn.assumptions + fn.size_notes + notes + inclusive[index][2],
             hottest_lines=_hottest_lines(fn, rates, at),
             inclusive_metrics=inclusive[index][0], unknown_callees=inclusive[index][1],
             graded_by=_graded_by(settings, len(functions) + len(peers), fn.arch),
@@ -395,11 +396,24 @@ def _within_uncertainty(reports: list[FunctionReport]) -> list[FunctionReport]:
     return out
 
 
+class _Inclusive(NamedTuple):
+    metrics: Metrics
+    guessed_share: float  # the share of its CU that runs inside loops of guessed count (its own or its callees')
+    guessed_depth: int  # the deepest path of such loops, across calls
+    guessed_product: float  # the product of that path's counts
+
+
 def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics], options: AnalysisOptions,
-                       peers: Sequence[CohortPeer] = ()) -> list[tuple[Metrics | None, list[str]]]:
+                       peers: Sequence[CohortPeer] = ()) -> list[tuple[Metrics | None, list[str], list[str]]]:
     """Self cost plus, for each call to a function analysed in the same run (or a peer), that
     function's inclusive cost × the number of calls. Recursion is cut (counted once); other
-    callees are listed as unknown."""
+    callees are listed as unknown. Calls made inside loops of guessed count (unknown, or only a
+    worst case), to a function whose cost runs partly in such loops of its own (or its callees'),
+    join one nest with them, as if inlined (`ccls.unknown_nests.across_call`): the default is
+    shared, not multiplied. A function's such loops count only where they are open from its
+    entry (no loop of known count around them, `guessed_around`), through its callees too: the
+    deepest path of them across calls, and the share of its inclusive CU inside them. Each
+    function's (inclusive metrics, unknown callees, notes)."""
     index = {}
     for i, fn in enumerate(functions):
         index.setdefault(fn.name, i)
@@ -411,14 +425,20 @@ def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics],
         index.setdefault(peer.display_name, len(metrics))
         callees.append({})
         metrics.append(peer.metrics)
-    memo: dict[int, Metrics] = {}
+    default = options.default_trip_count
+    memo: dict[int, _Inclusive] = {}
+    notes: dict[int, list[str]] = {}
 
-    def total(i: int, active: frozenset[int]) -> Metrics:
+    def total(i: int, active: frozenset[int]) -> _Inclusive:
         if i in memo:
             return memo[i]
-        cu, eu, co2, usd = (metrics[i].cu, metrics[i].energy_joules, metrics[i].co2_kg, metrics[i].usd)
-        at = options.for_function(functions[i].inferred_sizes) if i < len(functions) else options
-        point = _at_point(functions[i], at) if i < len(functions) else None
+        own = metrics[i]
+        parts = [own.cu, own.energy_joules, own.co2_kg, own.usd]
+        fn = functions[i] if i < len(functions) else None
+        at = options.for_function(fn.inferred_sizes) if fn is not None else options
+        point = _at_point(fn, at) if fn is not None else None
+        depth, product = fn.guessed_nest if fn is not None else (0, 1.0)
+        guessed_cu = own.cu * (fn.guessed_share if fn is not None else 0.0)
         for callee, calls in callees[i].items():
             j = index.get(callee)
             if j is None or j in active:
@@ -426,17 +446,41 @@ def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics],
             # A callee's cost is its own, at the sizes its callers pass (the largest).
             times = point.calls.get(callee, 0.0) if point is not None else evaluate_count(calls, at)
             sub = total(j, active | {j})
-            cu, eu, co2, usd = cu + times * sub.cu, eu + times * sub.energy_joules, co2 + times * sub.co2_kg, usd + times * sub.usd
-        memo[i] = Metrics(cu, eu, co2, usd)
+            k, around, lines = fn.guessed_calls.get(callee, (0, 1.0, ())) if fn is not None else (0, 1.0, ())
+            inside = min(times, evaluate_count(fn.guessed_call_counts[callee], at)) if k else 0.0
+            factor, joint = across_call(k, around, sub.guessed_depth, sub.guessed_product, sub.guessed_share, default)
+            weight = times - inside + inside * factor
+            for n, value in enumerate((sub.metrics.cu, sub.metrics.energy_joules, sub.metrics.co2_kg, sub.metrics.usd)):
+                parts[n] += weight * value
+            # What of it stays in an open nest of this function's (no known loop around), for its callers.
+            open_in, open_out = fn.open_call_counts.get(callee, (None, None)) if fn is not None else (None, None)
+            open_in = min(inside, evaluate_count(open_in, at)) if open_in is not None else 0.0
+            open_out = min(times - inside, evaluate_count(open_out, at)) if open_out is not None else 0.0
+            guessed_cu += open_out * sub.metrics.cu * sub.guessed_share + open_in * factor * sub.metrics.cu
+            if open_out > 0 and sub.guessed_depth:
+                depth, product = max(depth, sub.guessed_depth), max(product, sub.guessed_product)
+            if open_in > 0:
+                depth, product = max(depth, k + sub.guessed_depth), max(product, joint)
+            if inside > 0 and factor < 1.0 and fn is not None:
+                name = functions[j].display_name if j < len(functions) else callee
+                lines = [(fn.line or 0) + offset for offset in lines]  # recorded after its first line
+                where = f"at line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))} " if lines else ""
+                notes.setdefault(i, []).append(
+                    f"calls {where}to {name} inside loops of unknown count: {name}'s own unknown loops taken to "
+                    f"share the default with them, as if inlined (one nest {k + sub.guessed_depth} deep runs its "
+                    f"innermost body {default} times in all, not {default} × {default}: its cost per call there "
+                    f"× {factor:.3g})")
+        cu = parts[0]
+        memo[i] = _Inclusive(Metrics(*parts), min(1.0, guessed_cu / cu) if cu > 0 else 0.0, depth, product)
         return memo[i]
 
     out = []
     for i, fn in enumerate(functions):
         if not fn.calls:
-            out.append((None, []))
+            out.append((None, [], []))
             continue
         unknown = sorted(c or "(indirect call)" for c in fn.calls if index.get(c) is None)
-        out.append((total(i, frozenset({i})), unknown))
+        out.append((total(i, frozenset({i})).metrics, unknown, notes.get(i, [])))
     return out
 
 

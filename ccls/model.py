@@ -290,3 +290,15 @@ class CountedFunction:
     field_stores: tuple[FieldStore, ...] = ()  # the integers it writes into struct fields (`ccls.sizes`)
     stopped_on_time: bool = False  # FunctionIR.stopped_on_time: never kept in the persistent cache
     at_point: AtPoint | None = None  # set where some loops do not run at the counted values
+    # Loops of guessed count (unknown, or only a worst case) around its calls and in its own body,
+    # for the inclusive cost (`ccls.unknown_nests.across_call`), at the evaluation point. Per callee
+    # called inside such loops: (the most of them around one call, the product of their counts
+    # there, the calls' lines after the function's first line: they move with it), and those calls. Per callee, the calls whose callee's own guessed
+    # loops would continue an open nest of this function (no known loop around: inside such loops,
+    # outside any loop). Its own deepest open nest of them (how many, the product of their counts)
+    # and the share of its work inside open nests (of its core cycles, else of its instructions).
+    guessed_calls: dict[str, tuple[int, float, tuple[int, ...]]] = field(default_factory=dict)
+    guessed_call_counts: dict[str, Polynomial] = field(default_factory=dict)
+    open_call_counts: dict[str, tuple[Polynomial, Polynomial]] = field(default_factory=dict)
+    guessed_nest: tuple[int, float] = (0, 1.0)
+    guessed_share: float = 0.0

@@ -8,7 +8,7 @@ from typing import Any
 from ccls.model import AtPoint, CallSite, CountedFunction, FieldStore, FindingSite, LoopSummary, MemoryOverlap, TripCount
 from ccls.polynomial import Polynomial
 
-SCHEMA = 8
+SCHEMA = 9
 
 
 def poly_to_json(poly: Polynomial) -> list:
@@ -49,6 +49,10 @@ def counted_to_json(f: CountedFunction) -> dict[str, Any]:
         "size_slots": list(f.size_slots),
         "field_stores": [[s.struct, s.offset, s.writer, s.line, s.value] for s in f.field_stores],
         "at_point": _at_point_to_json(f.at_point),
+        "guessed_calls": {k: [depth, product, list(lines)] for k, (depth, product, lines) in f.guessed_calls.items()},
+        "guessed_call_counts": _polys_to_json(f.guessed_call_counts),
+        "open_call_counts": {k: [poly_to_json(a), poly_to_json(b)] for k, (a, b) in f.open_call_counts.items()},
+        "guessed_nest": list(f.guessed_nest), "guessed_share": f.guessed_share,
     }
 
 
@@ -96,6 +100,11 @@ def counted_from_json(d: dict[str, Any]) -> CountedFunction:
         field_stores=tuple(FieldStore(struct, offset, writer, line, _tuples(value))
                            for struct, offset, writer, line, value in d.get("field_stores", ())),
         at_point=_at_point_from_json(d.get("at_point")),
+        guessed_calls={k: (int(depth), float(product), tuple(int(n) for n in lines))
+                       for k, (depth, product, lines) in d["guessed_calls"].items()},
+        guessed_call_counts=polys(d["guessed_call_counts"]),
+        open_call_counts={k: (poly_from_json(a), poly_from_json(b)) for k, (a, b) in d["open_call_counts"].items()},
+        guessed_nest=(int(d["guessed_nest"][0]), float(d["guessed_nest"][1])), guessed_share=float(d["guessed_share"]),
     )
 
 

@@ -9,11 +9,16 @@ its innermost body D times per entry in all, D^(1/k) at each level; a lone unkno
 A loop taken to run a worst case below D (a type's range, an array's length: `TripCount.worst_case`)
 is as much a guess, and a level of the nest like them: it runs the lesser of its worst case and
 its level's share. Either way the choice is stated, and the default stays the one number a user sets.
+
+Across a call the same holds (`across_call`, applied to the inclusive cost): whether the compiler
+inlined a function must not change the estimate, so a call inside such loops to a function whose
+own such loops are open from its entry is taken as one nest with them.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
+from typing import Callable
 
 from ccls.model import Loop
 from ccls.polynomial import Polynomial
@@ -83,3 +88,58 @@ def share_unknown_nests(loops: dict[str, Loop], default: int) -> list[str]:
                      f"run its innermost body {default} times per entry in all ({default ** (1 / deepest):.3g} per "
                      f"level), not {default}^{deepest}")
     return notes
+
+
+# Across a call. Whether the compiler inlined a function must not change the estimate: a call
+# inside loops of unknown count, to a function whose cost comes partly from its own such loops,
+# is one nest with them (`across_call`).
+
+def is_guessed(loop: Loop) -> bool:
+    """A loop whose count is a guess: unknown (the default) or only a worst case (`TripCount.worst_case`)."""
+    return loop.trip_count.kind == "unknown" or loop.trip_count.worst_case
+
+
+def guessed_around(loop_id: str | None, loops: dict[str, Loop],
+                   value: Callable[[str], float]) -> tuple[int, float, bool]:
+    """The loops of guessed count enclosing `loop_id` (itself included): how many, the product of
+    their counts (as they are, nest-shared) at the values `value` gives, and whether the nest is
+    open from the function's entry: no loop of known count encloses the outermost of them
+    (outside any loop: open; inside known loops only: not). Only an open nest continues the
+    guessed loops a caller runs it in; one inside a known loop restarts at each of its
+    iterations (a walk per item)."""
+    depth, product, closed, start = 0, 1.0, False, loop_id
+    while loop_id is not None and loop_id in loops:
+        loop = loops[loop_id]
+        if is_guessed(loop):
+            iterations = loop.trip_count.iterations
+            depth += 1
+            product *= max(1.0, iterations.evaluate({s: value(s) for s in iterations.symbols}))
+            closed = False
+        else:
+            closed = True
+        loop_id = loop.parent
+    return depth, product, not closed and (depth > 0 or start is None)
+
+
+def across_call(k: int, around: float, m: int, nest: float, inside: float, default: int) -> tuple[float, float]:
+    """The factors on a callee's (inclusive) cost for calls made inside k ≥ 1 loops of guessed
+    count of the caller (their counts' product: `around`), where m ≥ 1 levels of the callee's
+    cost are its own guessed loops, through its callees too (their deepest path, product `nest`),
+    and `inside` is the share of its cost that runs in them. Inlined, the k + m loops would be one
+    nest, running its innermost body D times in all, D^(1/(k+m)) per level (`share_unknown_nests`);
+    apart, the caller's levels give D and the callee's D again. So, as one nest:
+
+    - the part inside the callee's guessed loops runs D times in all, not D × D: factor
+      D / (around × nest), 1/D for two full nests;
+    - the rest runs once per iteration of the caller's k levels, which give D^(k/(k+m)) instead
+      of `around`: factor D^(−m/(k+m)) for a full nest.
+
+    Neither factor exceeds 1 (a nest already below D is left as it is). Approximations, stated:
+    the call is taken to sit in the caller's deepest guessed level at the site with the most
+    such levels, and the callee's guessed loops to be one path (its deepest). Returns (the factor
+    on the callee's cost per call, the product of the joint path's counts per caller entry)."""
+    if k < 1 or m < 1 or default <= 1:
+        return 1.0, around * nest
+    in_nest = min(1.0, default / (around * nest))
+    rest = min(1.0, default ** (k / (k + m)) / around)
+    return inside * in_nest + (1.0 - inside) * rest, min(around * nest, float(max(default, 1)))
