@@ -33,6 +33,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from inspect import CO_OPTIMIZED
+from typing import Iterator
 
 from ccls.early_exit import early_exit_trip
 from ccls.model import AnalysisError, BasicBlock, FunctionIR, Instruction, Loop, TripCount
@@ -574,6 +575,15 @@ class _Block:
     instrs: list[dis.Instruction]
     succs: list[int] = field(default_factory=list)
     preds: list[int] = field(default_factory=list)
+
+
+def _nested_code(module: types.CodeType) -> Iterator[types.CodeType]:
+    """The module's code and every code object nested in it (functions, classes, comprehensions)."""
+    todo = [module]
+    while todo:
+        code = todo.pop()
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        yield code
 
 
 @functools.lru_cache(maxsize=2048)
@@ -1793,10 +1803,7 @@ def _shadowed_names(module: types.CodeType) -> frozenset[str]:
     function or method it defines: ``x.find()`` is then taken as that method, not str.find.
     ``import *`` may bind anything, so then every builtin name counts as bound."""
     bound: set[str] = set()
-    todo = [module]
-    while todo:
-        code = todo.pop()
-        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    for code in _nested_code(module):
         if code is not module and code.co_flags & CO_OPTIMIZED:
             bound.add(f".{code.co_name}")
         for ins in _instructions(code):
@@ -2185,10 +2192,7 @@ def _configuration_attributes(module: types.CodeType, classes: frozenset[str],
     shrinking in place (``x.attr.append``), no ``setattr``/``__dict__`` anywhere."""
     stores: dict[str, list[tuple[types.CodeType, int, bool]]] = {}
     changed: set[str] = set()
-    todo = [module]
-    while todo:
-        code = todo.pop()
-        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    for code in _nested_code(module):
         instrs = _instructions(code)
         this = code.co_varnames[0] if code.co_flags & CO_OPTIMIZED and code.co_argcount else None
         for prev, ins in zip((None,) + instrs, instrs):
@@ -2233,10 +2237,7 @@ def _built_collections(module: types.CodeType) -> dict:
     stores: dict[str, list[tuple[types.CodeType, int]]] = {}
     appends: dict[str, list[tuple[types.CodeType, int]]] = {}
     changed: set[str] = set()
-    todo = [module]
-    while todo:
-        code = todo.pop()
-        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    for code in _nested_code(module):
         instrs = _instructions(code)
         line_attrs: list[str] = []  # attributes loaded on the current line
         line = None
@@ -2282,10 +2283,7 @@ def _resized_globals(module: types.CodeType) -> frozenset[str]:
     on it (``SYSTEM.append(…)``, `_RESIZING`), or an item stored or deleted on a line that reads
     it (``TABLE[k] = v`` adds a key to a dict; ``del L[i]``, ``L[a:b] = …`` change a list's length)."""
     out: set[str] = set()
-    todo = [module]
-    while todo:
-        code = todo.pop()
-        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    for code in _nested_code(module):
         instrs = _instructions(code)
         line, names = None, []
         for prev, ins in zip((None,) + instrs, instrs):
@@ -2304,10 +2302,7 @@ def _resized_globals(module: types.CodeType) -> frozenset[str]:
 def _rebound_globals(module: types.CodeType) -> frozenset[str]:
     """Module-level names that a function rebinds (``global x; x = …``) or that are deleted."""
     out: set[str] = set()
-    todo = [module]
-    while todo:
-        code = todo.pop()
-        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    for code in _nested_code(module):
         for ins in _instructions(code):
             if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") or (ins.opname == "DELETE_NAME" and code is module):
                 out.add(str(ins.argval))
