@@ -60,14 +60,14 @@ def share_unknown_nests(loops: dict[str, Loop], default: int) -> list[str]:
     def below(key: str) -> int:  # the most unknown loops on one path from `key` inward
         return (key in unknown) + max((below(child) for child in children.get(key, ())), default=0)
 
-    def share(key: str) -> float:
-        return default ** (1 / (above(key) + below(key) - 1))
+    def level_count(key: str) -> int:  # guessed loops on the deepest path through `key`
+        return above(key) + below(key) - 1
 
     # A worst case no larger than its level's share is left as it is, and is no level.
     while small := {key for key in unknown if loops[key].trip_count.worst_case
-                    and loops[key].trip_count.iterations.constant_value() <= share(key)}:
+                    and loops[key].trip_count.iterations.constant_value() <= default ** (1 / level_count(key))}:
         unknown -= small
-    levels = {key: above(key) + below(key) - 1 for key in unknown}
+    levels = {key: level_count(key) for key in unknown}
     notes: list[str] = []
     nests: dict[str, list[str]] = {}
     for key in sorted((k for k in loops if k in unknown), key=lambda k: loops[k].depth):  # stable: the loops' order

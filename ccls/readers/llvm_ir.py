@@ -64,8 +64,8 @@ class _Defined:
     notes: list[str]  # assumptions made while attributing machine code
     # IR block → the blocks that run before it in the same loop iteration, in order (`_contexts`)
     context: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    header: str | None = None
-    traces: dict[str, tuple[str, ...]] = field(default_factory=dict)  # innermost loop → its body's code (`_traces`)  # the header that defines it, where the analysed file defines none
+    header: str | None = None  # the header that defines it, where the analysed file defines none
+    traces: dict[str, tuple[str, ...]] = field(default_factory=dict)  # innermost loop → its body's code (`_traces`)
 
 
 @dataclass

@@ -403,13 +403,10 @@ def rising_counter_trip(record, terminators: dict, reading: _Reading) -> tuple[i
                         for step in steps):
             rising[phi.name] = int(starts[0])
     best: tuple[int, str] | None = None
-    for block in record.blocks:
-        term = terminators.get(block)
-        branch = data_walks.BRANCH.match(term.text) if term is not None and term.opcode == "br" else None
-        if branch is None or (branch["true"].strip('"') in inside) == (branch["false"].strip('"') in inside):
+    for block, branch, test in _compare_branches(record, terminators, reading):
+        if (branch["true"].strip('"') in inside) == (branch["false"].strip('"') in inside):
             continue
-        test = reading.definitions.get(branch["cond"].strip('"'))
-        m = _ICMP.search(test.text.split(", !")[0]) if test is not None and test.opcode == "icmp" else None
+        m = _ICMP.search(test)
         if m is None:
             continue
         if not _on_every_iteration(block, record.header, inside, terminators):
@@ -432,6 +429,17 @@ def rising_counter_trip(record, terminators: dict, reading: _Reading) -> tuple[i
             if best is None or most < best[0]:
                 best = (most, why)
     return best
+
+
+def _compare_branches(record, terminators: dict, reading: _Reading):
+    """(block, its conditional branch's match, the compare it tests, as text) for each block of
+    the loop that ends on a branch on an integer compare."""
+    for block in record.blocks:
+        term = terminators.get(block)
+        branch = data_walks.BRANCH.match(term.text) if term is not None and term.opcode == "br" else None
+        test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+        if test is not None and test.opcode == "icmp":
+            yield block, branch, test.text.split(", !")[0]
 
 
 _AND = re.compile(r"= and i\d+ (?P<a>%?(?:\"[^\"]+\"|[-\w.$]+)), (?P<b>%?(?:\"[^\"]+\"|[-\w.$]+))(?:,|$)")
@@ -479,11 +487,8 @@ def shifted_out_trip(record, terminators: dict, reading: _Reading) -> tuple[int,
     if not shifted:
         return None
     best: tuple[int, str] | None = None
-    for block in record.blocks:
-        term = terminators.get(block)
-        branch = data_walks.BRANCH.match(term.text) if term is not None and term.opcode == "br" else None
-        test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
-        zero = _ZERO_COMPARE.search(test.text.split(", !")[0]) if test is not None and test.opcode == "icmp" else None
+    for block, branch, test in _compare_branches(record, terminators, reading):
+        zero = _ZERO_COMPARE.search(test)
         if zero is None:
             continue
         on_zero = (branch["true"] if zero["predicate"] == "eq" else branch["false"]).strip('"')
