@@ -112,13 +112,14 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
     working_sets = _working_sets(fn, runs, values, cache, trips)
     footprints = _loop_footprints(fn, cache, trips)
     reuse = _reuse(fn, runs, values, cache, trips)
+    stored = _store_strides(fn)
 
     def tiers(instr: Instruction, loop_id: str | None, notes: set[str]) -> list[tuple[str, Fraction]]:
         # A small, hot array (a histogram's buckets) stays in L1 whatever streams past it.
         reach = _span(instr.access, trips, values, cache.line_bytes) if instr.access else float("inf")
         working_set = working_sets.get(_outermost(loop_id, fn.loops), 0) if reach > cache.l1_bytes else 0
         return _tiered(instr, loop_id, working_set, cache, notes, footprints.get(loop_id, 0.0),
-                       reuse.get(id(instr)))
+                       reuse.get(id(instr)), stored.get(loop_id, frozenset()))
 
     # Loops of guessed count around each block (`ccls.unknown_nests`), for the inclusive cost.
     around = {block.name: guessed_around(block.loop, fn.loops, parameter_value) for block in fn.blocks}
@@ -576,9 +577,26 @@ def _iteration_footprints(fn: FunctionIR, runs: dict[str, float], values: dict[s
     return dict(out)
 
 
+def _store_strides(fn: FunctionIR) -> dict[str, frozenset[Fraction]]:
+    """Innermost loop -> the constant strides (bytes per iteration) its strided stores move by."""
+    out: dict[str, set[Fraction]] = defaultdict(set)
+    for block in fn.blocks:
+        for instr in block.instructions:
+            access = instr.access
+            if block.loop is None or access is None or split(instr.cls)[0] != "store" \
+                    or access.pattern != "strided" or access.stride_bytes is None:
+                continue
+            stride = access.stride_bytes.constant_value()
+            if stride is not None:
+                out[block.loop].add(abs(stride))
+    return {loop: frozenset(strides) for loop, strides in out.items()}
+
+
 def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: CacheGeometry,
-            notes: set[str], loop_footprint: float = 0.0, reuse: _Reuse | None = None) -> list[tuple[str, Fraction]]:
-    """(class, share) pairs for one instruction: loads/stores split across memory tiers."""
+            notes: set[str], loop_footprint: float = 0.0, reuse: _Reuse | None = None,
+            stored_strides: Collection[Fraction] = ()) -> list[tuple[str, Fraction]]:
+    """(class, share) pairs for one instruction: loads/stores split across memory tiers.
+    `stored_strides`: the strides of the strided stores in the same loop."""
     base, qualifier, width = split(instr.cls)
     access = instr.access
     if base not in ("load", "store") or qualifier is not None or access is None:
@@ -608,12 +626,23 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
         # can predict (tables that measured it price it; others fall back to load.DRAM).
         tier = STRIDED_TIER
     crowded = _crowded_share(access, stride, cache)
+    # A crowded stride is a multiple of 1/8 of the page (with 64 sets of 64-byte lines), so a
+    # store of the same walk lands at this load's address modulo the page a few iterations back
+    # (8 or fewer), still in flight: x86 cores match loads against older stores on the page
+    # offset first, and this load waits for that store (arrays of page-multiple rows are
+    # assumed to start at the same page offset, as page-aligned allocations do).
+    aliased = base == "load" and crowded is not None and abs(stride) in stored_strides
 
     def served(level: str) -> str:
         if crowded is None or level not in ("L2", "L3"):
             return f"{base}.{level}"
         notes.add(f"a walk with a stride of {_human_bytes(abs(int(stride)))} per iteration uses {crowded:.0%} of "
                   f"L1's sets: each line it brings in evicts one of its own")
+        if aliased:
+            notes.add(f"loads of a walk with a stride of {_human_bytes(abs(int(stride)))} in a loop that stores at the "
+                      f"same stride: each sits at the page offset of a store a few iterations back, still in flight, "
+                      f"and waits for it (store-to-load aliasing, measured)")
+            return f"{base}.{level}.crowded.aliased"
         return f"{base}.{level}.crowded"
 
     column = _outer_reuse(access, loop_footprint, cache, notes)

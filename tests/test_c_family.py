@@ -664,3 +664,41 @@ def test_a_column_walk_whose_rows_crowd_few_l1_sets_is_priced_as_measured(row_fl
     assert sum(stores.values()) == pytest.approx(256 * 256, rel=0.01)
     assert (stores.get("store.L2.crowded", 0) > 0.9 * 256 * 256) is crowded
     assert any("of L1's sets" in a for a in counted.assumptions) is crowded
+
+
+@pytest.mark.parametrize("row_floats, body, aliased", [
+    (256, "aa[j][i] = aa[j][i] + bb[j][i];", True),  # stores at the loads' stride, rows 1 KiB apart
+    (256, "s += aa[j][i] + bb[j][i];", False),  # crowded, but nothing stored in the walk
+    (256, "cc[j] = aa[j][i] + bb[j][i];", False),  # stored at another stride (4 bytes)
+    (264, "aa[j][i] = aa[j][i] + bb[j][i];", False),  # rows 1056 B apart: not crowded, no page-offset match
+])
+def test_a_crowded_column_walk_that_stores_its_rows_waits_on_page_offset_aliasing(row_floats, body, aliased):
+    """A column walk that stores each row at the stride its loads move by, rows 1 KiB apart: row
+    j+4's loads sit at the page offset of row j's store, still in flight, and wait for it
+    (measured: ~8 cycles per load from L2, against 3.5 for a load-only walk). A load-only walk,
+    one whose store moves by another stride, and rows that are not a page fraction apart keep
+    their own classes."""
+    code = (f"float aa[256][{row_floats}], bb[256][{row_floats}], cc[256];\n"
+            f"float walk(void) {{\n  float s = 0;\n  for (int i = 0; i < 256; i++)\n"
+            f"    for (int j = 0; j < 256; j++)\n      {body}\n  return s;\n}}\n")
+    tiers, notes = _tiers(code, "walk", {})
+    loads = sum(v for k, v in tiers.items() if k.startswith("load."))
+    assert loads == pytest.approx(2 * 256 * 256, rel=0.02)
+    assert (tiers.get("load.L2.crowded.aliased", 0) > 0.9 * loads) is aliased
+    assert any("store-to-load aliasing" in a for a in notes) is aliased
+    if row_floats == 256 and not aliased:
+        assert tiers.get("load.L2.crowded", 0) > 0.9 * loads
+
+
+def test_aliased_column_loads_cost_their_measured_cycles_in_the_x86_64_table():
+    """The `.crowded.aliased` loads are measured (cost_tables/derive/beyond_mca_probe.c, an update
+    walk less its store-only walk) and cost more than a load-only crowded walk's; tables without
+    them fall back to `.crowded`."""
+    from ccls.tables import load_tables
+    tables = load_tables().cost
+    table = tables["x86_64"]
+    for tier in ("L2", "L3"):
+        aliased, crowded = table.lookup(f"load.{tier}.crowded.aliased"), table.lookup(f"load.{tier}.crowded")
+        assert aliased.method == "measured" and "loads and stores each element" in aliased.source
+        assert aliased.cu > 1.5 * crowded.cu
+    assert tables["aarch64"].lookup("load.L2.crowded.aliased") == tables["aarch64"].lookup("load.L2.crowded")

@@ -9,7 +9,11 @@
    to be forwarded to its load; and the nanoseconds per access of a column walk (one float per
    row, rows 1 KiB apart) that stores or loads a new line every time, in the few L1 sets such a
    stride can use: over 64 rows (lines from L2) and over 4096 rows (too many for the L2 sets the
-   stride can use: lines from L3). The simulated block takes every access as an L1 hit.
+   stride can use: lines from L3). The simulated block takes every access as an L1 hit. And the
+   nanoseconds per row of the same walk when it loads and stores each element (`a[j][i] *= c`):
+   its load of row j+4 sits at the same address modulo the 4 KiB page as its store to row j,
+   still in flight, and waits for it (store-to-load aliasing on the page offset).
+   `--only column` prints the column figures alone (measure_beyond_mca.py --only).
 
      clang-19 -O2 -fno-builtin beyond_mca_probe.c -o probe -lm && ./probe
    (-fno-builtin: the compiler must call the library, not fold or inline it.) */
@@ -17,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define PROBE_CLOCK CLOCK_THREAD_CPUTIME_ID  /* shared machines: the probe's own CPU time */
@@ -112,14 +117,22 @@ __attribute__((noinline)) static float column_load(const float *a, long rows) {
   return s0 + s1 + s2 + s3;
 }
 
-static double column_ns(long rows, int stores) {
+__attribute__((noinline)) static void column_update(float *a, long rows) {
+  for (long i = 0; i < COLUMNS; i++)
+    for (long j = 0; j < rows; j++) a[j * ROW_FLOATS + i] = a[j * ROW_FLOATS + i] * 0.5f;
+}
+
+enum walk { WALK_LOAD, WALK_STORE, WALK_UPDATE };
+
+static double column_ns(long rows, enum walk kind) {
   float *a = calloc(rows * ROW_FLOATS + 64, sizeof *a);
   double ns[REPEATS];
   for (int r = 0; r < REPEATS; r++) {
     double best = 1e9;
     for (int k = 0; k < 20; k++) {  /* the best of 20 walks: lines in place from the walk before */
       double t0 = now();
-      if (stores) column_store(a, rows);
+      if (kind == WALK_STORE) column_store(a, rows);
+      else if (kind == WALK_UPDATE) column_update(a, rows);
       else sink = column_load(a, rows);
       double t = now() - t0;
       if (t < best) best = t;
@@ -130,10 +143,24 @@ static double column_ns(long rows, int stores) {
   return median(ns, REPEATS);
 }
 
-int main(void) {
+static void print_column_walks(void) {
+  printf(" \"column_walk_ns_per_access\": {\"load.L2\": %.3f, \"store.L2\": %.3f, \"load.L3\": %.3f, "
+         "\"store.L3\": %.3f},\n", column_ns(64, WALK_LOAD), column_ns(64, WALK_STORE), column_ns(4096, WALK_LOAD),
+         column_ns(4096, WALK_STORE));
+  printf(" \"column_update_ns_per_row\": {\"L2\": %.3f, \"L3\": %.3f}\n}\n", column_ns(64, WALK_UPDATE),
+         column_ns(4096, WALK_UPDATE));
+}
+
+int main(int argc, char **argv) {
   int first = 1;
+  int column_only = argc > 2 && !strcmp(argv[1], "--only") && !strcmp(argv[2], "column");
   fill_arguments();
-  printf("{\n \"clock_ghz\": %.4f,\n \"ns_per_call\": {", measure_clock_ghz(REPEATS, 50000000));
+  printf("{\n \"clock_ghz\": %.4f,\n", measure_clock_ghz(REPEATS, 50000000));
+  if (column_only) {
+    print_column_walks();
+    return 0;
+  }
+  printf(" \"ns_per_call\": {");
   BOTH("exp", exp(x), expf(x), args_double, args_float)
   BOTH("exp2", exp2(x), exp2f(x), args_double, args_float)
   BOTH("exp10", exp10(x), exp10f(x), args_double, args_float)
@@ -157,7 +184,6 @@ int main(void) {
   BOTH("erf", erf(x), erff(x), args_double, args_float)
   printf("\n },\n \"chain_ns_per_iteration\": {\"double\": %.3f, \"int64\": %.3f},\n",
          chain_ns(1), chain_ns(0));
-  printf(" \"column_walk_ns_per_access\": {\"load.L2\": %.3f, \"store.L2\": %.3f, \"load.L3\": %.3f, "
-         "\"store.L3\": %.3f}\n}\n", column_ns(64, 0), column_ns(64, 1), column_ns(4096, 0), column_ns(4096, 1));
+  print_column_walks();
   return 0;
 }

@@ -275,6 +275,29 @@ def crowded_classes(record: dict, classes: dict) -> dict[str, dict]:
         for name, cycles in sorted(record["column_walk_cycles_per_access"].items())}
 
 
+def aliased_classes(record: dict, classes: dict) -> dict[str, dict]:
+    """`load.L2/L3.crowded.aliased`: the load of a crowded column walk that also stores its rows
+    (`a[j][i] *= c`, rows 1 KiB apart): row j+4's load sits at the same address modulo the 4 KiB
+    page as row j's store, still in flight, and waits for it, so its miss overlaps less than a
+    load-only walk's. Measured cycles per row of that walk less its store-only walk's."""
+    update = record.get("column_update")
+    if not update:
+        return {}
+    cpu = update.get("cpu", record["cpu"])
+    where = (f"measured on {cpu.get('model name', '?')} (family {cpu.get('cpu family')}, model {cpu.get('model')}"
+             f"{', virtualised' if cpu.get('virtualised') else ''}) on {update.get('date', record['date'])} with "
+             f"{update.get('method', record['method'])}; raw figures in beyond-mca-measurements.json (column_update)")
+    return {f"{name}.crowded.aliased": {
+        **{key: classes[name][key] for key in ("latency_cycles", "energy_pj", "energy_source", "energy_method")
+           if key in classes[name]},
+        "cu": cycles, "source": f"{where}: a column walk, rows 1 KiB apart, that loads and stores each element",
+        "method": "measured",
+        "notes": "measured on the measuring machine's core (a Zen 1 guest for the bundled figures; approximate for "
+                 "others): per row, the update walk's time less the store-only walk's, over 64 rows (L2) and 4096 "
+                 "rows (L3); x86 cores match a load against older stores on the address's page offset first"}
+        for name, cycles in sorted(update["aliased_load_cycles"].items())}
+
+
 def memory_chain(record: dict, classes: dict) -> dict:
     """Store-to-load forwarding, general and vector registers: a measured chain's cycles per
     iteration less the latency of the add in it (this table's)."""
@@ -556,6 +579,7 @@ def build(arch: str, core: dict, audit: bool = True, mca: str = MCA) -> dict:
     if "beyond_mca" in core:
         classes.update(libm_classes(core["beyond_mca"], classes["fp_transcendental"]))
         classes.update(crowded_classes(core["beyond_mca"], classes))
+        classes.update(aliased_classes(core["beyond_mca"], classes))
     classes["other"] = {**{k: classes["int_add"][k] for k in ("cu", "latency_cycles", "energy_pj")},
                         "source": "modelled: assumed to cost one simple ALU instruction (= int_add)",
                         "method": "modelled", "energy_source": e_src, "energy_method": "modelled"}
