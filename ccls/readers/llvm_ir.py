@@ -338,7 +338,8 @@ class _FunctionReader:
             parameters=self.parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=fn.text,
             stopped_on_time=budget.over_time or memory_budget.over_time,
             field_symbols=_field_symbols(self.substituted, self.definitions, parameters),
-            value_ceilings=self._value_ceilings(loops), machine_traces=dict(self.defined.traces),
+            value_ceilings=self._value_ceilings(loops), global_symbols=self._global_symbols(loops),
+            machine_traces=dict(self.defined.traces),
         )
 
     def _loop_origins(self, loops: dict[str, Loop]) -> dict[str, str]:
@@ -400,6 +401,26 @@ class _FunctionReader:
             if symbol not in counted:
                 named(symbol, instr.name, instr.type_text)
         return {symbol: (int(most), why) for symbol, (most, why) in sorted(bounds.items()) if most < 1 << 16}
+
+    def _global_symbols(self, loops: dict[str, Loop]) -> dict[str, tuple[str, int]]:
+        """The sizes its loops count that are an integer global as loaded (`y < WD`): symbol →
+        (global, bits), for the values every write of the program gives it (`ccls.sizes`)."""
+        symbols = {s for loop in loops.values() for s in loop.trip_count.iterations.symbols}
+        pairs = [(next(iter(size.symbols)), value) for value, size in self.substituted.items()
+                 if len(size.symbols) == 1 and size == Polynomial.symbol(*size.symbols)]
+        pairs += [(symbol, value) for symbol, values in self.reading.counted_values.items() for value in values]
+        names = data_walks.Names(self.definitions, set(self.parameters))  # a bound re-read each iteration
+        pairs += [(names.value(instr.name), instr.name) for instr in self.definitions.values() if instr.opcode == "load"]
+        out: dict[str, tuple[str, int]] = {}
+        for symbol, value in pairs:
+            load = self.definitions.get(value)
+            bits = _INT_BITS.fullmatch(load.type_text) if load is not None else None
+            if symbol in symbols and bits and load.opcode == "load" and load.operands \
+                    and load.operands[0].is_global_variable:
+                found = (load.operands[0].name, int(bits.group(1)))
+                if out.setdefault(symbol, found) != found:
+                    out[symbol] = ("", 0)  # two globals under one name: neither
+        return {symbol: found for symbol, found in out.items() if found[0]}
 
     def _name_sizes(self) -> None:
         """Sizes the IR reads from memory, named (from the source's loop bounds, from the data,
