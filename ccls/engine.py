@@ -75,7 +75,8 @@ def count_read(read: ReadFile, options: AnalysisOptions, tables: Tables | None =
         function.call_sites = tuple(site for site in calls if site.caller == fn.name)
         slots = read.result.calls.parameters.get(fn.name, ()) if read.result.calls is not None else ()
         function.size_slots = tuple(slots) if tuple(slots) != tuple(fn.parameters) else ()
-        function.field_stores = tuple(store for store in stores if store.writer == fn.name)
+        # a module's own facts (a global's initial value, its address in data) travel with each function
+        function.field_stores = tuple(store for store in stores if store.writer in (fn.name, ""))
         counted.functions.append(function)
     return counted
 

@@ -178,6 +178,12 @@ def sizes_of_globals(symbols: dict[str, tuple[str, int]], passed: dict[str, Infe
             if f"@{name}" in passed and 0 <= passed[f"@{name}"].value < 1 << bits}
 
 
+# Operations whose result rises with that operand (the other known, sizes non-negative): a
+# bound on the operand bounds the result.
+_RISES_WITH_LEFT = {"add", "mul", "shl", "sub", "sdiv", "udiv", "lshr", "ashr"}
+_RISES_WITH_RIGHT = {"add", "mul", "shl"}
+
+
 def _holds_most(expr: Expr | None) -> bool:
     """Whether an expression reads a value known only as a bound (`("most", n, …)`)."""
     if expr is None:
@@ -277,9 +283,9 @@ def _evaluate(expr: Expr, parameter: callable, where: str, field: callable = lam
                 out.setdefault(value, origin)
         return out
     if kind == "op":
-        if _holds_most(expr[3]) and expr[1] not in ("add", "mul", "shl", "and", "or") \
-                or _holds_most(expr[2]) and expr[1] == "xor":
-            return None  # a bound taken where the result falls as it rises: no bound of the result
+        if _holds_most(expr[2]) and expr[1] not in _RISES_WITH_LEFT \
+                or _holds_most(expr[3]) and expr[1] not in _RISES_WITH_RIGHT:
+            return None  # a bound where the result does not rise with it (`64 - n`, `n & 7`): no bound of the result
         left, right = _evaluate(expr[2], parameter, where, field), _evaluate(expr[3], parameter, where, field)
         if left is None or right is None:
             return None

@@ -14,7 +14,7 @@ from ccls.frontends import SourceFile
 from ccls.model import FieldStore
 from ccls.options import AnalysisOptions
 from ccls.readers.call_sites import read_call_sites
-from ccls.sizes import infer_sizes
+from ccls.sizes import infer_sizes, module_of
 
 needs_clang = pytest.mark.skipif(shutil.which("clang-19") is None and shutil.which("clang") is None,
                                  reason="clang-19 is not installed (apt-get install clang-19)")
@@ -61,11 +61,15 @@ def test_every_function_learns_the_globals_the_program_only_sets_to_known_values
     assert "@shared" not in sizes
 
 
-def test_a_bound_is_not_carried_through_arithmetic_that_falls_as_it_rises():
+@pytest.mark.parametrize("value", [("op", "sub", ("const", 64), ("most", 9, "table")),  # falls as it rises
+                                   ("op", "and", ("most", 9, "table"), ("const", 7))])  # 8 & 7 < 7 & 7
+def test_a_bound_is_not_carried_through_arithmetic_it_does_not_bound(value):
     module = read_call_sites(IR, "/src/q.c")
-    falling = FieldStore("@width", 0, "setup", 9, ("op", "sub", ("const", 64), ("most", 9, "table")))
-    sizes = infer_sizes([replace(module, field_stores=module.field_stores + (falling,))])
+    sizes = infer_sizes([replace(module, field_stores=module.field_stores + (FieldStore("@width", 0, "setup", 9, value),))])
     assert "@width" not in sizes[("/src/q.c", "setup")]
+    rising = FieldStore("@width", 0, "setup", 9, ("op", "add", ("most", 9, "table"), ("const", 17)))
+    sizes = infer_sizes([replace(module, field_stores=module.field_stores + (rising,))])
+    assert sizes[("/src/q.c", "setup")]["@width"].value == 26
 
 
 PROGRAM = """
@@ -96,3 +100,28 @@ def test_a_loop_to_a_global_runs_at_the_values_the_program_writes_into_it(tmp_pa
     assert any(note.startswith("width = 29 from the write at grid.c:8, a loop counter, at most 3 where its loop "
                                "leaves; also set to 0 (its initial value in grid.c)") for note in fill.size_notes)
     assert any("blocks = 9 from the write at grid.c:9, reading read-only table" in note for note in fill.size_notes)
+    # The language server infers again from what it keeps per function: the writes travel with them.
+    again = infer_sizes([module_of(str(tmp_path / "grid.c"), [fn for f in counted for fn in f.functions])])
+    assert again[(str(tmp_path / "grid.c"), "fill")]["@width"].value == 29
+
+
+COUNTED_CALLS = """
+__attribute__((noinline)) unsigned long row(const int *a, int k) {
+  unsigned long s = 0;
+  for (int j = 0; j < k; j++) s += a[j];
+  return s;
+}
+unsigned long triangle(const int *a) {
+  unsigned long s = 0;
+  for (int k = 0; k < 48; k++) s += row(a, k);
+  return s;
+}
+"""
+
+
+@needs_clang
+def test_a_loop_counter_passed_to_a_call_is_at_most_where_its_loop_leaves(tmp_path):
+    counted = count_sources([SourceFile(str(tmp_path / "tri.c"), COUNTED_CALLS)], AnalysisOptions())
+    row = next(fn for f in counted for fn in f.functions if fn.name == "row")
+    assert row.inferred_sizes == {"k": 48.0}
+    assert row.size_notes == ["k = 48 from the call at tri.c:9, a loop counter, at most 48 where its loop leaves"]
