@@ -78,8 +78,9 @@ def module_of(path: str, functions: Iterable[CountedFunction]) -> ModuleCalls:
 
 def infer_sizes(modules: Iterable[ModuleCalls]) -> dict[FunctionKey, dict[str, InferredSize]]:
     """Per function (file, symbol): its parameters that receive constants at call sites in
-    `modules`, and the integer globals (as "@G") every write of the program gives known values. A call resolves to the caller's own module's definition, else to any other
-    module's non-static definition of that name."""
+    `modules`, and the integer globals (as "@G") every write of the program gives known values.
+    A call resolves to the caller's own module's definition, else to any other module's
+    non-static definition of that name."""
     modules = list(modules)
     defined: dict[str, list[tuple[ModuleCalls, str]]] = {}
     for module in modules:
