@@ -20,7 +20,7 @@ from ccls.options import AnalysisOptions
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.report_types import FunctionReport, ReportSettings
 from ccls.scoring import NORMALIZATION_WORDS, NORMALIZATIONS, absolute_score, composite_scores, grade_for
-from ccls.sizes import InferredSize, field_sizes, infer_sizes, value_ceilings
+from ccls.sizes import InferredSize, field_sizes, infer_sizes, sizes_of_globals, value_ceilings
 from ccls.table_types import CostTable, Tables, reference_family
 from ccls.targets import CPU_TARGETS
 from ccls.unknown_nests import across_call
@@ -65,7 +65,8 @@ def count_read(read: ReadFile, options: AnalysisOptions, tables: Tables | None =
     for fn in read.result.functions:
         cache = tables.cost[fn.arch].cache if tables is not None and fn.arch in tables.cost else None
         passed = sizes_for(fn)
-        inferred = _sizes_used(fn, {**passed, **field_sizes(fn.field_symbols, passed)}, options)
+        inferred = _sizes_used(fn, {**passed, **field_sizes(fn.field_symbols, passed),
+                                    **sizes_of_globals(fn.global_symbols, passed)}, options)
         inferred.update(value_ceilings(fn.value_ceilings, inferred, options))
         values = {name: float(size.value) for name, size in inferred.items()}
         function = count_function(fn, cache, options.for_function(values).parameter_value)
@@ -74,7 +75,8 @@ def count_read(read: ReadFile, options: AnalysisOptions, tables: Tables | None =
         function.call_sites = tuple(site for site in calls if site.caller == fn.name)
         slots = read.result.calls.parameters.get(fn.name, ()) if read.result.calls is not None else ()
         function.size_slots = tuple(slots) if tuple(slots) != tuple(fn.parameters) else ()
-        function.field_stores = tuple(store for store in stores if store.writer == fn.name)
+        # a module's own facts (a global's initial value, its address in data) travel with each function
+        function.field_stores = tuple(store for store in stores if store.writer in (fn.name, ""))
         counted.functions.append(function)
     return counted
 

@@ -143,6 +143,9 @@ class FunctionIR:
     # Sizes whose values are bounded (an 8-bit integer, a range ScalarEvolution proves): the
     # most each can be and why, which a size's default value never exceeds.
     value_ceilings: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # Sizes read from an integer global: symbol → (global, bits), for the values the program's
+    # writes give it (`ccls.sizes.sizes_of_globals`).
+    global_symbols: dict[str, tuple[str, int]] = field(default_factory=dict)
     # Each innermost loop's body as one piece of machine code (its blocks in layout order), for
     # llvm-mca; then its cycles per run of that piece: how far the blocks overlap in the core.
     machine_traces: dict[str, tuple[str, ...]] = field(default_factory=dict)

@@ -29,13 +29,14 @@ class InferredSize:
     origin: str  # "the call at main.c:141"
     others: tuple[tuple[int, str], ...] = ()  # other values, each with its call
     unknown_at: tuple[str, ...] = ()  # calls that pass a value not known at compile time
+    others_are: str = "also called with"  # how the others came (a global's: "also set to")
 
     def describe(self, name: str) -> str:
         text = f"{name} = {self.value} from {self.origin}"
         if self.others:
             shown = ", ".join(f"{value} ({origin})" for value, origin in self.others[:4])
             more = f" and {len(self.others) - 4} more" if len(self.others) > 4 else ""
-            text += f"; also called with {shown}{more}"
+            text += f"; {self.others_are} {shown}{more}"
         if self.unknown_at:
             text += f"; also called with a value known only at run time ({', '.join(self.unknown_at[:3])})"
         return text
@@ -77,8 +78,9 @@ def module_of(path: str, functions: Iterable[CountedFunction]) -> ModuleCalls:
 
 def infer_sizes(modules: Iterable[ModuleCalls]) -> dict[FunctionKey, dict[str, InferredSize]]:
     """Per function (file, symbol): its parameters that receive constants at call sites in
-    `modules`. A call resolves to the caller's own module's definition, else to any other
-    module's non-static definition of that name."""
+    `modules`, and the integer globals (as "@G") every write of the program gives known values.
+    A call resolves to the caller's own module's definition, else to any other module's
+    non-static definition of that name."""
     modules = list(modules)
     defined: dict[str, list[tuple[ModuleCalls, str]]] = {}
     for module in modules:
@@ -91,6 +93,10 @@ def infer_sizes(modules: Iterable[ModuleCalls]) -> dict[FunctionKey, dict[str, I
         if known_fields != fields:
             values, unknown, fields = _propagate(modules, defined, known_fields)
     out: dict[FunctionKey, dict[str, InferredSize]] = {}
+    if known_globals := _global_values(fields):  # what any function may read of them
+        for module in modules:
+            for symbol in module.parameters:
+                out[(module.file, symbol)] = dict(known_globals)
     for (function, name), found in values.items():
         ranked = sorted(found.items(), key=lambda item: -item[0] if isinstance(item[0], int) else 0)
         (value, origin), others = ranked[0], tuple(ranked[1:])
@@ -139,7 +145,8 @@ def _field_values(modules: list[ModuleCalls], values: dict,
             if store.value == ("field", *key) or key in unknown:
                 continue
             writer = (module.file, store.writer)
-            where = f"the write at {os.path.basename(module.file)}" + (f":{store.line}" if store.line else "")
+            where = f"the write at {os.path.basename(module.file)}" + (f":{store.line}" if store.line else "") \
+                if store.writer else f"its initial value in {os.path.basename(module.file)}"
             known = _evaluate(store.value, lambda p: values.get((writer, p)), where) \
                 if store.value is not None and not _reads_field(store.value) else None
             if known and unknown_params and any((writer, p) in unknown_params for p in _parameters_in(store.value)):
@@ -151,6 +158,41 @@ def _field_values(modules: list[ModuleCalls], values: dict,
             for value, origin in known.items():
                 slot.setdefault(value, origin)
     return {key: slot for key, slot in found.items() if key not in unknown and len(slot) <= MAX_VALUES}
+
+
+def _global_values(fields: dict[tuple[str, int], dict[int, str]]) -> dict[str, InferredSize]:
+    """The integer globals (one-field structs `@G`, `ccls.readers.global_stores`) every write of
+    the program gives a value known here: "@G" → its largest value, where from, and the others."""
+    out: dict[str, InferredSize] = {}
+    for (struct, offset), found in fields.items():
+        if struct.startswith("@") and offset == 0 and found and all(isinstance(v, int) for v in found):
+            ranked = sorted(found.items(), key=lambda item: -item[0])
+            out[struct] = InferredSize(ranked[0][0], ranked[0][1], tuple(ranked[1:]), others_are="also set to")
+    return out
+
+
+def sizes_of_globals(symbols: dict[str, tuple[str, int]], passed: dict[str, InferredSize]) -> dict[str, InferredSize]:
+    """A function's sizes read from integer globals (FunctionIR.global_symbols: symbol →
+    (global, bits)) whose values every write of the program gives (`infer_sizes` passes them to
+    every function as "@G"), where they fit the global's type."""
+    return {symbol: passed[f"@{name}"] for symbol, (name, bits) in symbols.items()
+            if f"@{name}" in passed and 0 <= passed[f"@{name}"].value < 1 << bits}
+
+
+# Operations whose result rises with that operand (the other known, sizes non-negative): a
+# bound on the operand bounds the result.
+_RISES_WITH_LEFT = {"add", "mul", "shl", "sub", "sdiv", "udiv", "lshr", "ashr"}
+_RISES_WITH_RIGHT = {"add", "mul", "shl"}
+
+
+def _holds_most(expr: Expr | None) -> bool:
+    """Whether an expression reads a value known only as a bound (`("most", n, …)`)."""
+    if expr is None:
+        return False
+    if expr[0] == "most":
+        return True
+    parts = expr[2:] if expr[0] == "op" else expr[1] if expr[0] == "choice" else ()
+    return any(_holds_most(part) for part in parts)
 
 
 def _parameters_in(expr: Expr) -> set[str]:
@@ -216,8 +258,15 @@ def _evaluate(expr: Expr, parameter: callable, where: str, field: callable = lam
         known = field(expr[1:3])
         if not known:
             return None
+        if expr[1].startswith("@"):  # an integer global (`ccls.readers.global_stores`)
+            return {value: f"{where}, reading global {expr[1][1:]}, set to {value} by {origin}"
+                    for value, origin in known.items()}
         return {value: f"{where}, passing struct {expr[1]}'s field at byte {expr[2]}, set to {value} by {origin}"
                 for value, origin in known.items()}
+    if kind == "most":  # an entry of a read-only table (`ccls.readers.global_stores`): at most its largest reachable
+        if expr[2] == "a loop counter":
+            return {expr[1]: f"{where}, a loop counter, at most {expr[1]} where its loop leaves"}
+        return {expr[1]: f"{where}, reading read-only {expr[2]}, whose entries its index reaches are at most {expr[1]}"}
     if kind == "addr":  # a pointer into a read-only global: its contents travel with it
         return {expr: where} if len(expr) == 4 and expr[3] else None
     if kind == "param":
@@ -235,6 +284,9 @@ def _evaluate(expr: Expr, parameter: callable, where: str, field: callable = lam
                 out.setdefault(value, origin)
         return out
     if kind == "op":
+        if _holds_most(expr[2]) and expr[1] not in _RISES_WITH_LEFT \
+                or _holds_most(expr[3]) and expr[1] not in _RISES_WITH_RIGHT:
+            return None  # a bound where the result does not rise with it (`64 - n`, `n & 7`): no bound of the result
         left, right = _evaluate(expr[2], parameter, where, field), _evaluate(expr[3], parameter, where, field)
         if left is None or right is None:
             return None

@@ -142,3 +142,34 @@ def test_a_loop_inlined_from_another_function_says_which():
 @given(st.lists(st.sampled_from(IR.splitlines(keepends=True)), max_size=60))
 def test_twinning_never_raises_on_shuffled_module_lines(lines):
     with_twins("".join(lines))  # whatever it returns, the optimiser's verifier judges
+
+
+# A static function the build keeps out of line (`noinline`), called once with a read-only
+# table and a constant: IPSCCP specialises its copy to them, so the run never executes the
+# general code, which tests `k < lim` on every element.
+SPECIALISED = """\
+struct shape { int rows, cols; };
+static const struct shape SHAPE = {4, 8};
+int data[32];
+static long __attribute__((noinline)) total(const struct shape *s, const int *d, int lim) {
+  long t = 0;
+  for (int r = 0; r < s->rows; r++)
+    for (int c = 0; c < s->cols; c++)
+      if (c < lim) t += d[r * s->cols + c];
+  return t;
+}
+long api(void) { return total(&SHAPE, data, 100); }
+"""
+
+
+@needs_clang
+def test_a_static_function_run_only_as_a_specialised_copy_is_read_as_that_copy():
+    result = analyze_with_clang(SourceFile("/tmp/ccls-test/specialised.c", SPECIALISED), AnalysisOptions(), "c", [])
+    assert result.errors == []
+    total = next(f for f in result.functions if f.display_name == "total")
+    assert total.name == "total" and total.parameters == []  # its name, the copy's (no) parameters
+    assert any("the build runs only a copy specialised to what its callers pass (s, d, lim fixed or unused at "
+               "every call): that copy is read" in note for note in total.assumptions)
+    counted = count_function(total, None, lambda s: 1000.0)
+    # the 4 × 8 loads of the run, not a general nest at default sizes
+    assert sum(poly.evaluate({}) for cls, poly in counted.counts.items() if cls.startswith("load")) <= 40

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from ccls.model import CallSite, FieldStore
+from ccls.readers.global_stores import global_stores
 
 # An argument's value as the caller computes it. Only integers matter: sizes and counts.
 Const = tuple  # ("const", int)
@@ -19,8 +20,10 @@ Param = tuple  # ("param", name)
 Op = tuple  # ("op", opcode, left, right)
 Choice = tuple  # ("choice", (expr, …)): a phi or select of several values
 Addr = tuple  # ("addr", global, byte offset[, its known integers]): a pointer into a global
-Field = tuple  # ("field", struct, byte offset): an integer read from a field of a struct (by its type)
-Expr = Union[Const, Param, Op, Choice, Addr, Field]
+Field = tuple  # ("field", struct, byte offset): an integer read from a field of a struct (by its type),
+# or from an integer global (`("field", "@G", 0)`)
+Most = tuple  # ("most", n, what): at most n (an entry of a read-only table, a loop counter where it leaves)
+Expr = Union[Const, Param, Op, Choice, Addr, Field, Most]
 # In a record that sets only some of a callee's sizes (Python's `__init__` → method records for
 # instance attributes): says nothing about that parameter, where None says "a run-time value".
 NOT_PASSED = ("not passed",)
@@ -109,7 +112,9 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
             arguments = _balanced_prefix(call[2])
             dbg = _DBG.search(raw[call.start(2) + len(arguments):])
             pending.append((_unquote(call[1]), arguments, lines.get(int(dbg[1])) if dbg else None))
-    return ModuleCalls(file, parameters, tuple(sites), frozenset(internal), tuple(stores))
+    # integer globals are one-field structs here (`@WD`, byte 0): `ccls.sizes` reads both alike
+    written = global_stores(ir_text, lambda token, defined, known: _value(token, defined, known, {}, 0, facts))
+    return ModuleCalls(file, parameters, tuple(sites), frozenset(internal), tuple(stores) + written)
 
 
 def _struct_fields(ir_text: str) -> dict[str, tuple[str, int]]:
@@ -218,6 +223,9 @@ def _defined(name: str, definitions: dict[str, str], parameters: set[str], memo:
     if definition is None:
         return None
     if definition.startswith("load "):  # load i32, ptr %ctx, align 4, !tbaa !13: a struct's field
+        scalar = _GLOBAL_LOAD.match(definition)
+        if scalar:  # an integer global: a one-field struct `@G` (`ccls.readers.global_stores`)
+            return ("field", f"@{scalar['name']}", 0)
         tag = _TBAA_USE.search(definition)
         field = facts.fields.get(tag[1]) if tag else None
         return ("field", *field) if field and _INT_TYPE.match(definition.split()[1].rstrip(",")) else None
@@ -239,6 +247,8 @@ def _defined(name: str, definitions: dict[str, str], parameters: set[str], memo:
         return _value(words[2], definitions, parameters, memo, depth + 1, facts) if len(words) >= 3 else None
     if opcode == "phi":  # phi i32 [ 120, %entry ], [ 3, %if.then ]
         incoming = re.findall(r"\[\s*([^,\]]+),", definition)
+        if (most := _counter_most(name, incoming, definitions)) is not None:
+            return ("most", most, "a loop counter")
         if len(incoming) > MAX_CHOICES:
             return None
         return _choice([_value(v.strip(), definitions, parameters, memo, depth + 1, facts) for v in incoming])
@@ -248,6 +258,32 @@ def _defined(name: str, definitions: dict[str, str], parameters: set[str], memo:
             return None
         return _choice([_value(o.split()[-1], definitions, parameters, memo, depth + 1, facts) for o in operands[1:]])
     return None
+
+
+_GLOBAL_LOAD = re.compile(r"^load i\d+, ptr @(?P<name>[-\w$.]+)(?:,|$)")
+_COUNTER_TEST = re.compile(r"^icmp (?P<predicate>slt|ult|sle|ule|ne) i\d+ %(?P<value>[-\w$.]+|\"[^\"]*\"), (?P<bound>-?\d+)")
+
+
+def _counter_most(name: str, incoming: list[str], definitions: dict[str, str]) -> int | None:
+    """The most a loop counter can be (`for (v = 1; v < 40; v++) … f(v)`: 40, where it leaves):
+    a phi of a constant start and itself plus a positive constant, compared below a constant
+    bound. None for any other phi."""
+    values = [v.strip() for v in incoming]
+    if len(values) != 2:
+        return None
+    starts = [int(v) for v in values if re.fullmatch(r"-?\d+", v)]
+    steps = [v for v in values if v.startswith("%")]
+    if len(starts) != 1 or len(steps) != 1:
+        return None
+    step = re.match(rf"^add (?:nuw |nsw )*i\d+ %{re.escape(name)}, (\d+)", definitions.get(steps[0][1:].strip('"'), ""))
+    if step is None or int(step[1]) < 1:
+        return None
+    tested = {name} | {other for other, text in definitions.items()
+                       if re.match(rf"^(?:zext|sext)(?: nneg)? i\d+ %{re.escape(name)} to ", text)}
+    stride = int(step[1])  # it leaves at most a step past the bound
+    bounds = [int(m["bound"]) + stride - (m["predicate"] in ("slt", "ult")) if m["predicate"] != "ne" else int(m["bound"])
+              for text in definitions.values() if (m := _COUNTER_TEST.match(text)) and m["value"].strip('"') in tested]
+    return max(bounds) if len(bounds) == 1 and bounds[0] > starts[0] else None
 
 
 def _choice(options: list[Expr | None]) -> Expr | None:

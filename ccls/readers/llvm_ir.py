@@ -32,7 +32,7 @@ from ccls.readers.llvm.memory_chains import memory_chains
 from ccls.readers.llvm.named_bounds import _data_named_loads, _field_symbols, _named_loads
 from ccls.readers.llvm.opcodes import _BULK, _divisor_kind, _type_bits, classify
 from ccls.readers.llvm.reading import _Reading, _ancestors, _inside, _stopped_note
-from ccls.readers.llvm.text import IRFunction, original_name, read_module
+from ccls.readers.llvm.text import TWIN_SUFFIX, IRFunction, original_name, read_module
 from ccls.readers.llvm.trips import (_checked_overlaps, _fallback_for_overlap, _halving_trip, _independent_entries,
                                      _merged_counters, _trip_count)
 from ccls.readers.llvm.vector_bodies import count_from_scalar_copies
@@ -172,11 +172,18 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
     fn_subprogram = {m.group(1).strip('"'): m.group(2) for m in _DEFINE_DBG.finditer(text)}
     machine = _machine_code(module.assembly) if module.assembly else {}
     kept, from_headers = [], []
-    for fn in read_module(text).functions:
+    functions = read_module(text).functions
+    specialised = _specialised_twins(functions)
+    for fn in functions:
         if fn.is_declaration or original_name(fn.name) != fn.name:
             continue  # a copy for some callers (a twin, a specialisation): its original is reported
-        name, line, defined_in = subprograms.get(fn_subprogram.get(fn.name, ""), ("", None, None))
         notes: list[str] = []
+        if fn.name in specialised:
+            dropped = [name for name, _ in fn.arguments if name not in {n for n, _ in specialised[fn.name].arguments}]
+            notes.append(f"the build runs only a copy specialised to what its callers pass ({', '.join(dropped)} "
+                         f"fixed or unused at every call): that copy is read")
+            fn = specialised[fn.name]
+        name, line, defined_in = subprograms.get(fn_subprogram.get(fn.name, ""), ("", None, None))
         own = not main_file or (defined_in is not None and os.path.basename(defined_in) == main_file)
         if not own and (defined_in is None or fn.linkage in _EMITTED_WHERE_USED):
             continue  # compiler-generated (no debug info of its own), or a header's inline function
@@ -192,6 +199,22 @@ def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModu
     kept = kept or from_headers
     return ParsedModule(module, kept, _source_lines(text), _inlined_from(text, subprograms), global_sizes(text),
                         _allocators(text), stored_maxima(text))
+
+
+def _specialised_twins(functions: list[IRFunction]) -> dict[str, IRFunction]:
+    """Static functions the build runs only as a copy specialised to what their callers pass:
+    the one as-built twin (`frontends.as_built`) left standing, with fewer parameters than the
+    original (`f.ccls.as.built()` of `static void f(const Params *p, …)` called once with
+    constants: IPSCCP put the constants in its body, dead-argument elimination dropped them).
+    Every call in the program runs that code, never the general original: it is what is read,
+    under the original's name. original name → its twin."""
+    by_original: dict[str, list[IRFunction]] = {}
+    for fn in functions:
+        if not fn.is_declaration and TWIN_SUFFIX in fn.name:
+            by_original.setdefault(original_name(fn.name), []).append(fn)
+    originals = {fn.name: fn for fn in functions if not fn.is_declaration}
+    return {name: twins[0] for name, twins in by_original.items()
+            if len(twins) == 1 and name in originals and len(twins[0].arguments) < len(originals[name].arguments)}
 
 
 _ATTRIBUTE_GROUP = re.compile(r"^attributes #(\d+) = \{(.*)\}$", re.M)
@@ -309,13 +332,14 @@ class _FunctionReader:
         assumptions[:] = [speech.text(note) for note in assumptions]
         fn, (name, line) = self.defined.fn, self.defined.subprogram
         return FunctionIR(
-            name=fn.name, display_name=name or fn.name, file=self.defined.header or request.file,
+            name=original_name(fn.name), display_name=name or original_name(fn.name), file=self.defined.header or request.file,
             line=line or (min(lines_seen) if lines_seen else None),
             end_line=max(lines_seen) if lines_seen else line, language=request.language, arch=request.arch,
             parameters=self.parameters, blocks=blocks, loops=loops, assumptions=assumptions, ir_text=fn.text,
             stopped_on_time=budget.over_time or memory_budget.over_time,
             field_symbols=_field_symbols(self.substituted, self.definitions, parameters),
-            value_ceilings=self._value_ceilings(loops), machine_traces=dict(self.defined.traces),
+            value_ceilings=self._value_ceilings(loops), global_symbols=self._global_symbols(loops),
+            machine_traces=dict(self.defined.traces),
         )
 
     def _loop_origins(self, loops: dict[str, Loop]) -> dict[str, str]:
@@ -377,6 +401,26 @@ class _FunctionReader:
             if symbol not in counted:
                 named(symbol, instr.name, instr.type_text)
         return {symbol: (int(most), why) for symbol, (most, why) in sorted(bounds.items()) if most < 1 << 16}
+
+    def _global_symbols(self, loops: dict[str, Loop]) -> dict[str, tuple[str, int]]:
+        """The sizes its loops count that are an integer global as loaded (`y < WD`): symbol →
+        (global, bits), for the values every write of the program gives it (`ccls.sizes`)."""
+        symbols = {s for loop in loops.values() for s in loop.trip_count.iterations.symbols}
+        pairs = [(next(iter(size.symbols)), value) for value, size in self.substituted.items()
+                 if len(size.symbols) == 1 and size == Polynomial.symbol(*size.symbols)]
+        pairs += [(symbol, value) for symbol, values in self.reading.counted_values.items() for value in values]
+        names = data_walks.Names(self.definitions, set(self.parameters))  # a bound re-read each iteration
+        pairs += [(names.value(instr.name), instr.name) for instr in self.definitions.values() if instr.opcode == "load"]
+        out: dict[str, tuple[str, int]] = {}
+        for symbol, value in pairs:
+            load = self.definitions.get(value)
+            bits = _INT_BITS.fullmatch(load.type_text) if load is not None else None
+            if symbol in symbols and bits and load.opcode == "load" and load.operands \
+                    and load.operands[0].is_global_variable:
+                found = (load.operands[0].name, int(bits.group(1)))
+                if out.setdefault(symbol, found) != found:
+                    out[symbol] = ("", 0)  # two globals under one name: neither
+        return {symbol: found for symbol, found in out.items() if found[0]}
 
     def _name_sizes(self) -> None:
         """Sizes the IR reads from memory, named (from the source's loop bounds, from the data,

@@ -13,6 +13,7 @@ from ccls.model import TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers import alias_checks, data_walks
 from ccls.readers.llvm import physical_bounds
+from ccls.readers.llvm.fixpoint import fixpoint_rounds
 from ccls.readers.llvm.opcodes import _callee_name
 from ccls.readers.llvm.reading import _exit_test, _Reading, _scev_context, _start_and_step, _successors
 from ccls.readers.llvm.text import IRInstruction
@@ -412,6 +413,10 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: trip count depends on data; at most {spoken(bound)}, which "
                            f"depends on {_variables_note(named, symbols)}; {how}")
         return trip
+    if (rounds := fixpoint_rounds(record, analyses, terminators, reading)) is not None:
+        expected, why = rounds
+        assumptions.append(f"loop %{record.header}: {why}")
+        return TripCount("expected", Polynomial.constant(expected), text)
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
 
