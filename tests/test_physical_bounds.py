@@ -541,3 +541,38 @@ def test_a_count_handed_to_a_call_in_fixed_chunks_is_named_after_what_it_counts(
     assert kind == "expected" and count.symbols == {"len"}
     assert any("it takes `1073741824` at a time from `len`" in note and "each call to read" in note
                for note in fns["load"].assumptions)
+
+
+# Comparisons that run only while the elements they read are equal: they leave at the first
+# pair that differs, which for unrelated data is the first.
+FIRST_DIFFERENCE = """
+int find(char (*names)[100], int n, const char *key) {
+  for (int i = 0; i < n; i++) {
+    const char *a = names[i], *b = key;
+    for (; *a && *b && *a == *b; a++, b++);
+    if (*a == 0 && *b == 0) return i;
+  }
+  return -1;
+}
+unsigned long length_bytes(const unsigned char **in) {
+  unsigned long length = 0; unsigned s;
+  do { s = *(*in)++; length += s; } while (s == 255);
+  return length;
+}
+const char *scan_to(const char *p, char stop) {
+  while (*p != stop) p++;
+  return p;
+}
+"""
+
+
+def test_a_comparison_of_two_walks_leaves_at_the_first_difference():
+    fns = analyse(FIRST_DIFFERENCE)
+    mean = Fraction(256, 255)  # 1 / (1 − 2^-8): the run of equal pairs of unrelated bytes
+    assert by_line(fns["find"])[5] == ("expected", Polynomial.constant(mean))
+    assert any("compares two sequences element by element and leaves at the first difference"
+               in note for note in fns["find"].assumptions)
+    assert by_line(fns["length_bytes"])[12] == ("expected", Polynomial.constant(mean))
+    assert any("runs while the elements it reads equal one value" in note for note in fns["length_bytes"].assumptions)
+    # a walk that continues while the elements differ is a search for the value: not a first difference
+    assert by_line(fns["scan_to"])[16][0] == "unknown"

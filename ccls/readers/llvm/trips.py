@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 from fractions import Fraction
 
-from ccls.early_exit import early_exit_trip
+from ccls.early_exit import early_exit_trip, first_difference_trip
 from ccls.model import TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers import alias_checks, data_walks
@@ -379,6 +379,10 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its count, {spoken(iterations)}, depends on "
                            f"{_variables_note(named, symbols)}")
         return TripCount("data", iterations, unread)
+    if early_exit == "expected" and (compared := physical_bounds.first_difference(record, terminators, reading)):
+        trip, how = first_difference_trip(compared[1], compared[0], text)
+        assumptions.append(f"loop %{record.header}: trip count depends on data ({reason}); {how}")
+        return trip
     bounds = [found for found in (physical_bounds.shift_width_trip(record, analyses, terminators, reading),
                                   physical_bounds.array_index_trip(record, analyses, terminators, reading),
                                   physical_bounds.shifted_mask_trip(record, terminators, reading),
