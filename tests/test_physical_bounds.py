@@ -576,3 +576,27 @@ def test_a_comparison_of_two_walks_leaves_at_the_first_difference():
     assert any("runs while the elements it reads equal one value" in note for note in fns["length_bytes"].assumptions)
     # a walk that continues while the elements differ is a search for the value: not a first difference
     assert by_line(fns["scan_to"])[16][0] == "unknown"
+
+
+ROUNDS = """
+unsigned rounds(const unsigned *w) {
+  unsigned a = 1, b = 2, c = 3, d = 4;
+  for (unsigned i = 0; i < 64; i++) {
+    unsigned f, g;
+    if (i < 16) { f = (b & c) | (~b & d); g = i; }
+    else if (i < 32) { f = (d & b) | (~d & c); g = (5 * i + 1) % 16; }
+    else if (i < 48) { f = b ^ c ^ d; g = (3 * i + 5) % 16; }
+    else { f = c ^ (b | ~d); g = (7 * i) % 16; }
+    unsigned t = d; d = c; c = b; b = b + ((a + f + w[g]) << 7); a = t;
+  }
+  return a + b + c + d;
+}
+"""
+
+
+def test_the_arms_of_a_chain_on_the_round_counter_run_a_quarter_of_the_rounds_each():
+    fn = analyse(ROUNDS)["rounds"]
+    inner = [b for b in fn.blocks if b.loop is not None]
+    arms = sorted(b.frequency for b in inner if b.frequency < 1)
+    # four arms of 16 rounds each, and the two else-tests passed by 48 and 32 of the 64
+    assert arms.count(Fraction(1, 4)) == 4 and Fraction(3, 4) in arms and Fraction(1, 2) in arms
