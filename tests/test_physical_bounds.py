@@ -600,3 +600,29 @@ def test_the_arms_of_a_chain_on_the_round_counter_run_a_quarter_of_the_rounds_ea
     arms = sorted(b.frequency for b in inner if b.frequency < 1)
     # four arms of 16 rounds each, and the two else-tests passed by 48 and 32 of the 64
     assert arms.count(Fraction(1, 4)) == 4 and Fraction(3, 4) in arms and Fraction(1, 2) in arms
+
+
+def test_a_loop_without_exit_is_never_run_by_a_call_that_returns():
+    fn = analyse("""
+#define check(e) { if (!(e)) while (1); }
+void fill(unsigned *k, unsigned nk, unsigned n) {
+  check(nk != 0);
+  for (unsigned i = 0; i < n; i++) k[i] = i * nk;
+}
+""")["fill"]
+    assert by_line(fn)[4] == ("constant", Polynomial.constant(0))  # the assertion's hang
+    assert any("it has no exit" in note and "counted 0" in note for note in fn.assumptions)
+    assert not any(loop.trip_count.kind == "unknown" for loop in fn.loops.values())
+
+
+def test_two_counters_that_approach_each_other_meet_halfway():
+    fn = analyse("""
+void reverse_groups(unsigned *dst, unsigned rounds) {
+  unsigned i, j, k, t;
+  for (i = 0, j = rounds * 4; i < j; i += 4, j -= 4)
+    for (k = 0; k < 4; k++) { t = dst[i + k]; dst[i + k] = dst[j + k]; dst[j + k] = t; }
+}
+""")["reverse_groups"]
+    # i = 0, 4, … and j = 4·rounds, 4·rounds − 4, …: they meet after rounds / 2 iterations
+    assert by_line(fn)[5] == ("symbolic", Polynomial.symbol("rounds") * Fraction(1, 2))
+    assert any("two counters move towards each other" in note for note in fn.assumptions)
