@@ -10,7 +10,7 @@ from typing import Callable
 
 from ccls.model import BasicBlock, MemoryAccess
 from ccls.polynomial import Polynomial
-from ccls.readers.block_frequency import block_frequencies
+from ccls.readers.block_frequency import block_frequencies, two_armed_branches
 from ccls.readers.counter_branches import counter_branch_probabilities
 from ccls.readers.data_walks import BRANCH
 from ccls.readers.global_constants import SCALAR_BYTES
@@ -64,12 +64,17 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
                 and len(terminator.operands) >= 3
                 and conditions.loaded_in_loop(terminator.operands[0].name, block_loop[name])}
     counted = _counter_branches(analyses, terminators, conditions.definitions)
-    if not data and not counted:
+    successors = {b: _successors(t) for b, t in terminators.items()}
+    loops = {h: (r.blocks, r.parent) for h, r in analyses.loops.items()}
+    # A branch on anything else that picks one of two arms (both doing work, meeting again)
+    # runs one of them, not both: its sides at the static estimate too.
+    undecided = [name for name, t in terminators.items() if t.opcode == "br" and len(t.operands) == 3
+                 and name not in data and not any(edge[0] == name for edge in counted)]
+    armed = two_armed_branches(undecided, successors, loops)
+    if not data and not counted and not armed:
         return {}
-    probabilities = {edge: p for edge, p in analyses.edge_probabilities.items() if edge[0] in data}
-    shares, entries = block_frequencies([name for name, _ in body], {b: _successors(t) for b, t in terminators.items()},
-                                        {h: (r.blocks, r.parent) for h, r in analyses.loops.items()},
-                                        probabilities | counted)
+    probabilities = {edge: p for edge, p in analyses.edge_probabilities.items() if edge[0] in data | armed}
+    shares, entries = block_frequencies([name for name, _ in body], successors, loops, probabilities | counted)
     for block in blocks:
         block.frequency = shares.get(block.name, block.frequency)
     if any(share < 1 for share in (*shares.values(), *entries.values())):
