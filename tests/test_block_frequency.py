@@ -87,6 +87,12 @@ def test_two_arms_that_both_work_run_one_of_them_and_a_guard_is_not_two_arms():
     threaded = {"entry": ["pre", "skip"], "pre": ["loop"], "loop": ["loop", "after"], "skip": ["tail"],
                 "after": ["tail"], "tail": []}
     assert two_armed_branches(["entry"], threaded, {"loop": (["loop"], None)}) == set()
+    # two copies of one source loop the compiler chooses between (unswitched): the counts decide
+    copies = {"entry": ["pre1", "pre2"], "pre1": ["l1"], "l1": ["l1", "end"], "pre2": ["l2"], "l2": ["l2", "end"],
+              "end": []}
+    loops = {"l1": (["l1"], None), "l2": (["l2"], None)}
+    assert two_armed_branches(["entry"], copies, loops, {"l1": frozenset({7}), "l2": frozenset({7})}) == set()
+    assert two_armed_branches(["entry"], copies, loops, {"l1": frozenset({7}), "l2": frozenset({9})}) == {"entry"}
     # an early return that never meets the other side
     early = {"entry": ["ret", "work"], "ret": [], "work": []}
     assert two_armed_branches(["entry"], early, {}) == set()

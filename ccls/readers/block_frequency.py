@@ -103,12 +103,16 @@ MAX_BLOCKS_FOR_ARMS = 2000  # reachability per branch: quadratic in the blocks
 
 
 def two_armed_branches(branches: Sequence[str], successors: Mapping[str, Sequence[str]],
-                       loops: Mapping[str, tuple[Sequence[str], str | None]]) -> set[str]:
+                       loops: Mapping[str, tuple[Sequence[str], str | None]],
+                       lines: Mapping[str, frozenset[int]] | None = None) -> set[str]:
     """The blocks among `branches` whose two-way branch picks one of two arms that both do work
     and meet again (`if (p == q) A; else B;`): neither side reaches the other before the join
     (back edges left out), some block is reached from both, and both or neither enter a loop
     of their own. A guard (`if (n > 0) loop`, a vector loop's minimum or alias check, an early
-    `goto out`) has one side reaching the other, or alone entering a loop: it is not one."""
+    `goto out`) has one side reaching the other, or alone entering a loop: it is not one. Nor
+    are two copies of the same loop (`lines`: each block's source lines; compared over the
+    loops' blocks), which the compiler made to choose between at run time (an unswitched or versioned
+    loop): the counts of their loops decide which runs, as for any guard."""
     if len(successors) > MAX_BLOCKS_FOR_ARMS:
         return set()
     inside = {header: set(members) for header, (members, _) in loops.items()}
@@ -135,6 +139,15 @@ def two_armed_branches(branches: Sequence[str], successors: Mapping[str, Sequenc
             continue
         # One side entering a loop the other skips is a guard on its size, whatever the
         # compiler's threading made of the join (`if (n > 0) for …`): not two arms.
-        if bool((first - second) & inside.keys()) == bool((second - first) & inside.keys()):
-            out.add(block)
+        own_loops = (first - second) & inside.keys(), (second - first) & inside.keys()
+        if bool(own_loops[0]) != bool(own_loops[1]):
+            continue
+        if lines is not None and _source_lines({b for h in own_loops[0] for b in inside[h]}, lines) & \
+                _source_lines({b for h in own_loops[1] for b in inside[h]}, lines):
+            continue
+        out.add(block)
     return out
+
+
+def _source_lines(region: set[str], lines: Mapping[str, frozenset[int]]) -> set[int]:
+    return set().union(*(lines.get(block, ()) for block in region))

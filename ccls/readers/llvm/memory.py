@@ -70,7 +70,8 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
     # runs one of them, not both: its sides at the static estimate too.
     undecided = [name for name, t in terminators.items() if t.opcode == "br" and len(t.operands) == 3
                  and name not in data and not any(edge[0] == name for edge in counted)]
-    armed = two_armed_branches(undecided, successors, loops)
+    lines = {block.name: frozenset(i.line for i in block.instructions if i.line) for block in blocks}
+    armed = two_armed_branches(undecided, successors, loops, lines)
     if not data and not counted and not armed:
         return {}
     probabilities = {edge: p for edge, p in analyses.edge_probabilities.items() if edge[0] in data | armed}
