@@ -28,3 +28,12 @@ def early_exit_trip(bound: Polynomial, policy: str, source_text: str = "",
     return (TripCount("expected", mean, source_text),
             f"taking the mean {speak(mean)} of an exit equally likely at each iteration "
             f"(a successful search; worst case {speak(bound)})")
+
+
+def first_difference_trip(bits: int, what: str, source_text: str = "") -> tuple[TripCount, str]:
+    """The trip count for a loop that runs while the elements it compares are equal: the mean
+    run of equal pairs of uniformly distributed `bits`-bit elements, 1 / (1 − 2^-bits)."""
+    mean = 1 / (1 - Fraction(1, 1 << min(bits, 64)))
+    return (TripCount("expected", Polynomial.constant(mean), source_text),
+            f"it {what} and leaves at the first difference: taken as the mean run of equal values in "
+            f"unrelated {bits}-bit data, {float(mean):.3g} (equal sequences run to their end)")

@@ -73,3 +73,26 @@ def test_a_child_loop_the_parents_blocks_do_not_list_is_left_out_not_raised_on()
         {"while.cond": (["while.cond", "while.body"], None), "land.rhs.i": (["land.rhs.i"], "while.cond")},
         {("while.body", "land.rhs.i"): F(5, 8), ("while.body", "while.cond"): F(3, 8)})
     assert shares["while.body"] == 1
+
+
+def test_two_arms_that_both_work_run_one_of_them_and_a_guard_is_not_two_arms():
+    from ccls.readers.block_frequency import two_armed_branches
+    # entry: if (p == q) A else B; both meet at join (a diamond)
+    diamond = {"entry": ["a", "b"], "a": ["join"], "b": ["join"], "join": []}
+    assert two_armed_branches(["entry"], diamond, {}) == {"entry"}
+    # if (n > 0) { loop } : the guard's skip side is reached from the loop side
+    guard = {"entry": ["pre", "end"], "pre": ["loop"], "loop": ["loop", "end"], "end": []}
+    assert two_armed_branches(["entry"], guard, {"loop": (["loop"], None)}) == set()
+    # the same guard with its join threaded into two copies: one side alone enters a loop
+    threaded = {"entry": ["pre", "skip"], "pre": ["loop"], "loop": ["loop", "after"], "skip": ["tail"],
+                "after": ["tail"], "tail": []}
+    assert two_armed_branches(["entry"], threaded, {"loop": (["loop"], None)}) == set()
+    # two copies of one source loop the compiler chooses between (unswitched): the counts decide
+    copies = {"entry": ["pre1", "pre2"], "pre1": ["l1"], "l1": ["l1", "end"], "pre2": ["l2"], "l2": ["l2", "end"],
+              "end": []}
+    loops = {"l1": (["l1"], None), "l2": (["l2"], None)}
+    assert two_armed_branches(["entry"], copies, loops, {"l1": frozenset({7}), "l2": frozenset({7})}) == set()
+    assert two_armed_branches(["entry"], copies, loops, {"l1": frozenset({7}), "l2": frozenset({9})}) == {"entry"}
+    # an early return that never meets the other side
+    early = {"entry": ["ret", "work"], "ret": [], "work": []}
+    assert two_armed_branches(["entry"], early, {}) == set()

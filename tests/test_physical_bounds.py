@@ -541,3 +541,88 @@ def test_a_count_handed_to_a_call_in_fixed_chunks_is_named_after_what_it_counts(
     assert kind == "expected" and count.symbols == {"len"}
     assert any("it takes `1073741824` at a time from `len`" in note and "each call to read" in note
                for note in fns["load"].assumptions)
+
+
+# Comparisons that run only while the elements they read are equal: they leave at the first
+# pair that differs, which for unrelated data is the first.
+FIRST_DIFFERENCE = """
+int find(char (*names)[100], int n, const char *key) {
+  for (int i = 0; i < n; i++) {
+    const char *a = names[i], *b = key;
+    for (; *a && *b && *a == *b; a++, b++);
+    if (*a == 0 && *b == 0) return i;
+  }
+  return -1;
+}
+unsigned long length_bytes(const unsigned char **in) {
+  unsigned long length = 0; unsigned s;
+  do { s = *(*in)++; length += s; } while (s == 255);
+  return length;
+}
+const char *scan_to(const char *p, char stop) {
+  while (*p != stop) p++;
+  return p;
+}
+"""
+
+
+def test_a_comparison_of_two_walks_leaves_at_the_first_difference():
+    fns = analyse(FIRST_DIFFERENCE)
+    mean = Fraction(256, 255)  # 1 / (1 − 2^-8): the run of equal pairs of unrelated bytes
+    assert by_line(fns["find"])[5] == ("expected", Polynomial.constant(mean))
+    assert any("compares two sequences element by element and leaves at the first difference"
+               in note for note in fns["find"].assumptions)
+    assert by_line(fns["length_bytes"])[12] == ("expected", Polynomial.constant(mean))
+    assert any("runs while the elements it reads equal one value" in note for note in fns["length_bytes"].assumptions)
+    # a walk that continues while the elements differ is a search for the value: not a first difference
+    assert by_line(fns["scan_to"])[16][0] == "unknown"
+
+
+ROUNDS = """
+unsigned rounds(const unsigned *w) {
+  unsigned a = 1, b = 2, c = 3, d = 4;
+  for (unsigned i = 0; i < 64; i++) {
+    unsigned f, g;
+    if (i < 16) { f = (b & c) | (~b & d); g = i; }
+    else if (i < 32) { f = (d & b) | (~d & c); g = (5 * i + 1) % 16; }
+    else if (i < 48) { f = b ^ c ^ d; g = (3 * i + 5) % 16; }
+    else { f = c ^ (b | ~d); g = (7 * i) % 16; }
+    unsigned t = d; d = c; c = b; b = b + ((a + f + w[g]) << 7); a = t;
+  }
+  return a + b + c + d;
+}
+"""
+
+
+def test_the_arms_of_a_chain_on_the_round_counter_run_a_quarter_of_the_rounds_each():
+    fn = analyse(ROUNDS)["rounds"]
+    inner = [b for b in fn.blocks if b.loop is not None]
+    arms = sorted(b.frequency for b in inner if b.frequency < 1)
+    # four arms of 16 rounds each, and the two else-tests passed by 48 and 32 of the 64
+    assert arms.count(Fraction(1, 4)) == 4 and Fraction(3, 4) in arms and Fraction(1, 2) in arms
+
+
+def test_a_loop_without_exit_is_never_run_by_a_call_that_returns():
+    fn = analyse("""
+#define check(e) { if (!(e)) while (1); }
+void fill(unsigned *k, unsigned nk, unsigned n) {
+  check(nk != 0);
+  for (unsigned i = 0; i < n; i++) k[i] = i * nk;
+}
+""")["fill"]
+    assert by_line(fn)[4] == ("constant", Polynomial.constant(0))  # the assertion's hang
+    assert any("it has no exit" in note and "counted 0" in note for note in fn.assumptions)
+    assert not any(loop.trip_count.kind == "unknown" for loop in fn.loops.values())
+
+
+def test_two_counters_that_approach_each_other_meet_halfway():
+    fn = analyse("""
+void reverse_groups(unsigned *dst, unsigned rounds) {
+  unsigned i, j, k, t;
+  for (i = 0, j = rounds * 4; i < j; i += 4, j -= 4)
+    for (k = 0; k < 4; k++) { t = dst[i + k]; dst[i + k] = dst[j + k]; dst[j + k] = t; }
+}
+""")["reverse_groups"]
+    # i = 0, 4, … and j = 4·rounds, 4·rounds − 4, …: they meet after rounds / 2 iterations
+    assert by_line(fn)[5] == ("symbolic", Polynomial.symbol("rounds") * Fraction(1, 2))
+    assert any("two counters move towards each other" in note for note in fn.assumptions)

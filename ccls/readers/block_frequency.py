@@ -97,3 +97,57 @@ def _region_shares(start: str, members: list[str], children: set[str], successor
             if waiting[m] == 0:
                 ready.append(m)
     return shares if done == len(nodes) else None
+
+
+MAX_BLOCKS_FOR_ARMS = 2000  # reachability per branch: quadratic in the blocks
+
+
+def two_armed_branches(branches: Sequence[str], successors: Mapping[str, Sequence[str]],
+                       loops: Mapping[str, tuple[Sequence[str], str | None]],
+                       lines: Mapping[str, frozenset[int]] | None = None) -> set[str]:
+    """The blocks among `branches` whose two-way branch picks one of two arms that both do work
+    and meet again (`if (p == q) A; else B;`): neither side reaches the other before the join
+    (back edges left out), some block is reached from both, and both or neither enter a loop
+    of their own. A guard (`if (n > 0) loop`, a vector loop's minimum or alias check, an early
+    `goto out`) has one side reaching the other, or alone entering a loop: it is not one. Nor
+    are two copies of the same loop (`lines`: each block's source lines; compared over the
+    loops' blocks), which the compiler made to choose between at run time (an unswitched or versioned
+    loop): the counts of their loops decide which runs, as for any guard."""
+    if len(successors) > MAX_BLOCKS_FOR_ARMS:
+        return set()
+    inside = {header: set(members) for header, (members, _) in loops.items()}
+
+    def forward(block: str) -> list[str]:  # its successors, less the edges back to a loop's header
+        return [t for t in successors.get(block, ()) if not (t in inside and block in inside[t])]
+
+    def reach(start: str) -> set[str]:
+        seen, pending = {start}, [start]
+        while pending:
+            for target in forward(pending.pop()):
+                if target not in seen:
+                    seen.add(target)
+                    pending.append(target)
+        return seen
+
+    out = set()
+    for block in branches:
+        targets = list(dict.fromkeys(forward(block)))
+        if len(targets) != 2 or len(successors.get(block, ())) != 2:
+            continue
+        first, second = reach(targets[0]), reach(targets[1])
+        if targets[1] in first or targets[0] in second or not first & second:
+            continue
+        # One side entering a loop the other skips is a guard on its size, whatever the
+        # compiler's threading made of the join (`if (n > 0) for …`): not two arms.
+        own_loops = (first - second) & inside.keys(), (second - first) & inside.keys()
+        if bool(own_loops[0]) != bool(own_loops[1]):
+            continue
+        if lines is not None and _source_lines({b for h in own_loops[0] for b in inside[h]}, lines) & \
+                _source_lines({b for h in own_loops[1] for b in inside[h]}, lines):
+            continue
+        out.add(block)
+    return out
+
+
+def _source_lines(region: set[str], lines: Mapping[str, frozenset[int]]) -> set[int]:
+    return set().union(*(lines.get(block, ()) for block in region))

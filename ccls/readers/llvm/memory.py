@@ -10,7 +10,9 @@ from typing import Callable
 
 from ccls.model import BasicBlock, MemoryAccess
 from ccls.polynomial import Polynomial
-from ccls.readers.block_frequency import block_frequencies
+from ccls.readers.block_frequency import block_frequencies, two_armed_branches
+from ccls.readers.counter_branches import counter_branch_probabilities
+from ccls.readers.data_walks import BRANCH
 from ccls.readers.global_constants import SCALAR_BYTES
 from ccls.readers.llvm.reading import (_Reading, _ancestors_innermost_first, _inside, _named_sizes, _scev_context,
                                        _successors)
@@ -61,11 +63,19 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
                 if block_loop.get(name) is not None and terminator.opcode in ("br", "switch")
                 and len(terminator.operands) >= 3
                 and conditions.loaded_in_loop(terminator.operands[0].name, block_loop[name])}
-    if not data:
+    counted = _counter_branches(analyses, terminators, conditions.definitions)
+    successors = {b: _successors(t) for b, t in terminators.items()}
+    loops = {h: (r.blocks, r.parent) for h, r in analyses.loops.items()}
+    # A branch on anything else that picks one of two arms (both doing work, meeting again)
+    # runs one of them, not both: its sides at the static estimate too.
+    undecided = [name for name, t in terminators.items() if t.opcode == "br" and len(t.operands) == 3
+                 and name not in data and not any(edge[0] == name for edge in counted)]
+    lines = {block.name: frozenset(i.line for i in block.instructions if i.line) for block in blocks}
+    armed = two_armed_branches(undecided, successors, loops, lines)
+    if not data and not counted and not armed:
         return {}
-    shares, entries = block_frequencies([name for name, _ in body], {b: _successors(t) for b, t in terminators.items()},
-                                        {h: (r.blocks, r.parent) for h, r in analyses.loops.items()},
-                                        {edge: p for edge, p in analyses.edge_probabilities.items() if edge[0] in data})
+    probabilities = {edge: p for edge, p in analyses.edge_probabilities.items() if edge[0] in data | armed}
+    shares, entries = block_frequencies([name for name, _ in body], successors, loops, probabilities | counted)
     for block in blocks:
         block.frequency = shares.get(block.name, block.frequency)
     if any(share < 1 for share in (*shares.values(), *entries.values())):
@@ -75,6 +85,28 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
                            "static estimate of how often each side is taken (BranchProbabilityInfo), not on every "
                            "iteration")
     return entries
+
+
+def _counter_branches(analyses: FunctionAnalyses, terminators: dict, definitions: dict) -> dict[tuple[str, str], Fraction]:
+    """The exact shares of branches on an innermost loop's counter, where its count is a
+    constant (`readers.counter_branches`)."""
+    parents = {record.parent for record in analyses.loops.values()}
+    out: dict[tuple[str, str], Fraction] = {}
+    for header, record in analyses.loops.items():
+        count = re.sub(r"^i\d+ ", "", record.backedge_taken or "")  # ScalarEvolution types a constant: `i64 63`
+        if header in parents or not count.isdigit():
+            continue
+        branches = {}
+        for block in record.blocks:
+            branch = BRANCH.match(terminators[block].text) if block in terminators else None
+            test = definitions.get(branch["cond"].strip('"')) if branch else None
+            if test is not None and test.opcode == "icmp":
+                branches[block] = (test.text, branch["true"].strip('"'), branch["false"].strip('"'))
+        if branches:
+            out |= counter_branch_probabilities(header, record.blocks, int(count) + 1, branches,
+                                                {b: _successors(terminators[b]) for b in record.blocks if b in terminators},
+                                                analyses.value_scevs)
+    return out
 
 
 def _branches_on_loaded_data(instr, loop_id: str | None, block_loop: dict[str, str], conditions: DataConditions) -> bool:

@@ -833,3 +833,54 @@ def _chunked_up(a: str, b: str, record, inside: set[str], reading: _Reading, par
     bits = int(re.match(r"i(\d+)", reading.definitions[bound].type_text)[1]) if bound in reading.definitions \
         and _INT.match(reading.definitions[bound].type_text) else int(_INT.match(phi.type_text)[1])
     return start, chunk, 0, handed, bits
+
+
+_EQUALITY = re.compile(r"= icmp (?P<predicate>eq|ne) (?P<type>i\d+) (?P<a>%?(?:\"[^\"]+\"|[-\w.$]+)), "
+                       r"(?P<b>%?(?:\"[^\"]+\"|[-\w.$]+))(?:,|$)")
+
+
+def _walked_element(value: str, inside: set[str], reading: _Reading, seen: frozenset[str] = frozenset()) -> bool:
+    """`value` is an element read at an address that moves in the loop: a load there (behind
+    integer casts), or a header phi carrying such loads round the back edge (a rotated loop
+    reads the next element at its end)."""
+    name = uncast(value.lstrip("%").strip('"'), reading)
+    instr = reading.definitions.get(name)
+    if instr is None or name in seen or reading.block_of.get(instr.name) not in inside:
+        return False
+    if instr.opcode == "load":
+        address = instr.operands[0].name if instr.operands else ""
+        return reading.block_of.get(address) in inside
+    if instr.opcode == "phi":
+        return any(_walked_element(op.name, inside, reading, seen | {name}) for op in instr.operands
+                   if op.name and reading.block_of.get(uncast(op.name, reading)) in inside)
+    return False
+
+
+def first_difference(record, terminators: dict, reading: _Reading) -> tuple[str, int] | None:
+    """What a loop compares and the elements' width in bits, where it runs only while an element it walks equals another (the
+    next element of a second walk: `strcmp`, `memcmp`, a common prefix; or a value the loop
+    does not change, other than zero: a run of one character). It leaves at the first pair that differs, which
+    for unrelated data is the first (two uniformly distributed b-bit elements are equal with
+    probability 2^-b, so the run of equal pairs lasts 1 / (1 − 2^-b) ≈ 1 comparison); only
+    equal sequences run to their end. Its other exits (a NUL, a bound) can only end it sooner."""
+    inside = set(record.blocks)
+    for block in record.blocks:
+        term = terminators.get(block)
+        branch = data_walks.BRANCH.match(term.text) if term is not None and term.opcode == "br" else None
+        test = reading.definitions.get(branch["cond"].strip('"')) if branch else None
+        equality = _EQUALITY.search(test.text) if test is not None and test.opcode == "icmp" else None
+        if equality is None:
+            continue
+        leaves_when_unequal = branch["false" if equality["predicate"] == "eq" else "true"].strip('"')
+        if leaves_when_unequal in inside:
+            continue
+        sides = [equality["a"], equality["b"]]
+        walked = [_walked_element(side, inside, reading) for side in sides]
+        # Not zero: the commonest value in memory (zero-filled buffers, sparse tables), whose runs are long.
+        invariant = [side != "0" and (not side.startswith("%") or reading.block_of.get(
+            uncast(side.lstrip("%").strip('"'), reading)) not in inside) for side in sides]
+        if all(walked):
+            return "compares two sequences element by element", int(equality["type"][1:])
+        if any(walked) and any(invariant):
+            return "runs while the elements it reads equal one value", int(equality["type"][1:])
+    return None

@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 from fractions import Fraction
 
-from ccls.early_exit import early_exit_trip
+from ccls.early_exit import early_exit_trip, first_difference_trip
 from ccls.model import TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers import alias_checks, data_walks
@@ -266,6 +266,10 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
                 substituted: dict[str, Polynomial], terminators: dict, reading: _Reading) -> TripCount:
     """`terminators`: each block's last instruction, to tell early exits from error paths.
     Raises BudgetExhausted when the function's budget runs out."""
+    if _never_left(record, terminators):
+        assumptions.append(f"loop %{record.header}: it has no exit (only exit(), abort() or a hang end it, as in "
+                           f"an assertion's `while (1);`): a call that returns never runs it, so it is counted 0")
+        return TripCount("constant", Polynomial.constant(0), record.backedge_taken or "")
     text = record.backedge_taken or ""
     unread = unread_bound = ""  # counts and bounds in run-time values, for `_named_run_time_values`
     ctx = _scev_context(analyses, parameters, enclosing, substituted, reading)
@@ -380,6 +384,14 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: its count, {spoken(iterations)}, depends on "
                            f"{_variables_note(named, symbols)}")
         return TripCount("data", iterations, unread)
+    if (converging := _converging_trip(record, terminators, reading, ctx)) is not None:
+        assumptions.append(f"loop %{record.header}: two counters move towards each other (one up, one down) and it "
+                           f"leaves where they meet: {spoken(converging)} iterations")
+        return TripCount("constant" if converging.constant_value() is not None else "symbolic", converging, text)
+    if early_exit == "expected" and (compared := physical_bounds.first_difference(record, terminators, reading)):
+        trip, how = first_difference_trip(compared[1], compared[0], text)
+        assumptions.append(f"loop %{record.header}: trip count depends on data ({reason}); {how}")
+        return trip
     bounds = [found for found in (physical_bounds.shift_width_trip(record, analyses, terminators, reading),
                                   physical_bounds.array_index_trip(record, analyses, terminators, reading),
                                   physical_bounds.shifted_mask_trip(record, terminators, reading),
@@ -419,6 +431,49 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         return TripCount("expected", Polynomial.constant(expected), text)
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
+
+
+_ORDERED = re.compile(r"= icmp (?P<predicate>ne|[su](?:lt|le|gt|ge)) i\d+ %(?P<a>\"[^\"]+\"|[-\w.$]+), "
+                      r"%(?P<b>\"[^\"]+\"|[-\w.$]+)(?:,|$)")
+
+
+def _converging_trip(record, terminators: dict, reading: _Reading, ctx) -> Polynomial | None:
+    """The count of a loop whose one exit test compares two counters of its own that approach
+    each other (`for (i = 0, j = n - 1; i < j; i++, j--)`: a reversal, a two-ended scan), which
+    ScalarEvolution leaves uncounted: tested at iteration k, they are A + a·k and B + b·k; with
+    a > b, `A + a·k < B + b·k` first fails at k = (B − A) / (a − b), and the header has run once
+    more than the tests that passed. None for any other loop."""
+    branch, test = _exit_test(record, terminators, reading)
+    compare = _ORDERED.search(test.text) if test is not None else None
+    if compare is None:
+        return None
+    predicate, low, high = compare["predicate"], compare["a"].strip('"'), compare["b"].strip('"')
+    if branch["true"].strip('"') not in record.blocks:  # it goes on while the compare fails: the converse
+        if predicate == "ne":
+            return None
+        predicate = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}[predicate[1:]]
+    if predicate[-2:] in ("gt", "ge"):
+        low, high = high, low
+    recurrences = [_start_and_step(ctx.value_scevs.get(physical_bounds.uncast(name, reading), "")) for name in (low, high)]
+    if any(r is None or r[2].strip('"') != record.header or not re.fullmatch(r"-?\d+", r[1]) for r in recurrences):
+        return None
+    (start_low, step_low, _), (start_high, step_high, _) = recurrences
+    closing = int(step_low) - int(step_high)
+    if int(step_low) == 0 or int(step_high) == 0 or closing <= 0:
+        return None  # one counter alone: ScalarEvolution's own case
+    try:
+        gap = to_polynomial(start_high, ctx) - to_polynomial(start_low, ctx)
+    except NotPolynomial:
+        return None
+    passed = gap * Fraction(1, closing) + (1 if predicate[-1] == "e" else 0)  # `<=` passes at the meeting point too
+    return passed + 1
+
+
+def _never_left(record, terminators: dict) -> bool:
+    """Whether no edge leaves the loop: once in it, the function never returns."""
+    inside = set(record.blocks)
+    return all(b in terminators for b in record.blocks) and not any(
+        target not in inside for b in record.blocks for target in _successors(terminators[b]))
 
 
 def _chunked_trip(chunked, record, text: str, early_exit: str, terminators: dict, reading: _Reading,
