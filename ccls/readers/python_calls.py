@@ -59,6 +59,14 @@ def length_parameter(name: str) -> str:
 def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
     """The module's functions (each with its parameters, then ``len(p)`` of each) and the calls
     its functions make to them, with what each passes."""
+    return module_calls_and_targets(read, file, text)[0]
+
+
+def module_calls_and_targets(read: ModuleRead, file: str,
+                             text: str) -> tuple[ModuleCalls, dict[str, dict[str, str]]]:
+    """`module_calls`, and per caller the module function each call name of its reaches
+    (``self.step`` → ``Walker.step``, ``Board`` → ``Board.__init__``), where `_resolve` decides
+    one for every call of that name: the callee the inclusive cost follows."""
     parameters = {f.name: tuple(f.parameters) + tuple(length_parameter(p) for p in f.parameters)
                   for f in read.functions}
     own = {f.name: list(f.parameters) for f in read.functions}
@@ -72,14 +80,19 @@ def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
                and "." not in q.rsplit(".", 1)[0]}
     objects = _global_objects(text)
     sites: list[CallSite] = []
+    targets: dict[str, dict[str, str | None]] = {}
     for caller, calls in read.sites.items():
         if caller not in own and caller != MODULE_CALLER:
             continue
         caller_def = defs.get(caller)
         caller_params = own.get(caller, [])  # the module's top level has none: only constants pass
         known = set(caller_params) | {length_parameter(p) for p in caller_params}
+        named = targets.setdefault(caller, {})
         for line, site in calls:
             target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes, objects)
+            if site.func.name and site.func.direct:  # the name the reader gave the call (Instruction.callee)
+                reached = target[0] if target is not None else None
+                named[site.func.name] = reached if named.get(site.func.name, reached) == reached else None
             if target is None:
                 site = _passed_on(site, own, defs, classes)
                 target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes, objects) \
@@ -91,8 +104,11 @@ def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
             if args is not None and any(a is not None for a in args):
                 sites.append(CallSite(caller, callee, line, args))
     sites += _protocol_sites(text, read, own)
+    renamed = {caller: {name: callee for name, callee in named.items() if callee is not None and callee != name}
+               for caller, named in targets.items()}
     # Only this module's calls reach its functions: never a C call to a function of that name.
-    return ModuleCalls(file, parameters, tuple(sites + attribute_sites), internal=frozenset(parameters))
+    return (ModuleCalls(file, parameters, tuple(sites + attribute_sites), internal=frozenset(parameters)),
+            {caller: named for caller, named in renamed.items() if named})
 
 
 def _protocol_sites(text: str, read: ModuleRead, own: dict[str, list[str]]) -> list[CallSite]:
