@@ -407,27 +407,21 @@ def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
     module = read.module
     out: dict[str, _Def] = {}
 
+    def constant(node: ast.expr | None, part: str) -> Expr | None:
+        """A module constant's value (``part`` "poly") or length ("length": ``bodies=SYSTEM``, a
+        list of 5), where that is a whole number."""
+        value = module.constant(node.id) if isinstance(node, ast.Name) and module is not None else None
+        held = getattr(value, part) if value is not None else None
+        number = held.constant_value() if held is not None else None
+        return ("const", int(number)) if number is not None and number.denominator == 1 else None
+
     def default(node: ast.expr | None) -> Expr | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
             return ("const", node.value)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             inner = default(node.operand)
             return ("const", -inner[1]) if inner is not None else None
-        if isinstance(node, ast.Name) and module is not None:
-            value = module.constant(node.id)
-            number = value.poly.constant_value() if value is not None and value.poly is not None else None
-            if number is not None and number.denominator == 1:
-                return ("const", int(number))
-        return None
-
-    def length(node: ast.expr | None) -> Expr | None:
-        """A default that is a module constant of known length (``bodies=SYSTEM``, a list of 5)."""
-        if isinstance(node, ast.Name) and module is not None:
-            value = module.constant(node.id)
-            size = value.length.constant_value() if value is not None and value.length is not None else None
-            if size is not None and size.denominator == 1:
-                return ("const", int(size))
-        return None
+        return constant(node, "poly")
 
     def visit(body: list[ast.stmt], prefix: str, in_class: bool) -> None:
         for node in body:
@@ -438,12 +432,10 @@ def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
                         if "classmethod" in decorators else "method") if in_class else "function"
                 a = node.args
                 positional = a.posonlyargs + a.args
-                defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]],
-                                    map(default, a.defaults)))
-                defaults.update((p.arg, default(d)) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
                 given = list(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults))
                 given += [(p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
-                lengths = {name: length(d) for name, d in given}
+                defaults = {name: default(d) for name, d in given}
+                lengths = {name: constant(d, "length") for name, d in given}
                 out[qualname] = _Def(qualname, kind, {k: v for k, v in defaults.items() if v is not None},
                                      None if a.vararg is not None else len(positional), len(a.defaults),
                                      {k: v for k, v in lengths.items() if v is not None})
