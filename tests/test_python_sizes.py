@@ -353,6 +353,32 @@ def test_a_function_handed_to_an_api_with_its_arguments_is_called_with_them():
     assert fs["timed"].inferred_sizes == {"n": 5.0} and fs["each"].inferred_sizes == {}
 
 
+def test_a_bound_method_of_an_object_the_main_block_makes_is_handed_on_with_its_arguments():
+    fs = counted("""
+        import pyperf
+        class Richards:
+            def run(self, iterations):
+                for i in range(iterations):
+                    pass
+        class Other:
+            def step(self, n):
+                for i in range(n):
+                    pass
+        class Another:
+            def step(self, n):
+                for i in range(n):
+                    pass
+        if __name__ == "__main__":
+            runner = pyperf.Runner()
+            richard = Richards()          # bound inside the main block: a module global all the same
+            runner.bench_func("richards", richard.run, 1)
+            other = Other()
+            runner.bench_func("other", other.step, 7)  # two classes define step: which one is not known
+    """)
+    assert fs["Richards.run"].inferred_sizes == {"iterations": 1.0}
+    assert fs["Other.step"].inferred_sizes == {} and fs["Another.step"].inferred_sizes == {}
+
+
 def test_the_language_server_s_call_sites_keep_python_s_length_and_attribute_sizes():
     from ccls.serialize import counted_from_json, counted_to_json
     from ccls.sizes import infer_sizes, module_of

@@ -15,7 +15,8 @@ module's only method of that name). A call that could reach several of the modul
 is left out; so are calls through ``*args``/``**kwargs`` and 3.13's keyword calls. The module's
 own top-level code (a script's ``if __name__ == "__main__": main(100)``) calls as ``<module>``,
 a caller with no parameters: it passes what is constant there, as C's main() does. A function
-handed to an API that calls it with the arguments after it (``executor.submit(work, 100)``,
+(or a class, or a bound method of an object the module makes: ``richard.run``) handed to an API
+that calls it with the arguments after it (``executor.submit(work, 100)``,
 pyperf's ``runner.bench_func("name", work, 100)``) is called with them; pyperf's
 ``bench_time_func("name", work, 100)`` calls ``work(loops, 100)``, its own loop count first.
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Iterator
 
 from ccls.model import CallSite
 from ccls.polynomial import Polynomial
@@ -94,7 +96,7 @@ def module_calls_and_targets(read: ModuleRead, file: str,
                 reached = target[0] if target is not None else None
                 named[site.func.name] = reached if named.get(site.func.name, reached) == reached else None
             if target is None:
-                site = _passed_on(site, own, defs, classes)
+                site = _passed_on(site, own, defs, classes, methods, objects)
                 target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes, objects) \
                     if site is not None else None
             if target is None:
@@ -250,7 +252,8 @@ _CALLS_WITH_LEADING_VALUE = frozenset(("bench_time_func",))
 _UNKNOWN_ARG = _Val()
 
 
-def _passed_on(site: _Site, own: dict[str, list[str]], defs: dict[str, _Def], classes: set[str]) -> _Site | None:
+def _passed_on(site: _Site, own: dict[str, list[str]], defs: dict[str, _Def], classes: set[str],
+               methods: dict[str, list[str]], objects: frozenset[str]) -> _Site | None:
     """``executor.submit(work, 100)``, ``runner.bench_func("name", work, 100)``: an API that calls
     the module's function it is handed with the positional arguments after it, as the call
     ``work(100)``; only when their number fits the function's positional parameters (those
@@ -260,23 +263,39 @@ def _passed_on(site: _Site, own: dict[str, list[str]], defs: dict[str, _Def], cl
         return None
     lead = (_UNKNOWN_ARG,) if api in _CALLS_WITH_LEADING_VALUE else ()
     for index, value in enumerate(site.args):
-        name = value.name if value.is_global and value.owner is None else None
-        if name is None or "." in name:
-            continue
-        callee = f"{name}.__init__" if name in classes else name
-        if callee not in own:
+        handed = _handed(value, own, defs, classes, methods, objects)
+        if handed is None:
             continue  # the executor of run_in_executor(EXECUTOR, work, 4), not a function of ours
+        callee, bound, func = handed
         definition = defs.get(callee)
         if definition is None or definition.positional is None:
             return None
         rest = lead + site.args[index + 1:]
         if lead and len(rest) == 1:
             return None  # nothing passed but the loop count: nothing to tell
-        bound = 1 if callee != name else 0  # __init__'s self
         if not definition.positional - definition.optional <= len(rest) + bound <= definition.positional:
             return None
-        return _Site(_Val(name=name, direct=True, is_global=True), None, rest, None)
+        return _Site(func, None, rest, None)
     return None
+
+
+def _handed(value: _Val, own: dict[str, list[str]], defs: dict[str, _Def], classes: set[str],
+            methods: dict[str, list[str]], objects: frozenset[str]) -> tuple[str, int, _Val] | None:
+    """The module function a callable handed to an API runs, the arguments bound before the
+    API's own (self), and the callable as a call names it: a function; a class (its
+    ``__init__``); a bound method of an object the module assigns (``richard.run`` after
+    ``richard = Richards()``: the module's only method of that name, as `_resolve` takes it)."""
+    name = value.name if value.is_global and value.owner is None else None
+    if name is not None and "." not in name:
+        callee = f"{name}.__init__" if name in classes else name
+        return (callee, int(callee != name), _Val(name=name, direct=True, is_global=True)) if callee in own else None
+    owner = value.owner
+    if owner is None or not value.attr or not (owner.is_global and owner.owner is None and owner.name in objects):
+        return None
+    candidates = methods.get(value.attr, [])
+    if len(candidates) != 1 or candidates[0] not in own:
+        return None
+    return candidates[0], 0 if defs[candidates[0]].kind == "staticmethod" else 1, value
 
 
 def _resolve(caller: str, caller_def: _Def | None, caller_params: list[str], site: _Site,
@@ -391,10 +410,22 @@ def _global_objects(text: str) -> frozenset[str]:
         for inner in ast.walk(node):
             if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 other.add(inner.name)
+    for node in _top_level_statements(tree.body):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
             if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
         assigned.update(t.id for t in targets if isinstance(t, ast.Name))
     return frozenset(assigned - other)
+
+
+def _top_level_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The module's own statements, those inside its top-level ``if``/``try``/``with``/``for``
+    blocks too (``if __name__ == "__main__": runner = …``): they bind module globals."""
+    for node in body:
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.stmt):
+                    yield from _top_level_statements([child])
 
 
 def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
