@@ -272,9 +272,10 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
     """Cost, score and grade `functions` as one cohort (together with `peers`, if any)."""
     check_settings(tables, settings)
     costed = [_cost(fn, tables, settings, options) for fn in functions]
-    functions = _with_cold_resumes(costed, _inclusive_costs(functions, [c.metrics for c in costed], options, peers),
-                                   peers)
-    costed = [c if c.fn is fn else _cost(fn, tables, settings, options) for c, fn in zip(costed, functions)]
+    if any(fn.language == "python" and fn.calls for fn in functions):  # cold returns need the callees' costs
+        first = _inclusive_costs(functions, [c.metrics for c in costed], options, peers)
+        functions = _with_cold_resumes(costed, first, peers)
+        costed = [c if c.fn is fn else _cost(fn, tables, settings, options) for c, fn in zip(costed, functions)]
     inclusive = _inclusive_metrics(functions, [c.metrics for c in costed], options, peers)
     all_metrics = [c.metrics for c in costed]
     by_profile = _scores_by_profile(all_metrics, [fn.arch for fn in functions], peers, tables, settings)
