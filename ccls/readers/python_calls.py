@@ -19,6 +19,8 @@ a caller with no parameters: it passes what is constant there, as C's main() doe
 that calls it with the arguments after it (``executor.submit(work, 100)``,
 pyperf's ``runner.bench_func("name", work, 100)``) is called with them; pyperf's
 ``bench_time_func("name", work, 100)`` calls ``work(loops, 100)``, its own loop count first.
+An option of the parsed command line (``args.width`` after ``args = parser.parse_args()``)
+passes its ``add_argument(..., default=100)``: what the program runs with when given none.
 
 An instance attribute that ``__init__`` binds once from its parameters (``self.degree = degree``)
 is a size of the methods that read it: a record from ``__init__`` to each passes the value.
@@ -81,6 +83,7 @@ def module_calls_and_targets(read: ModuleRead, file: str,
     classes = {q.rsplit(".", 1)[0] for q, d in defs.items() if d.kind != "function" and "<locals>" not in q
                and "." not in q.rsplit(".", 1)[0]}
     objects = _global_objects(text)
+    command_line = _command_line(text, read)
     sites: list[CallSite] = []
     targets: dict[str, dict[str, str | None]] = {}
     for caller, calls in read.sites.items():
@@ -102,7 +105,7 @@ def module_calls_and_targets(read: ModuleRead, file: str,
             if target is None:
                 continue
             callee, bound = target
-            args = _arguments(site, own[callee], bound, defs.get(callee), known)
+            args = _arguments(site, own[callee], bound, defs.get(callee), known, command_line)
             if args is not None and any(a is not None for a in args):
                 sites.append(CallSite(caller, callee, line, args))
     sites += _protocol_sites(text, read, own)
@@ -283,15 +286,19 @@ def _handed(value: _Val, own: dict[str, list[str]], defs: dict[str, _Def], class
             methods: dict[str, list[str]], objects: frozenset[str]) -> tuple[str, int, _Val] | None:
     """The module function a callable handed to an API runs, the arguments bound before the
     API's own (self), and the callable as a call names it: a function; a class (its
-    ``__init__``); a bound method of an object the module assigns (``richard.run`` after
-    ``richard = Richards()``: the module's only method of that name, as `_resolve` takes it)."""
+    ``__init__``); a bound method of an object (``richard.run`` after ``richard = Richards()``,
+    a local or a global the module assigns: the module's only method of that name, as `_resolve`
+    takes ``obj.m()``)."""
     name = value.name if value.is_global and value.owner is None else None
     if name is not None and "." not in name:
         callee = f"{name}.__init__" if name in classes else name
         return (callee, int(callee != name), _Val(name=name, direct=True, is_global=True)) if callee in own else None
     owner = value.owner
-    if owner is None or not value.attr or not (owner.is_global and owner.owner is None and owner.name in objects):
+    if owner is None or not value.attr:
         return None
+    if (owner.from_global or owner.is_global) and not (owner.is_global and owner.owner is None
+                                                        and owner.name in objects):
+        return None  # a module's function (math.sqrt), not a method of one of ours
     candidates = methods.get(value.attr, [])
     if len(candidates) != 1 or candidates[0] not in own:
         return None
@@ -339,8 +346,9 @@ def _resolve(caller: str, caller_def: _Def | None, caller_params: list[str], sit
 
 
 def _arguments(site: _Site, params: list[str], bound: int, definition: _Def | None,
-               known: set[str]) -> tuple | None:
-    """The call's value for each of the callee's parameters, then for ``len(p)`` of each."""
+               known: set[str], command_line: tuple[frozenset[str], dict[str, Expr]] = (frozenset(), {})) -> tuple | None:
+    """The call's value for each of the callee's parameters, then for ``len(p)`` of each
+    (``args.width`` of a parsed command line: the option's default, `_command_line`)."""
     n_keywords = len(site.keywords or ())
     positional = site.args[:len(site.args) - n_keywords] if n_keywords else site.args
     values: dict[str, _Val] = {}
@@ -363,10 +371,19 @@ def _arguments(site: _Site, params: list[str], bound: int, definition: _Def | No
             ints.append(definition.defaults.get(name) if definition is not None else None)
             lengths.append(definition.lengths.get(name) if definition is not None else None)
             continue
-        ints.append(_expr(value.poly, known) if value.poly is not None else None)
+        ints.append(_expr(value.poly, known) if value.poly is not None else _option_default(value, command_line))
         size = _length(value)
         lengths.append(_expr(size[0], known) if size is not None and size[1] != "unknown" else None)
     return tuple(ints + lengths)
+
+
+def _option_default(value: _Val, command_line: tuple[frozenset[str], dict[str, Expr]]) -> Expr | None:
+    """``args.width`` where ``args`` holds a parsed command line: the option's default."""
+    parsed, defaults = command_line
+    owner = value.owner
+    if owner is None or value.attr not in defaults or not ({owner.var, owner.name} & parsed):
+        return None
+    return defaults[value.attr]
 
 
 def _expr(p: Polynomial, known: set[str]) -> Expr | None:
@@ -428,6 +445,54 @@ def _top_level_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
                     yield from _top_level_statements([child])
 
 
+def _constant(node: ast.expr | None, module, part: str) -> Expr | None:
+    """A module constant's value (``part`` "poly") or length ("length": ``bodies=SYSTEM``, a
+    list of 5), where that is a whole number."""
+    value = module.constant(node.id) if isinstance(node, ast.Name) and module is not None else None
+    held = getattr(value, part) if value is not None else None
+    number = held.constant_value() if held is not None else None
+    return ("const", int(number)) if number is not None and number.denominator == 1 else None
+
+
+def _integer(node: ast.expr | None, module) -> Expr | None:
+    """An integer literal (``-3`` too) or a module constant that is one, as a default is written."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return ("const", node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _integer(node.operand, module)
+        return ("const", -inner[1]) if inner is not None else None
+    return _constant(node, module, "poly")
+
+
+def _command_line(text: str, read: ModuleRead) -> tuple[frozenset[str], dict[str, Expr]]:
+    """The names the module binds to parsed command lines (``args = parser.parse_args()``) and
+    each option's integer default (``add_argument("--width", type=int, default=100)`` → width):
+    what ``args.width`` holds when the program runs without that option, as a parameter holds
+    its default. An option declared twice with different defaults is left out."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset(), {}
+    parsed: set[str] = set()
+    found: dict[str, Expr | None] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "parse_args":
+            parsed.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument"):
+            continue
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        names = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if "default" not in keywords or not names:
+            continue
+        dest = keywords["dest"].value if isinstance(keywords.get("dest"), ast.Constant) else \
+            next((n for n in names if n.startswith("--")), names[0]).lstrip("-").replace("-", "_")
+        value = _integer(keywords["default"], read.module)
+        found[dest] = value if found.get(dest, value) == value else None
+    return frozenset(parsed), {k: v for k, v in found.items() if v is not None}
+
+
 def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
     """Every function the syntax tree declares, by qualified name: whether it is a method (and
     which kind), and its parameters' integer defaults."""
@@ -437,22 +502,6 @@ def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
         return {}
     module = read.module
     out: dict[str, _Def] = {}
-
-    def constant(node: ast.expr | None, part: str) -> Expr | None:
-        """A module constant's value (``part`` "poly") or length ("length": ``bodies=SYSTEM``, a
-        list of 5), where that is a whole number."""
-        value = module.constant(node.id) if isinstance(node, ast.Name) and module is not None else None
-        held = getattr(value, part) if value is not None else None
-        number = held.constant_value() if held is not None else None
-        return ("const", int(number)) if number is not None and number.denominator == 1 else None
-
-    def default(node: ast.expr | None) -> Expr | None:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-            return ("const", node.value)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            inner = default(node.operand)
-            return ("const", -inner[1]) if inner is not None else None
-        return constant(node, "poly")
 
     def visit(body: list[ast.stmt], prefix: str, in_class: bool) -> None:
         for node in body:
@@ -465,8 +514,8 @@ def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
                 positional = a.posonlyargs + a.args
                 given = list(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults))
                 given += [(p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
-                defaults = {name: default(d) for name, d in given}
-                lengths = {name: constant(d, "length") for name, d in given}
+                defaults = {name: _integer(d, module) for name, d in given}
+                lengths = {name: _constant(d, module, "length") for name, d in given}
                 out[qualname] = _Def(qualname, kind, {k: v for k, v in defaults.items() if v is not None},
                                      None if a.vararg is not None else len(positional), len(a.defaults),
                                      {k: v for k, v in lengths.items() if v is not None})
