@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, NamedTuple, Sequence
 
 from ccls.advice import recommendation
+from ccls.cold_resume import resume_threshold_cu, with_cold_resumes
 from ccls.costing import (ClassBreakdown, Hidden, cost_counts, cu_expression, hidden_by_overlap, metric_parts,
                           metrics_band)
 from ccls.counting import MISPREDICT, MISPREDICT_RATE, MISPREDICT_WORST, count_function
@@ -273,8 +274,12 @@ def report(functions: list[CountedFunction], tables: Tables, settings: ReportSet
     """Cost, score and grade `functions` as one cohort (together with `peers`, if any)."""
     check_settings(tables, settings)
     costed = [_cost(fn, tables, settings, options) for fn in functions]
+    if any(fn.language == "python" and fn.calls for fn in functions):  # cold returns need the callees' costs
+        first = _inclusive_costs(functions, [c.metrics for c in costed], options, peers)
+        functions = _with_cold_resumes(costed, first, peers)
+        costed = [c if c.fn is fn else _cost(fn, tables, settings, options) for c, fn in zip(costed, functions)]
+    inclusive = _inclusive_metrics(functions, [c.metrics for c in costed], options, peers)
     all_metrics = [c.metrics for c in costed]
-    inclusive = _inclusive_metrics(functions, all_metrics, options, peers)
     by_profile = _scores_by_profile(all_metrics, [fn.arch for fn in functions], peers, tables, settings)
     reports = []
     for index, (fn, table, counts, metrics, breakdown, notes, hidden) in enumerate(costed):
@@ -405,8 +410,32 @@ class _Inclusive(NamedTuple):
     guessed_product: float  # the product of that path's counts
 
 
+def _with_cold_resumes(costed: list[_Costed], inclusive: list[tuple[_Inclusive | None, list[str], list[str]]],
+                       peers: Sequence[CohortPeer]) -> list[CountedFunction]:
+    """Each function, charged `py.work.resume` for its returns from long calls
+    (`ccls.cold_resume`), the callees looked up by name as the inclusive cost does. A callee is
+    long by what it surely runs: its inclusive CU outside loops of guessed count."""
+    surely_cu: dict[str, float] = {}
+    for c, (total, _, _) in zip(costed, inclusive):
+        cu = total.metrics.cu * (1.0 - total.guessed_share) if total is not None else \
+            c.metrics.cu * (1.0 - c.fn.guessed_share)
+        surely_cu.setdefault(c.fn.name, cu)
+        surely_cu.setdefault(c.fn.display_name, cu)
+    for peer in peers:  # what a peer's loops are is not known here: its CU as it is
+        surely_cu.setdefault(peer.name, peer.metrics.cu)
+        surely_cu.setdefault(peer.display_name, peer.metrics.cu)
+    return [with_cold_resumes(c.fn, surely_cu, resume_threshold_cu(c.table)) for c in costed]
+
+
 def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics], options: AnalysisOptions,
                        peers: Sequence[CohortPeer] = ()) -> list[tuple[Metrics | None, list[str], list[str]]]:
+    """`_inclusive_costs` with each function's inclusive metrics alone."""
+    return [(total.metrics if total is not None else None, unknown, notes)
+            for total, unknown, notes in _inclusive_costs(functions, metrics, options, peers)]
+
+
+def _inclusive_costs(functions: list[CountedFunction], metrics: list[Metrics], options: AnalysisOptions,
+                     peers: Sequence[CohortPeer] = ()) -> list[tuple[_Inclusive | None, list[str], list[str]]]:
     """Self cost plus, for each call to a function analysed in the same run (or a peer), that
     function's inclusive cost × the number of calls. Recursion is cut (counted once); other
     callees are listed as unknown. Calls made inside loops of guessed count (unknown, or only a
@@ -482,7 +511,7 @@ def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics],
             out.append((None, [], []))
             continue
         unknown = sorted(c or "(indirect call)" for c in fn.calls if index.get(c) is None)
-        out.append((total(i, frozenset({i})).metrics, unknown, notes.get(i, [])))
+        out.append((total(i, frozenset({i})), unknown, notes.get(i, [])))
     return out
 
 

@@ -353,6 +353,70 @@ def test_a_function_handed_to_an_api_with_its_arguments_is_called_with_them():
     assert fs["timed"].inferred_sizes == {"n": 5.0} and fs["each"].inferred_sizes == {}
 
 
+def test_a_bound_method_of_an_object_the_main_block_makes_is_handed_on_with_its_arguments():
+    fs = counted("""
+        import pyperf
+        class Richards:
+            def run(self, iterations):
+                for i in range(iterations):
+                    pass
+        class Other:
+            def step(self, n):
+                for i in range(n):
+                    pass
+        class Another:
+            def step(self, n):
+                for i in range(n):
+                    pass
+        if __name__ == "__main__":
+            runner = pyperf.Runner()
+            richard = Richards()          # bound inside the main block: a module global all the same
+            runner.bench_func("richards", richard.run, 1)
+            other = Other()
+            runner.bench_func("other", other.step, 7)  # two classes define step: which one is not known
+    """)
+    assert fs["Richards.run"].inferred_sizes == {"iterations": 1.0}
+    assert fs["Other.step"].inferred_sizes == {} and fs["Another.step"].inferred_sizes == {}
+
+
+def test_an_option_of_the_parsed_command_line_passes_its_default():
+    fs = counted("""
+        import argparse
+        import pyperf
+        DEFAULT_WIDTH = 64
+        class Canvas:
+            def __init__(self, width, height):
+                for i in range(width * height):
+                    pass
+        def render(loops, width, height, depth):
+            for i in range(depth):
+                pass
+            return Canvas(width, height)
+        class Game:
+            def play(self, turns):
+                for i in range(turns):
+                    pass
+        def main(runner, args):
+            game = Game()                     # a local object's bound method, handed on
+            runner.bench_func("game", game.play, args.turns)
+        if __name__ == "__main__":
+            runner = pyperf.Runner()
+            cmd = runner.argparser
+            cmd.add_argument("--width", type=int, default=DEFAULT_WIDTH)
+            cmd.add_argument("--height", type=int, default=48)
+            cmd.add_argument("--max-depth", dest="depth", type=int, default=5)
+            cmd.add_argument("--turns", type=int, default=7)
+            cmd.add_argument("--scale", type=int, default=2)
+            cmd.add_argument("--scale", type=int, default=3)  # declared twice, differently: not known
+            args = runner.parse_args()
+            runner.bench_time_func("render", render, args.width, args.height, args.depth)
+            main(runner, args)
+    """)
+    assert fs["render"].inferred_sizes == {"depth": 5.0}  # its own loops; width and height pass on
+    assert fs["Canvas.__init__"].inferred_sizes == {"width": 64.0, "height": 48.0}
+    assert fs["Game.play"].inferred_sizes == {"turns": 7.0}
+
+
 def test_the_language_server_s_call_sites_keep_python_s_length_and_attribute_sizes():
     from ccls.serialize import counted_from_json, counted_to_json
     from ccls.sizes import infer_sizes, module_of

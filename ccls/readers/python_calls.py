@@ -15,9 +15,12 @@ module's only method of that name). A call that could reach several of the modul
 is left out; so are calls through ``*args``/``**kwargs`` and 3.13's keyword calls. The module's
 own top-level code (a script's ``if __name__ == "__main__": main(100)``) calls as ``<module>``,
 a caller with no parameters: it passes what is constant there, as C's main() does. A function
-handed to an API that calls it with the arguments after it (``executor.submit(work, 100)``,
+(or a class, or a bound method of an object the module makes: ``richard.run``) handed to an API
+that calls it with the arguments after it (``executor.submit(work, 100)``,
 pyperf's ``runner.bench_func("name", work, 100)``) is called with them; pyperf's
 ``bench_time_func("name", work, 100)`` calls ``work(loops, 100)``, its own loop count first.
+An option of the parsed command line (``args.width`` after ``args = parser.parse_args()``)
+passes its ``add_argument(..., default=100)``: what the program runs with when given none.
 
 An instance attribute that ``__init__`` binds once from its parameters (``self.degree = degree``)
 is a size of the methods that read it: a record from ``__init__`` to each passes the value.
@@ -32,6 +35,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Iterator
 
 from ccls.model import CallSite
 from ccls.polynomial import Polynomial
@@ -59,6 +63,14 @@ def length_parameter(name: str) -> str:
 def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
     """The module's functions (each with its parameters, then ``len(p)`` of each) and the calls
     its functions make to them, with what each passes."""
+    return module_calls_and_targets(read, file, text)[0]
+
+
+def module_calls_and_targets(read: ModuleRead, file: str,
+                             text: str) -> tuple[ModuleCalls, dict[str, dict[str, str]]]:
+    """`module_calls`, and per caller the module function each call name of its reaches
+    (``self.step`` → ``Walker.step``, ``Board`` → ``Board.__init__``), where `_resolve` decides
+    one for every call of that name: the callee the inclusive cost follows."""
     parameters = {f.name: tuple(f.parameters) + tuple(length_parameter(p) for p in f.parameters)
                   for f in read.functions}
     own = {f.name: list(f.parameters) for f in read.functions}
@@ -71,28 +83,37 @@ def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
     classes = {q.rsplit(".", 1)[0] for q, d in defs.items() if d.kind != "function" and "<locals>" not in q
                and "." not in q.rsplit(".", 1)[0]}
     objects = _global_objects(text)
+    command_line = _command_line(text, read)
     sites: list[CallSite] = []
+    targets: dict[str, dict[str, str | None]] = {}
     for caller, calls in read.sites.items():
         if caller not in own and caller != MODULE_CALLER:
             continue
         caller_def = defs.get(caller)
         caller_params = own.get(caller, [])  # the module's top level has none: only constants pass
         known = set(caller_params) | {length_parameter(p) for p in caller_params}
+        named = targets.setdefault(caller, {})
         for line, site in calls:
             target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes, objects)
+            if site.func.name and site.func.direct:  # the name the reader gave the call (Instruction.callee)
+                reached = target[0] if target is not None else None
+                named[site.func.name] = reached if named.get(site.func.name, reached) == reached else None
             if target is None:
-                site = _passed_on(site, own, defs, classes)
+                site = _passed_on(site, own, defs, classes, methods, objects)
                 target = _resolve(caller, caller_def, caller_params, site, own, defs, methods, classes, objects) \
                     if site is not None else None
             if target is None:
                 continue
             callee, bound = target
-            args = _arguments(site, own[callee], bound, defs.get(callee), known)
+            args = _arguments(site, own[callee], bound, defs.get(callee), known, command_line)
             if args is not None and any(a is not None for a in args):
                 sites.append(CallSite(caller, callee, line, args))
     sites += _protocol_sites(text, read, own)
+    renamed = {caller: {name: callee for name, callee in named.items() if callee is not None and callee != name}
+               for caller, named in targets.items()}
     # Only this module's calls reach its functions: never a C call to a function of that name.
-    return ModuleCalls(file, parameters, tuple(sites + attribute_sites), internal=frozenset(parameters))
+    return (ModuleCalls(file, parameters, tuple(sites + attribute_sites), internal=frozenset(parameters)),
+            {caller: named for caller, named in renamed.items() if named})
 
 
 def _protocol_sites(text: str, read: ModuleRead, own: dict[str, list[str]]) -> list[CallSite]:
@@ -234,7 +255,8 @@ _CALLS_WITH_LEADING_VALUE = frozenset(("bench_time_func",))
 _UNKNOWN_ARG = _Val()
 
 
-def _passed_on(site: _Site, own: dict[str, list[str]], defs: dict[str, _Def], classes: set[str]) -> _Site | None:
+def _passed_on(site: _Site, own: dict[str, list[str]], defs: dict[str, _Def], classes: set[str],
+               methods: dict[str, list[str]], objects: frozenset[str]) -> _Site | None:
     """``executor.submit(work, 100)``, ``runner.bench_func("name", work, 100)``: an API that calls
     the module's function it is handed with the positional arguments after it, as the call
     ``work(100)``; only when their number fits the function's positional parameters (those
@@ -244,23 +266,43 @@ def _passed_on(site: _Site, own: dict[str, list[str]], defs: dict[str, _Def], cl
         return None
     lead = (_UNKNOWN_ARG,) if api in _CALLS_WITH_LEADING_VALUE else ()
     for index, value in enumerate(site.args):
-        name = value.name if value.is_global and value.owner is None else None
-        if name is None or "." in name:
-            continue
-        callee = f"{name}.__init__" if name in classes else name
-        if callee not in own:
+        handed = _handed(value, own, defs, classes, methods, objects)
+        if handed is None:
             continue  # the executor of run_in_executor(EXECUTOR, work, 4), not a function of ours
+        callee, bound, func = handed
         definition = defs.get(callee)
         if definition is None or definition.positional is None:
             return None
         rest = lead + site.args[index + 1:]
         if lead and len(rest) == 1:
             return None  # nothing passed but the loop count: nothing to tell
-        bound = 1 if callee != name else 0  # __init__'s self
         if not definition.positional - definition.optional <= len(rest) + bound <= definition.positional:
             return None
-        return _Site(_Val(name=name, direct=True, is_global=True), None, rest, None)
+        return _Site(func, None, rest, None)
     return None
+
+
+def _handed(value: _Val, own: dict[str, list[str]], defs: dict[str, _Def], classes: set[str],
+            methods: dict[str, list[str]], objects: frozenset[str]) -> tuple[str, int, _Val] | None:
+    """The module function a callable handed to an API runs, the arguments bound before the
+    API's own (self), and the callable as a call names it: a function; a class (its
+    ``__init__``); a bound method of an object (``richard.run`` after ``richard = Richards()``,
+    a local or a global the module assigns: the module's only method of that name, as `_resolve`
+    takes ``obj.m()``)."""
+    name = value.name if value.is_global and value.owner is None else None
+    if name is not None and "." not in name:
+        callee = f"{name}.__init__" if name in classes else name
+        return (callee, int(callee != name), _Val(name=name, direct=True, is_global=True)) if callee in own else None
+    owner = value.owner
+    if owner is None or not value.attr:
+        return None
+    if (owner.from_global or owner.is_global) and not (owner.is_global and owner.owner is None
+                                                        and owner.name in objects):
+        return None  # a module's function (math.sqrt), not a method of one of ours
+    candidates = methods.get(value.attr, [])
+    if len(candidates) != 1 or candidates[0] not in own:
+        return None
+    return candidates[0], 0 if defs[candidates[0]].kind == "staticmethod" else 1, value
 
 
 def _resolve(caller: str, caller_def: _Def | None, caller_params: list[str], site: _Site,
@@ -304,8 +346,9 @@ def _resolve(caller: str, caller_def: _Def | None, caller_params: list[str], sit
 
 
 def _arguments(site: _Site, params: list[str], bound: int, definition: _Def | None,
-               known: set[str]) -> tuple | None:
-    """The call's value for each of the callee's parameters, then for ``len(p)`` of each."""
+               known: set[str], command_line: tuple[frozenset[str], dict[str, Expr]] = (frozenset(), {})) -> tuple | None:
+    """The call's value for each of the callee's parameters, then for ``len(p)`` of each
+    (``args.width`` of a parsed command line: the option's default, `_command_line`)."""
     n_keywords = len(site.keywords or ())
     positional = site.args[:len(site.args) - n_keywords] if n_keywords else site.args
     values: dict[str, _Val] = {}
@@ -328,10 +371,19 @@ def _arguments(site: _Site, params: list[str], bound: int, definition: _Def | No
             ints.append(definition.defaults.get(name) if definition is not None else None)
             lengths.append(definition.lengths.get(name) if definition is not None else None)
             continue
-        ints.append(_expr(value.poly, known) if value.poly is not None else None)
+        ints.append(_expr(value.poly, known) if value.poly is not None else _option_default(value, command_line))
         size = _length(value)
         lengths.append(_expr(size[0], known) if size is not None and size[1] != "unknown" else None)
     return tuple(ints + lengths)
+
+
+def _option_default(value: _Val, command_line: tuple[frozenset[str], dict[str, Expr]]) -> Expr | None:
+    """``args.width`` where ``args`` holds a parsed command line: the option's default."""
+    parsed, defaults = command_line
+    owner = value.owner
+    if owner is None or value.attr not in defaults or not ({owner.var, owner.name} & parsed):
+        return None
+    return defaults[value.attr]
 
 
 def _expr(p: Polynomial, known: set[str]) -> Expr | None:
@@ -375,10 +427,70 @@ def _global_objects(text: str) -> frozenset[str]:
         for inner in ast.walk(node):
             if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 other.add(inner.name)
+    for node in _top_level_statements(tree.body):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
             if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
         assigned.update(t.id for t in targets if isinstance(t, ast.Name))
     return frozenset(assigned - other)
+
+
+def _top_level_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The module's own statements, those inside its top-level ``if``/``try``/``with``/``for``
+    blocks too (``if __name__ == "__main__": runner = …``): they bind module globals."""
+    for node in body:
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.stmt):
+                    yield from _top_level_statements([child])
+
+
+def _constant(node: ast.expr | None, module, part: str) -> Expr | None:
+    """A module constant's value (``part`` "poly") or length ("length": ``bodies=SYSTEM``, a
+    list of 5), where that is a whole number."""
+    value = module.constant(node.id) if isinstance(node, ast.Name) and module is not None else None
+    held = getattr(value, part) if value is not None else None
+    number = held.constant_value() if held is not None else None
+    return ("const", int(number)) if number is not None and number.denominator == 1 else None
+
+
+def _integer(node: ast.expr | None, module) -> Expr | None:
+    """An integer literal (``-3`` too) or a module constant that is one, as a default is written."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return ("const", node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _integer(node.operand, module)
+        return ("const", -inner[1]) if inner is not None else None
+    return _constant(node, module, "poly")
+
+
+def _command_line(text: str, read: ModuleRead) -> tuple[frozenset[str], dict[str, Expr]]:
+    """The names the module binds to parsed command lines (``args = parser.parse_args()``) and
+    each option's integer default (``add_argument("--width", type=int, default=100)`` → width):
+    what ``args.width`` holds when the program runs without that option, as a parameter holds
+    its default. An option declared twice with different defaults is left out."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset(), {}
+    parsed: set[str] = set()
+    found: dict[str, Expr | None] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "parse_args":
+            parsed.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument"):
+            continue
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        names = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if "default" not in keywords or not names:
+            continue
+        dest = keywords["dest"].value if isinstance(keywords.get("dest"), ast.Constant) else \
+            next((n for n in names if n.startswith("--")), names[0]).lstrip("-").replace("-", "_")
+        value = _integer(keywords["default"], read.module)
+        found[dest] = value if found.get(dest, value) == value else None
+    return frozenset(parsed), {k: v for k, v in found.items() if v is not None}
 
 
 def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
@@ -391,28 +503,6 @@ def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
     module = read.module
     out: dict[str, _Def] = {}
 
-    def default(node: ast.expr | None) -> Expr | None:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-            return ("const", node.value)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            inner = default(node.operand)
-            return ("const", -inner[1]) if inner is not None else None
-        if isinstance(node, ast.Name) and module is not None:
-            value = module.constant(node.id)
-            number = value.poly.constant_value() if value is not None and value.poly is not None else None
-            if number is not None and number.denominator == 1:
-                return ("const", int(number))
-        return None
-
-    def length(node: ast.expr | None) -> Expr | None:
-        """A default that is a module constant of known length (``bodies=SYSTEM``, a list of 5)."""
-        if isinstance(node, ast.Name) and module is not None:
-            value = module.constant(node.id)
-            size = value.length.constant_value() if value is not None and value.length is not None else None
-            if size is not None and size.denominator == 1:
-                return ("const", int(size))
-        return None
-
     def visit(body: list[ast.stmt], prefix: str, in_class: bool) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -422,12 +512,10 @@ def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
                         if "classmethod" in decorators else "method") if in_class else "function"
                 a = node.args
                 positional = a.posonlyargs + a.args
-                defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]],
-                                    map(default, a.defaults)))
-                defaults.update((p.arg, default(d)) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
                 given = list(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults))
                 given += [(p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
-                lengths = {name: length(d) for name, d in given}
+                defaults = {name: _integer(d, module) for name, d in given}
+                lengths = {name: _constant(d, module, "length") for name, d in given}
                 out[qualname] = _Def(qualname, kind, {k: v for k, v in defaults.items() if v is not None},
                                      None if a.vararg is not None else len(positional), len(a.defaults),
                                      {k: v for k, v in lengths.items() if v is not None})

@@ -32,6 +32,10 @@ call) and builtin types that make a new object (py.work.object: ``range(n)``, ``
 nothing (``abs``, ``operator.is_``). ``--only py.work.new`` measures one class again and keeps
 the others.
 
+A return to an interpreted caller after a long call (py.work.resume, charged by ccls.cold_resume)
+refetches the caller's frame, code and data from beyond L2: the same few statements are timed
+after a call that walks objects filling L2 four times over and after a call that does nothing.
+
 Raw times go to cpython-<ver>-builtins-measurements.json; cpython_bytecode.py (also ``--refit``)
 folds the slopes into cost_tables/cpython-<ver>.json as the py.work.* classes.
 """
@@ -200,6 +204,79 @@ FIXED: dict[str, tuple[str, dict]] = {
 }
 
 
+# Returning to an interpreted caller after a long call (py.work.resume): the caller's frame, code,
+# constants and the dict entries and objects it reads next were evicted by the callee's own data.
+# Timed as the same few statements after a call that walks objects filling L2 several times over
+# and after a call that does nothing; the difference is the cold restart. Only L2 is cycled (the
+# least a callee past ccls's threshold has done), so heavier callees, which cycle L3 too, cost more.
+RESUME_FOOTPRINT_BYTES = 4 * 512 * 1024  # four times the measuring machine's L2 (lscpu: 512 KiB per core)
+RESUME_WHAT = ("returning to an interpreted caller after a call long enough to cycle L2: the statements it runs "
+               "next refetch its frame, code, constants and the objects they read")
+
+
+class _Item:
+    def __init__(self, v):
+        self.a = v
+        self.b = 2.0
+
+
+def _walk(items):  # a typical loop over a program's objects: attribute reads and float arithmetic
+    s = 0.0
+    for o in items:
+        s += o.a * o.b
+    return s
+
+
+def _nothing(items):
+    return 0.0
+
+
+_RESUMED = {  # statements a caller runs after the call: locals, globals, attributes, a subscript, a C call
+    "attributes and arithmetic": "o = objs[3]; x = o.a + g; y = o.b * x; p = objs[5]; q = p.a + p.b * y",
+    "a C call and a subscript": "o = objs[2]; z = floor(o.b * g); p = objs[6]; q = p.a + z",
+    "a list built and read": "o = objs[4]; t = [o.a, o.b, g]; w = t[1] + len(t) * objs[1].a",
+}
+
+
+def _resumed(stmt: str):
+    """``callee(items)`` then ``stmt``, timed around ``stmt`` alone (ns)."""
+    src = (f"def run(callee, items, objs, g, floor, clock):\n    callee(items)\n    t0 = clock()\n"
+           f"    {stmt}\n    return clock() - t0\n")
+    scope: dict = {}
+    exec(compile(src, "<resume>", "exec"), scope)
+    return scope["run"]
+
+
+def measure_resume(repeats: int = 41) -> dict:
+    items = [_Item(i) for i in range(RESUME_FOOTPRINT_BYTES // 150)]  # ~150 bytes per instance and its float
+    objs = [_Item(i) for i in range(8)]
+    import math
+    rows = []
+    for label, stmt in _RESUMED.items():
+        run = _resumed(stmt)
+        args = (objs, 5, math.floor, time.perf_counter_ns)
+        run(_nothing, items, *args)
+        run(_walk, items, *args)  # warm up: let the adaptive interpreter specialise
+        cold, warm = [], []
+        gc.disable()
+        try:
+            for _ in range(repeats):  # alternated, so that a change in the machine's load hits both
+                cold.append(run(_walk, items, *args))
+                warm.append(run(_nothing, items, *args))
+        finally:
+            gc.enable()
+        t_cold, t_warm = float(np.median(cold)), float(np.median(warm))  # medians: one timing per call
+        rows.append({"op": label, "statement": stmt, "baseline_statement": "the same after a call that does nothing",
+                     "ns": t_cold, "baseline_ns": t_warm, "ns_per_unit": t_cold - t_warm})
+        print(f"py.work.resume  {label:40s} {t_cold - t_warm:7.1f} ns ({t_cold:.0f} - {t_warm:.0f})")
+    method = ("median over [{ops}] of the median time of the statements run after a call that walks objects filling "
+              f"{RESUME_FOOTPRINT_BYTES // 1024} KiB less after a call that does nothing, {repeats} calls each, alternated")
+    return {"py.work.resume": {"complexity": RESUME_WHAT, "units": "one per return from such a call", "fixed": True,
+                               "method": method,
+                               "n": repeats, "footprint_bytes": RESUME_FOOTPRINT_BYTES,
+                               "ns_per_unit": float(np.median([r["ns_per_unit"] for r in rows])), "ops": rows}}
+
+
 def measure_fixed(n: int = 20000, repeats: int = 41) -> dict:
     out = {}
     for cls, (what, ops) in FIXED.items():
@@ -298,10 +375,12 @@ def main(argv: list[str] | None = None) -> None:
     ratio = speed_ratio()
     only = set(args.only.split(",")) if args.only else None
     classes = {}
-    if only is None or only - set(FIXED):
+    if only is None or only - set(FIXED) - {"py.work.resume"}:
         classes.update(measure(only))
     if only is None or only & set(FIXED):
         classes.update({k: v for k, v in measure_fixed().items() if only is None or k in only})
+    if only is None or "py.work.resume" in only:
+        classes.update(measure_resume())
     ratio_after = speed_ratio()  # the machine's load may change while it measures: take the mean
     ratio = {"value": (ratio["value"] + ratio_after["value"]) / 2, "before": ratio, "after": ratio_after}
     if only is not None:  # merge: these classes carry this run's ratio and date

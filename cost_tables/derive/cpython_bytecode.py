@@ -413,7 +413,10 @@ def work_classes(pj_per_cycle: float, clock_hz: float) -> dict[str, dict]:
                  f"CPython {saved['python']}, {m.get('date', saved['date'])}")
         scaled = (f"{m['ns_per_unit']:.3f} ns there, divided by {ratio:.3f} (that run's time for 7 of this "
                   "table's snippets over the time the table predicts for them) to put it in this table's time")
-        if m.get("fixed"):
+        if m.get("method"):  # a measurement that says how it was taken (py.work.resume)
+            source = f"{where}: {m['method'].format(ops=ops)}; {scaled}"
+            notes = f"{m['units']}: {m['complexity']}"
+        elif m.get("fixed"):
             source = (f"{where}: median over [{ops}] of the time of the statement less that of the same call shape "
                       f"without the operation (a function that runs the same body, or a C function that does next "
                       f"to nothing), {m['n']} iterations, minimum over repeats; {scaled}")
