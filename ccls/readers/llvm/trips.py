@@ -12,7 +12,7 @@ from ccls.early_exit import early_exit_trip
 from ccls.model import TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers import alias_checks, data_walks
-from ccls.readers.llvm import physical_bounds
+from ccls.readers.llvm import physical_bounds, tree_descents
 from ccls.readers.llvm.opcodes import _callee_name
 from ccls.readers.llvm.reading import _exit_test, _Reading, _scev_context, _start_and_step, _successors
 from ccls.readers.llvm.text import IRInstruction
@@ -342,6 +342,9 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         reason += f"; its maximum {bound} is only the range of a run-time value's type, not a count"
     if (walked := _walk_trip(record, parameters, analyses, early_exit, assumptions, terminators, reading)) is not None:
         return walked
+    if (descent := tree_descents.tree_descent(record, terminators, reading, parameters, default_trip_count)) is not None:
+        assumptions.append(f"loop %{record.header}: {descent.why}")
+        return TripCount("expected", descent.iterations, text)
     if (merged := _merged_counter_trip(record, analyses, terminators, reading, ctx)) is not None:
         assumptions.append(f"loop %{record.header}: its counter is stepped on each path through the body (the "
                            f"copies merge before the exit test): {spoken(merged)} iterations")
