@@ -348,6 +348,9 @@ class _FunctionReader:
             most, why = (1 << int(bits.group(1))) - 1 if bits else math.inf, "its type holds no more"
             if maxima.get(value, math.inf) < most:
                 most, why = maxima[value], "LLVM's value range for it (ScalarEvolution) ends there"
+            if bits and (counted := physical_bounds.counter_ceiling(value, self.analyses, self.reading)) \
+                    and counted[0] < most:
+                most, why = counted
             load = self.definitions.get(value)
             if load is not None and load.opcode == "load" and load.operands and load.operands[0].is_global_variable \
                     and stored.get(load.operands[0].name, math.inf) < most:
