@@ -62,3 +62,13 @@ def test_a_decision_tree_in_index_tables_runs_the_bits_of_its_index(functions):
 
 def test_a_chain_through_one_table_is_a_list_not_a_tree(functions):
     assert [kind for kind, _ in trips(functions["chain"])] == ["unknown"]
+
+
+def test_a_counter_stepped_up_in_a_loop_of_constant_count_is_bounded_by_it(functions):
+    ceilings = functions["distinct"].value_ceilings
+    assert ceilings["n"][0] == 256 and "at most 128 passes" in ceilings["n"][1]
+
+
+def test_a_tree_descent_mispredicts_its_exit_once_per_entry(functions):
+    counted = count_function(functions["classify"], None, lambda s: 1000.0)
+    assert counted.counts["branch.mispredict"].constant_value() == pytest.approx(1.0)
