@@ -389,6 +389,11 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
                                   physical_bounds.shifted_out_trip(record, terminators, reading)) if found]
     if bounds:
         most, why = min(bounds)
+        if most <= default_trip_count and _leaves_early_on_data(record, terminators, reading):
+            # what bounds the counter is one exit; another, on data, ends most entries sooner
+            trip, how = early_exit_trip(Polynomial.constant(most), early_exit, text, spoken)
+            assumptions.append(f"loop %{record.header}: {why}, or leaves earlier on data; {how}")
+            return trip
         if most <= default_trip_count:
             assumptions.append(f"loop %{record.header}: {why}, taken as that")
             return TripCount("bounded", Polynomial.constant(most), text, worst_case=True)
@@ -965,6 +970,16 @@ def _leaves_early_only_to_fail(record, terminators: dict, reading: _Reading) -> 
         else:
             ordinary += 1
     return " or ".join(sorted(kinds, reverse=True)) if len(exits) > 1 and ordinary == 1 else None
+
+
+def _leaves_early_on_data(record, terminators: dict, reading: _Reading) -> bool:
+    """Whether the loop has two or more exit edges that are not error paths (code that never
+    returns, an allocation's failure): one ends the count, the others leave earlier on data."""
+    inside = set(record.blocks)
+    exits = [(name, target) for name in record.blocks if name in terminators
+             for target in _successors(terminators[name]) if target not in inside]
+    return sum(1 for name, target in exits if not _never_returns(target, terminators)
+               and not _on_allocation_failure(terminators[name], target, reading)) >= 2
 
 
 _NULL_TEST = re.compile(r"= icmp (?P<predicate>eq|ne) ptr %(?P<pointer>\"[^\"]+\"|[-\w.$]+), null\b")
