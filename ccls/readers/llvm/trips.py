@@ -390,10 +390,11 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
     if bounds:
         most, why = min(bounds)
         if most <= default_trip_count and _leaves_early_on_data(record, terminators, reading):
-            # what bounds the counter is one exit; another, on data, ends most entries sooner
+            # what bounds the counter is one exit; another, on data, ends most entries sooner.
+            # Still a guess from a worst case (`worst_case`): it joins a nest of unknown loops.
             trip, how = early_exit_trip(Polynomial.constant(most), early_exit, text, spoken)
             assumptions.append(f"loop %{record.header}: {why}, or leaves earlier on data; {how}")
-            return trip
+            return replace(trip, worst_case=True)
         if most <= default_trip_count:
             assumptions.append(f"loop %{record.header}: {why}, taken as that")
             return TripCount("bounded", Polynomial.constant(most), text, worst_case=True)
@@ -642,6 +643,9 @@ def _walk_trip(record, parameters: set[str], analyses: FunctionAnalyses, early_e
     if (most := _at_most_at_zero_sizes(walk.iterations, record.header, assumptions)) is not None:
         assumptions.append(f"loop %{record.header}: {walk.what}")  # `19 - s->have`: at most 19
         return TripCount("bounded", most, record.backedge_taken or "")
+    if walk.iterations.constant_value() is not None:  # a counter in memory from a constant to a constant
+        assumptions.append(f"loop %{record.header}: {walk.what}: {spoken(walk.iterations)} iterations")
+        return TripCount("constant", walk.iterations, record.backedge_taken or "")
     reading.data_symbols.add(walk.symbol)
     if walk.at_most:
         assumptions.append(f"loop %{record.header}: {walk.what}: {spoken(walk.iterations)} iterations")
