@@ -206,11 +206,17 @@ def _varying_exit_misses(loop: Loop, executions: dict[str, Polynomial]) -> Polyn
     so the exit, at a different iteration each entry, is missed once per entry. Its entries are
     its header's executions over its count, where that count is a constant (a polynomial
     divides by no other)."""
+    if not _exit_varies(loop) or loop.id not in executions:
+        return None
+    return executions[loop.id] * (1 / Fraction(loop.trip_count.iterations.constant_value()))
+
+
+def _exit_varies(loop: Loop) -> bool:
+    """Whether the loop leaves at an iteration the data decides, its count a constant mean
+    (kind `expected`): its exit is mispredicted once per entry (`_varying_exit_misses`)."""
     trip = loop.trip_count
     mean = trip.iterations.constant_value() if trip.kind == "expected" else None
-    if mean is None or mean < 1 or loop.id not in executions:
-        return None
-    return executions[loop.id] * (1 / Fraction(mean))
+    return mean is not None and mean >= 1
 
 
 # A bulk copy or fill (memcpy, memmove, memset) moves 32 bytes per instruction and stores one such
@@ -372,8 +378,8 @@ def _entry_overlap(fn: FunctionIR, runs: dict[str, float], window: int | None) -
                 per_loop[loop] += block.machine_instructions * runs[block.name]
     overlap = {}
     for loop in fn.loops.values():
-        if not loop.independent_entries or loop.parent not in runs:
-            continue
+        if not loop.independent_entries or loop.parent not in runs or _exit_varies(loop):
+            continue  # an exit missed once per entry: the core fetches the next entry only after it
         entries = runs[loop.parent]
         per_entry = per_loop.get(loop.id, 0.0) / entries if entries > 0 else 0.0
         if per_entry > 0 and window / per_entry > 1:

@@ -72,3 +72,10 @@ def test_a_counter_stepped_up_in_a_loop_of_constant_count_is_bounded_by_it(funct
 def test_a_tree_descent_mispredicts_its_exit_once_per_entry(functions):
     counted = count_function(functions["classify"], None, lambda s: 1000.0)
     assert counted.counts["branch.mispredict"].constant_value() == pytest.approx(1.0)
+
+
+def test_a_loop_whose_exit_is_missed_each_entry_overlaps_no_entries(functions):
+    # the next tree's walk is fetched only once this one's mispredicted exit resolves
+    from ccls.counting import _entry_overlap
+    fn = functions["classify"]
+    assert all(loop.id not in _entry_overlap(fn, {b.name: 1.0 for b in fn.blocks}, 320) for loop in fn.loops.values())
