@@ -30,6 +30,16 @@ int classify(const unsigned char *x) {
   while (!(id & 0x80)) id = x[feature[id]] < threshold[id] ? left_of[id] : right_of[id];
   return id & 0x7f;
 }
+struct node *small_keys, *large_keys;
+struct node *lookup(int key) {
+  struct node *s = key < 0 ? small_keys : large_keys;
+  while (s != 0) {
+    if (key < s->key) s = s->left;
+    else if (key > s->key) s = s->right;
+    else break;
+  }
+  return s;
+}
 int next_of[256];
 int chain(int i) { int n = 0; while (i >= 0) { i = next_of[i]; n++; } return n; }
 long distinct(const long *freq, long *heap) {
@@ -79,3 +89,13 @@ def test_a_loop_whose_exit_is_missed_each_entry_overlaps_no_entries(functions):
     from ccls.counting import _entry_overlap
     fn = functions["classify"]
     assert all(loop.id not in _entry_overlap(fn, {b.name: 1.0 for b in fn.blocks}, 320) for loop in fn.loops.values())
+
+
+def test_the_nodes_of_a_tree_of_the_default_size_bound_its_chased_loads(functions):
+    # an unnamed root: a tree of the default 100 nodes, log2(100) levels, 100 lines at most
+    fn = functions["lookup"]
+    [(kind, levels)] = trips(fn)
+    assert kind == "expected" and float(levels.constant_value()) == pytest.approx(6.644, abs=1e-3)
+    chased = [i.access for b in fn.blocks if b.loop for i in b.instructions
+              if i.access is not None and i.access.pattern == "pointer-chase"]
+    assert chased and all(a.span_bytes == 100 * 64 for a in chased)

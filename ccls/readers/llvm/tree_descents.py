@@ -28,12 +28,19 @@ _DEPTH = 6  # merges and casts followed from a link to the load that reads it
 _INDEX_BITS = 16
 
 
+# A node read as one cache line (64 B on the cores the cost tables describe): what the nodes of a
+# tree of n nodes can occupy, at most, is n lines.
+NODE_BYTES = 64
+
+
 @dataclass(frozen=True)
 class TreeDescent:
-    """A loop that goes one level down a tree each iteration: its header's executions per entry."""
+    """A loop that goes one level down a tree each iteration: its header's executions per entry,
+    and where its depth is a constant, the most bytes its nodes occupy (2^depth nodes)."""
 
     iterations: Polynomial
     why: str  # for the assumption
+    node_bytes: int | None = None
 
 
 def tree_descent(record, terminators: dict, reading: _Reading, parameters: set[str],
@@ -88,7 +95,8 @@ def _depth(phi, start: str, places: int, definitions: dict, parameters: set[str]
     levels = Fraction(math.log2(max(2, default_trip_count))).limit_denominator(1000)
     return TreeDescent(Polynomial.constant(levels),
                        f"descends a tree: each iteration's node is {read}; one node per level, a balanced tree of "
-                       f"{default_trip_count} nodes (the default count) {float(levels):.3g} levels deep")
+                       f"{default_trip_count} nodes (the default count) {float(levels):.3g} levels deep",
+                       max(2, default_trip_count) * NODE_BYTES)
 
 
 def _loads(value: str, phi: str, inside: set[str], reading: _Reading, depth: int = 0) -> list | None:

@@ -344,6 +344,8 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         return walked
     if (descent := tree_descents.tree_descent(record, terminators, reading, parameters, default_trip_count)) is not None:
         assumptions.append(f"loop %{record.header}: {descent.why}")
+        if descent.node_bytes is not None:
+            reading.tree_bytes[record.header] = descent.node_bytes
         return TripCount("expected", descent.iterations, text)
     if (merged := _merged_counter_trip(record, analyses, terminators, reading, ctx)) is not None:
         assumptions.append(f"loop %{record.header}: its counter is stepped on each path through the body (the "
