@@ -174,6 +174,11 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
                     lines = tuple(sorted(set(lines) | ({instr.line - (fn.line or 0)} if instr.line else set())))
                     guessed_calls[instr.callee] = (depth, most, lines)
                     guessed_counts[instr.callee] = guessed_counts[instr.callee] + times
+    for loop in fn.loops.values():
+        if (misses := _varying_exit_misses(loop, executions)) is not None:
+            counts[MISPREDICT].append(misses)
+            notes.add(f"loop at line {loop.line or '?'}: it leaves at an iteration the data decides (a search, a "
+                      f"tree's depth): its exit assumed mispredicted once per entry")
     # Which side of each overlap is hidden depends on the cost table: the report says (engine).
     overlaps = [MemoryOverlap(loop, loop_cycles[loop], {cls: sum_of(parts) for cls, parts in classes.items()})
                 for loop, classes in overlapped.items() if cycles is not None and loop in loop_cycles]
@@ -194,6 +199,25 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
         guessed_nest=nest,
         guessed_share=in_guessed / sum(run.values()) if in_guessed else 0.0,
     )
+
+
+def _varying_exit_misses(loop: Loop, executions: dict[str, Polynomial]) -> Polynomial | None:
+    """Mispredicted exits of a loop that leaves at an iteration the data decides (kind
+    `expected`: a search's hit, a tree descent's leaf): the predictor learns to stay in the loop,
+    so the exit, at a different iteration each entry, is missed once per entry. Its entries are
+    its header's executions over its count, where that count is a constant (a polynomial
+    divides by no other)."""
+    if not _exit_varies(loop) or loop.id not in executions:
+        return None
+    return executions[loop.id] * (1 / Fraction(loop.trip_count.iterations.constant_value()))
+
+
+def _exit_varies(loop: Loop) -> bool:
+    """Whether the loop leaves at an iteration the data decides, its count a constant mean
+    (kind `expected`): its exit is mispredicted once per entry (`_varying_exit_misses`)."""
+    trip = loop.trip_count
+    mean = trip.iterations.constant_value() if trip.kind == "expected" else None
+    return mean is not None and mean >= 1
 
 
 # A bulk copy or fill (memcpy, memmove, memset) moves 32 bytes per instruction and stores one such
@@ -355,8 +379,8 @@ def _entry_overlap(fn: FunctionIR, runs: dict[str, float], window: int | None) -
                 per_loop[loop] += block.machine_instructions * runs[block.name]
     overlap = {}
     for loop in fn.loops.values():
-        if not loop.independent_entries or loop.parent not in runs:
-            continue
+        if not loop.independent_entries or loop.parent not in runs or _exit_varies(loop):
+            continue  # an exit missed once per entry: the core fetches the next entry only after it
         entries = runs[loop.parent]
         per_entry = per_loop.get(loop.id, 0.0) / entries if entries > 0 else 0.0
         if per_entry > 0 and window / per_entry > 1:

@@ -327,3 +327,16 @@ int put_all(struct st *s) {
     # it may also leave when a flush leaves bytes pending: the early-exit policy's count, bounded by the walk
     [(kind, count)] = trips(fns["put_name"])
     assert kind == "expected" and count.symbols == {symbol}
+
+
+def test_a_counter_kept_in_memory_from_a_constant_counts_to_its_bound():
+    # a benchmark's `volatile` index: kept in memory, set just before the loop, stepped by one
+    fns = analyse("""
+int predict(int);
+int run(void) {
+  int correct = 0;
+  for (volatile unsigned long i = 0; i < 128; i++) correct += predict((int)i);
+  return correct;
+}""", "/tmp/ccls-test/volatile_counter.c")
+    assert trips(fns["run"]) == [("constant", Polynomial.constant(128))]
+    assert any("set to 0 on entry" in a for a in fns["run"].assumptions)

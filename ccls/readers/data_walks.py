@@ -294,21 +294,45 @@ def _counter_in_memory(test, block: str, record, definitions: dict, block_of: di
             continue
         seen_ahead = seen_ahead or (step if after_step else 0)
         named = names.loaded_from(loaded.operands[0], 0)
-        if named is None:
+        first = _stored_on_entry(home, record, block_instructions)
+        if named is None and first is None:
             continue
-        start = Polynomial.symbol(named)
         limit = _fixed_bound(bound, record, definitions, block_of, names, block_instructions)
         if limit is None:
             continue
-        what = f"steps `{named}` (kept in memory) by {step} until it reaches {limit.format()}"
         at_most = False
-        if step > 0:
-            start, what, at_most = _from_zero(start, limit, what)
+        if first is not None:  # `for (volatile size_t i = 0; i < 128; i++)`: set just before the loop
+            start = Polynomial.constant(first)
+            named = named or "a counter"
+            what = f"steps {named} (kept in memory, set to {first} on entry) by {step} until it reaches {limit.format()}"
+        else:
+            start = Polynomial.symbol(named)
+            what = f"steps `{named}` (kept in memory) by {step} until it reaches {limit.format()}"
+            if step > 0:
+                start, what, at_most = _from_zero(start, limit, what)
         distance = (limit - start) if step > 0 else (start - limit)
         # The test sees the counter after this iteration's step (`s->have + 1 < 19`) or before it.
         iterations = distance * Fraction(1, abs(step)) + (0 if seen_ahead else 1)
         symbol = sorted(limit.symbols)[0] if at_most else named
         return iterations, symbol, what, at_most
+    return None
+
+
+def _stored_on_entry(home: str, record, block_instructions: dict[str, list]) -> int | None:
+    """The constant the one block entering the loop last stores at `home` (a counter set just
+    before its loop, as a `volatile` one is kept in memory), if it does."""
+    inside = set(record.blocks)
+    entering = [b for b, instrs in block_instructions.items() if b not in inside and instrs
+                and any(op.name == record.header and op.type_text == "label" for op in instrs[-1].operands)]
+    if len(entering) != 1:
+        return None
+    for instr in reversed(block_instructions[entering[0]]):
+        if instr.opcode == "store" and len(instr.operands) == 2 and instr.operands[1].name == home:
+            value = instr.operands[0]
+            text = value.text.split()[-1] if not value.name else ""
+            return int(text) if re.fullmatch(r"-?\d+", text) else None
+        if instr.opcode == "call" and "lifetime" not in instr.text:
+            return None  # a call may store there too
     return None
 
 

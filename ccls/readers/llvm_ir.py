@@ -22,7 +22,7 @@ from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, TripCount
 from ccls.polynomial import Polynomial
 from ccls.readers import data_walks
 from ccls.readers.global_constants import stored_maxima
-from ccls.readers.llvm import physical_bounds
+from ccls.readers.llvm import guarded_sizes, physical_bounds
 from ccls.readers.llvm.lines import (_DEFINE_DBG, _Speech, _inlined_from, _source_lines, _subprogram_info,
                                      _value_lines)
 from ccls.readers.llvm.machine import _contexts, _machine_code, _machine_per_ir_block, _traces
@@ -36,7 +36,7 @@ from ccls.readers.llvm.text import TWIN_SUFFIX, IRFunction, original_name, read_
 from ccls.readers.llvm.trips import (_checked_overlaps, _fallback_for_overlap, _halving_trip, _independent_entries,
                                      _merged_counters, _trip_count)
 from ccls.readers.llvm.vector_bodies import count_from_scalar_copies
-from ccls.readers.scev import BudgetExhausted, FunctionAnalyses, MEMORY_ACCESS_STEPS, ReadingBudget, ValueMemo
+from ccls.readers.scev import BudgetExhausted, FunctionAnalyses, MEMORY_ACCESS_STEPS, ReadingBudget, ValueMemo, spoken
 from ccls.taxonomy import with_vector
 from ccls.unknown_nests import share_unknown_nests
 
@@ -372,6 +372,9 @@ class _FunctionReader:
             most, why = (1 << int(bits.group(1))) - 1 if bits else math.inf, "its type holds no more"
             if maxima.get(value, math.inf) < most:
                 most, why = maxima[value], "LLVM's value range for it (ScalarEvolution) ends there"
+            if bits and (counted := physical_bounds.counter_ceiling(value, self.analyses, self.reading)) \
+                    and counted[0] < most:
+                most, why = counted
             load = self.definitions.get(value)
             if load is not None and load.opcode == "load" and load.operands and load.operands[0].is_global_variable \
                     and stored.get(load.operands[0].name, math.inf) < most:
@@ -524,9 +527,31 @@ class _FunctionReader:
                                                 reading))
             except BudgetExhausted:
                 trips[header] = None
+        self._cap_guarded(trips)
         # once every loop is read: a vector body of unknown count takes its scalar copy's
         count_from_scalar_copies(trips, analyses, terminators, reading, set(self.never_vectorised), assumptions)
         return trips
+
+    def _cap_guarded(self, trips: dict[str, TripCount | None]) -> None:
+        """Counts in sizes that the branches into their loop bound (`if (size <= 32)`): taken at
+        those bounds where that is less (`guarded_sizes`), as a worst case."""
+        symbol_of = {p: p for p in self.parameters}
+        symbol_of.update({value: variable for variable, values in self.reading.counted_values.items()
+                          for value in values})
+        symbol_of.update({value: next(iter(size.symbols)) for value, size in self.substituted.items()
+                          if len(size.symbols) == 1 and size == Polynomial.symbol(*size.symbols)})
+        dominators: dict[str, str] | None = None
+        for header, trip in trips.items():
+            if trip is None or trip.kind == "unknown" or not trip.iterations.symbols:
+                continue
+            if dominators is None:
+                dominators = guarded_sizes.immediate_dominators(self.body[0][0], self.terminators)
+            caps = guarded_sizes.guard_caps(header, self.terminators, self.definitions, symbol_of, dominators)
+            if caps and (found := guarded_sizes.capped_count(trip.iterations, caps)) is not None:
+                most, why = found
+                self.assumptions.append(f"loop %{header}: {why}: at most {spoken(most)} iterations, not "
+                                        f"{spoken(trip.iterations)}")
+                trips[header] = TripCount("bounded", most, trip.source_text, worst_case=True)
 
     def _loops(self, blocks: list[BasicBlock], entries: dict[str, Fraction],
                trips: dict[str, TripCount | None]) -> tuple[dict[str, Loop], list[int | None]]:

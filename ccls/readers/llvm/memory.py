@@ -203,7 +203,9 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
         seen: set[str] = set()
         # Within a global array (a tree's child table, `next[node]`), either reaches no more
         # than the array; a narrow index, no more than its type's range.
-        spans = [s for s in (_narrow_index_span(scev), _global_array_bytes(scev, reading.global_bytes)) if s]
+        # Down a tree of a known size (`tree_descents`), the nodes it can occupy.
+        spans = [s for s in (_narrow_index_span(scev), _global_array_bytes(scev, reading.global_bytes),
+                             reading.tree_bytes.get(loop_id)) if s]
         span = min(spans) if spans else None
         if any(_chased(name, inside, analyses, loaded - parameters, load_pointers, seen) for name in unknowns):
             return MemoryAccess("pointer-chase", element_bytes, span_bytes=span)

@@ -884,3 +884,84 @@ def first_difference(record, terminators: dict, reading: _Reading) -> tuple[str,
         if any(walked) and any(invariant):
             return "runs while the elements it reads equal one value", int(equality["type"][1:])
     return None
+
+
+def counter_ceiling(value: str, analyses: FunctionAnalyses, reading: _Reading,
+                    depth: int = 0) -> tuple[int, str] | None:
+    """The most a counter can hold: one that a loop of at most T passes steps up by at most k a
+    pass from a start of at most c (`if (freq[i]) heap[n++] = i;` over 256 values of i) holds at
+    most c + k·T; one the loop only steps down (`while (n > 1) { --n; … }`) no more than its
+    start. For the counter's phi, its steps in the loop, and its value after the loop. None where
+    the start has no such bound, a rising counter's loop no constant bound on its passes, or the
+    counter moves any other way (a product, data)."""
+    name = _through_single_merges(uncast(value, reading), reading)
+    block, headers = reading.block_of.get(name), set(analyses.loops)
+    for record in sorted(analyses.loops.values(), key=lambda r: -r.depth):
+        if block not in record.blocks:
+            continue
+        inside = set(record.blocks)
+        for phi in reading.instructions.get(record.header, ()):
+            if phi.opcode != "phi" or not _INT.match(phi.type_text):
+                continue
+            pairs = data_walks._incoming(phi)
+            starts = [v for v, b in pairs if b not in inside]
+            nexts = {v for v, b in pairs if b in inside}
+            if len(starts) != 1 or len(nexts) != 1:
+                continue
+            step = _most_added(nexts.pop(), phi.name, inside, reading, headers)
+            offset = 0 if name == phi.name else _most_added(name, phi.name, inside, reading, headers)
+            if step is None or offset is None:
+                continue
+            if starts[0].lstrip("-").isdigit():
+                start, from_ = int(starts[0]), f"from {starts[0]}"
+            elif depth < 3 and (found := counter_ceiling(starts[0], analyses, reading, depth + 1)) is not None:
+                start, from_ = found[0], f"from at most {found[0]} ({found[1]})"
+            else:
+                continue
+            if step <= 0:
+                return start + max(0, offset), f"a counter {from_} that its loop only steps down"
+            if record.constant_max_backedge_taken is None:
+                continue
+            passes = record.constant_max_backedge_taken + 1
+            return start + step * passes, (f"a counter {from_} that its loop (at most {passes} passes) steps up by "
+                                           f"at most {step} a pass")
+    return None
+
+
+def _through_single_merges(name: str, reading: _Reading) -> str:
+    """The value an LCSSA phi (one incoming value) carries out of its loop."""
+    for _ in range(4):
+        instr = reading.definitions.get(name)
+        pairs = data_walks._incoming(instr) if instr is not None and instr.opcode == "phi" else []
+        if len(pairs) != 1 or pairs[0][0] not in reading.definitions:
+            return name
+        name = uncast(pairs[0][0], reading)
+    return name
+
+
+def _most_added(value: str, phi: str, inside: set[str], reading: _Reading, headers: set[str],
+                depth: int = 0) -> int | None:
+    """The most `value` adds to `phi` in one pass of the loop (below 0 where it only takes away):
+    through adds of constants and merges (phis, selects) inside it; None for any other step (a
+    product, data)."""
+    value = uncast(value, reading)
+    if value == phi:
+        return 0
+    instr = reading.definitions.get(value)
+    if instr is None or depth > 8 or reading.block_of.get(value) not in inside:
+        return None
+    if instr.opcode in ("add", "or") and len(instr.operands) == 2 and (
+            instr.opcode == "add" or " disjoint " in f" {instr.text} "):
+        base, step = instr.operands
+        if base.name and not step.name and step.text.split()[-1].lstrip("-").isdigit():
+            below = _most_added(base.name, phi, inside, reading, headers, depth + 1)
+            return None if below is None else below + int(step.text.split()[-1])
+        return None
+    if instr.opcode in ("phi", "select"):
+        if instr.opcode == "phi" and reading.block_of.get(value) in headers:
+            return None  # carried round an inner loop: stepped once per pass of that one
+        arms = [v for v, _ in data_walks._incoming(instr)] if instr.opcode == "phi" else \
+            [op.name for op in instr.operands[1:3]]
+        found = [_most_added(arm, phi, inside, reading, headers, depth + 1) if arm else None for arm in arms]
+        return None if not found or None in found else max(found)
+    return None

@@ -31,6 +31,9 @@ class _Reading:
     # Values of run-time steps a count was taken at 1 for (`trips._run_time_step_trip`): the
     # addresses that move by them are read at the same step.
     unit_steps: set[str] = field(default_factory=set)
+    # Loop header → the most bytes the nodes of the tree it descends occupy (`tree_descents`):
+    # what its chased loads can reach.
+    tree_bytes: dict[str, int] = field(default_factory=dict)
 
 
 def _stopped_note(budget: ReadingBudget, stopped_lines: list[int | None], default_trip_count: int) -> str:

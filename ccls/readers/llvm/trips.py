@@ -12,7 +12,7 @@ from ccls.early_exit import early_exit_trip, first_difference_trip
 from ccls.model import TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers import alias_checks, data_walks
-from ccls.readers.llvm import physical_bounds
+from ccls.readers.llvm import physical_bounds, tree_descents
 from ccls.readers.llvm.fixpoint import fixpoint_rounds
 from ccls.readers.llvm.opcodes import _callee_name
 from ccls.readers.llvm.reading import _exit_test, _Reading, _scev_context, _start_and_step, _successors
@@ -347,6 +347,11 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         reason += f"; its maximum {bound} is only the range of a run-time value's type, not a count"
     if (walked := _walk_trip(record, parameters, analyses, early_exit, assumptions, terminators, reading)) is not None:
         return walked
+    if (descent := tree_descents.tree_descent(record, terminators, reading, parameters, default_trip_count)) is not None:
+        assumptions.append(f"loop %{record.header}: {descent.why}")
+        if descent.node_bytes is not None:
+            reading.tree_bytes[record.header] = descent.node_bytes
+        return TripCount("expected", descent.iterations, text)
     if (merged := _merged_counter_trip(record, analyses, terminators, reading, ctx)) is not None:
         assumptions.append(f"loop %{record.header}: its counter is stepped on each path through the body (the "
                            f"copies merge before the exit test): {spoken(merged)} iterations")
@@ -399,6 +404,12 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
                                   physical_bounds.shifted_out_trip(record, terminators, reading)) if found]
     if bounds:
         most, why = min(bounds)
+        if most <= default_trip_count and _leaves_early_on_data(record, terminators, reading):
+            # what bounds the counter is one exit; another, on data, ends most entries sooner.
+            # Still a guess from a worst case (`worst_case`): it joins a nest of unknown loops.
+            trip, how = early_exit_trip(Polynomial.constant(most), early_exit, text, spoken)
+            assumptions.append(f"loop %{record.header}: {why}, or leaves earlier on data; {how}")
+            return replace(trip, worst_case=True)
         if most <= default_trip_count:
             assumptions.append(f"loop %{record.header}: {why}, taken as that")
             return TripCount("bounded", Polynomial.constant(most), text, worst_case=True)
@@ -694,6 +705,9 @@ def _walk_trip(record, parameters: set[str], analyses: FunctionAnalyses, early_e
     if (most := _at_most_at_zero_sizes(walk.iterations, record.header, assumptions)) is not None:
         assumptions.append(f"loop %{record.header}: {walk.what}")  # `19 - s->have`: at most 19
         return TripCount("bounded", most, record.backedge_taken or "")
+    if walk.iterations.constant_value() is not None:  # a counter in memory from a constant to a constant
+        assumptions.append(f"loop %{record.header}: {walk.what}: {spoken(walk.iterations)} iterations")
+        return TripCount("constant", walk.iterations, record.backedge_taken or "")
     reading.data_symbols.add(walk.symbol)
     if walk.at_most:
         assumptions.append(f"loop %{record.header}: {walk.what}: {spoken(walk.iterations)} iterations")
@@ -1022,6 +1036,16 @@ def _leaves_early_only_to_fail(record, terminators: dict, reading: _Reading) -> 
         else:
             ordinary += 1
     return " or ".join(sorted(kinds, reverse=True)) if len(exits) > 1 and ordinary == 1 else None
+
+
+def _leaves_early_on_data(record, terminators: dict, reading: _Reading) -> bool:
+    """Whether the loop has two or more exit edges that are not error paths (code that never
+    returns, an allocation's failure): one ends the count, the others leave earlier on data."""
+    inside = set(record.blocks)
+    exits = [(name, target) for name in record.blocks if name in terminators
+             for target in _successors(terminators[name]) if target not in inside]
+    return sum(1 for name, target in exits if not _never_returns(target, terminators)
+               and not _on_allocation_failure(terminators[name], target, reading)) >= 2
 
 
 _NULL_TEST = re.compile(r"= icmp (?P<predicate>eq|ne) ptr %(?P<pointer>\"[^\"]+\"|[-\w.$]+), null\b")
