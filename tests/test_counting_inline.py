@@ -155,3 +155,13 @@ def test_a_loop_whose_count_is_below_zero_at_the_evaluation_point_does_not_run_t
     assert any("loop at line 2" in a and "below zero" in a and "does not run here" in a for a in counted.assumptions)
     # Where every loop runs, there is nothing to set apart.
     assert count_function(fn, None, {"n": 6400, "k": 64}.__getitem__).at_point is None
+
+
+def test_an_exit_the_data_places_is_missed_once_per_entry_unless_it_comes_first():
+    from ccls.counting import _exit_varies
+    search = Loop("s", None, 1, TripCount("expected", Polynomial.constant(Fraction(35, 2))), line=2)
+    first_difference = Loop("c", None, 1, TripCount("expected", Polynomial.constant(Fraction(256, 255))), line=3)
+    counted = Loop("k", None, 1, TripCount("constant", Polynomial.constant(64)), line=4)
+    assert _exit_varies(search)  # a search's hit: a different iteration each entry
+    assert not _exit_varies(first_difference)  # leaves at the first iteration almost every entry
+    assert not _exit_varies(counted)
