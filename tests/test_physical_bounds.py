@@ -629,3 +629,32 @@ void reverse_groups(unsigned *dst, unsigned rounds) {
     # i = 0, 4, … and j = 4·rounds, 4·rounds − 4, …: they meet after rounds / 2 iterations
     assert by_line(fn)[5] == ("symbolic", Polynomial.symbol("rounds") * Fraction(1, 2))
     assert any("two counters move towards each other" in note for note in fn.assumptions)
+
+
+def test_a_narrow_counter_that_rises_through_inner_loops_is_bounded_by_its_test():
+    fn = analyse("""
+typedef unsigned char u8;
+extern u8 next_symbol(void);
+short coeff[64]; const u8 zag[64];
+int decode(void) {
+  u8 k;
+  for (k = 1; k < 64; k++) {
+    u8 s = next_symbol(), r = s >> 4;
+    s &= 15;
+    if (s) {
+      if (k + r > 63) return -1;
+      while (r) { coeff[zag[k++]] = 0; r--; }
+      coeff[zag[k]] = s;
+    } else if (r == 15) {
+      if (k + 16 > 64) return -1;
+      for (r = 16; r > 0; r--) coeff[zag[k++]] = 0;
+      k--;
+    } else break;
+  }
+  return k;
+}
+""")["decode"]
+    outer = next(loop for loop in fn.loops.values() if loop.parent is None)
+    assert outer.trip_count.kind == "expected"  # at most 64, leaving earlier on data: the mean
+    assert outer.trip_count.iterations.constant_value() <= 64
+    assert any("rises by at least 1 each iteration" in note for note in fn.assumptions)

@@ -339,6 +339,10 @@ def shifted_mask_trip(record, terminators: dict, reading: _Reading) -> tuple[int
 
 _ADD_NO_WRAP = re.compile(r"= add nuw (?:nsw )?i\d+ (?P<a>%?(?:\"[^\"]+\"|[-\w.$]+)), "
                           r"(?P<b>%?(?:\"[^\"]+\"|[-\w.$]+))(?:,|$)")
+_ADD_ANY = re.compile(r"= add (?:nuw )?(?:nsw )?i\d+ (?P<a>%?(?:\"[^\"]+\"|[-\w.$]+)), "
+                      r"(?P<b>%?(?:\"[^\"]+\"|[-\w.$]+))(?:,|$)")
+# Casts that keep an unsigned value as it is: widening, and narrowing LLVM marks lossless.
+_SAME_VALUE = re.compile(r"= (?:zext(?: nneg)?|trunc nuw(?: nsw)?|sext nneg) i\d+ %(?P<of>\"[^\"]+\"|[-\w.$]+) to ")
 _ICMP = re.compile(r"= icmp (?P<predicate>[us](?:lt|le|gt|ge)) i\d+ (?P<a>%?(?:\"[^\"]+\"|[-\w.$]+)), "
                    r"(?P<b>%?(?:\"[^\"]+\"|[-\w.$]+))(?:,|$)")
 _INVERSE = {"ult": "uge", "ule": "ugt", "slt": "sge", "sle": "sgt", "uge": "ult", "ugt": "ule", "sge": "slt", "sgt": "sle"}
@@ -346,40 +350,43 @@ _SWAPPED = {"ult": "ugt", "ule": "uge", "slt": "sgt", "sle": "sge", "ugt": "ult"
 
 
 def _not_below(value: str, phi: str, inside: set[str], reading: _Reading, depth: int = 0,
-               merging: frozenset[str] = frozenset()) -> bool:
+               merging: frozenset[str] = frozenset(), adds: re.Pattern = _ADD_NO_WRAP) -> bool:
     """Whether `value` is, on every path inside the loop, `phi` plus something an addition that
     cannot wrap keeps at least 0 (`k`, `k + r`, `k + 15`, a merge of those, an inner loop's
     counter that starts from one of those and only adds to itself)."""
     if value == phi or value in merging:
         return True  # (a merge met again round an inner loop: not below what it merges, by induction)
     instr = reading.definitions.get(value)
-    if instr is None or depth > 8 or reading.block_of.get(value) not in inside:
+    if instr is None or depth > 12 or reading.block_of.get(value) not in inside:
         return False
     text = instr.text.split(", !")[0]
-    if instr.opcode == "add" and (m := _ADD_NO_WRAP.search(text)):
-        return any(_not_below(operand.lstrip("%").strip('"'), phi, inside, reading, depth + 1, merging)
+    if instr.opcode == "add" and (m := adds.search(text)):
+        return any(_not_below(operand.lstrip("%").strip('"'), phi, inside, reading, depth + 1, merging, adds)
                    for operand in (m["a"], m["b"]) if operand.startswith("%"))
+    if (cast := _SAME_VALUE.search(text)) is not None:
+        return _not_below(cast["of"].strip('"'), phi, inside, reading, depth + 1, merging, adds)
     if instr.opcode == "phi":
         arms = [v for v, _ in _PHI_PAIR.findall(instr.text)]
     elif instr.opcode == "select":
-        arms = [op.text.split()[-1] for op in instr.operands[1:3]]
+        arms = [f"%{op.name}" if op.name else op.text.split()[-1] for op in instr.operands[1:3]]
     else:
         return False
+    arms = [arm for arm in arms if arm not in ("poison", "undef")]  # a path that does not use the value
     return bool(arms) and all(arm.startswith("%") and _not_below(arm[1:].strip('"'), phi, inside, reading, depth + 1,
-                                                                 merging | {value})
+                                                                 merging | {value}, adds)
                               for arm in arms)
 
 
-def _rises_by_one(value: str, phi: str, inside: set[str], reading: _Reading) -> bool:
+def _rises_by_one(value: str, phi: str, inside: set[str], reading: _Reading, adds: re.Pattern = _ADD_NO_WRAP) -> bool:
     """Whether `value` (what the phi takes round the back edge) is at least `phi + 1`: an
-    addition that cannot wrap of a positive constant to a value not below the phi."""
+    addition (`adds`: one that cannot wrap) of a positive constant to a value not below the phi."""
     instr = reading.definitions.get(value)
-    m = _ADD_NO_WRAP.search(instr.text.split(", !")[0]) if instr is not None and instr.opcode == "add" else None
+    m = adds.search(instr.text.split(", !")[0]) if instr is not None and instr.opcode == "add" else None
     if m is None:
         return False
     for counter, step in ((m["a"], m["b"]), (m["b"], m["a"])):
         if re.fullmatch(r"\d+", step) and int(step) >= 1 and counter.startswith("%") \
-                and _not_below(counter[1:].strip('"'), phi, inside, reading):
+                and _not_below(counter[1:].strip('"'), phi, inside, reading, adds=adds):
             return True
     return False
 
@@ -388,8 +395,18 @@ def rising_counter_trip(record, terminators: dict, reading: _Reading) -> tuple[i
     """A counter that rises by at least 1 each iteration, by steps only the run knows (`for (k
     = 1; k < 64; k++) { … k += r; }`, a run-length decoder skipping ahead), tested against a
     constant: its additions cannot wrap (LLVM marks them `nuw`), so after j iterations it is at
-    least its start + j, and the loop runs at most bound - start + 1 times. (iterations, what the
-    bound assumes), or None."""
+    least its start + j, and the loop runs at most bound - start + 1 times. Where LLVM could not
+    mark them (a narrow `uint8_t k`), they are taken not to wrap, and the note says so: a wrap
+    would restart the count below the bound, a loop without end. (iterations, what the bound
+    assumes), or None."""
+    found = _rising_counter_trip(record, terminators, reading, _ADD_NO_WRAP)
+    if found is None and (found := _rising_counter_trip(record, terminators, reading, _ADD_ANY)) is not None:
+        found = (found[0], found[1].replace("(additions that cannot wrap)", "(additions taken not to wrap: LLVM "
+                                                                         "could not prove it)"))
+    return found
+
+
+def _rising_counter_trip(record, terminators: dict, reading: _Reading, adds: re.Pattern) -> tuple[int, str] | None:
     inside = set(record.blocks)
     rising: dict[str, int] = {}  # header phi → its constant start
     for phi in reading.instructions.get(record.header, ()):
@@ -399,7 +416,7 @@ def rising_counter_trip(record, terminators: dict, reading: _Reading) -> tuple[i
         starts = [value for value, block in pairs if block not in inside]
         steps = [value for value, block in pairs if block in inside]
         if len(starts) == 1 and re.fullmatch(r"\d+", starts[0]) and steps \
-                and all(step.startswith("%") and _rises_by_one(step[1:].strip('"'), phi.name, inside, reading)
+                and all(step.startswith("%") and _rises_by_one(step[1:].strip('"'), phi.name, inside, reading, adds)
                         for step in steps):
             rising[phi.name] = int(starts[0])
     best: tuple[int, str] | None = None
@@ -418,7 +435,7 @@ def rising_counter_trip(record, terminators: dict, reading: _Reading) -> tuple[i
         if not re.fullmatch(r"-?\d+", bound) or not value.startswith("%") or predicate[1:] not in ("lt", "le"):
             continue
         for phi, start in rising.items():
-            if not _not_below(value[1:].strip('"'), phi, inside, reading):
+            if not _not_below(value[1:].strip('"'), phi, inside, reading, adds=adds):
                 continue
             most = int(bound) + (1 if predicate.endswith("le") else 0) - start + 1
             if most < 1:
@@ -948,7 +965,7 @@ def _most_added(value: str, phi: str, inside: set[str], reading: _Reading, heade
     if value == phi:
         return 0
     instr = reading.definitions.get(value)
-    if instr is None or depth > 8 or reading.block_of.get(value) not in inside:
+    if instr is None or depth > 12 or reading.block_of.get(value) not in inside:
         return None
     if instr.opcode in ("add", "or") and len(instr.operands) == 2 and (
             instr.opcode == "add" or " disjoint " in f" {instr.text} "):
