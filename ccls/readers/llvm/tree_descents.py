@@ -18,6 +18,7 @@ from fractions import Fraction
 
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers.data_walks import BRANCH, LIST_LEN, Names, _incoming, _unquote
+from ccls.readers.llvm.physical_bounds import uncast
 from ccls.readers.llvm.reading import _Reading, _successors
 
 _CASTS = ("zext", "sext", "trunc", "freeze")
@@ -154,7 +155,7 @@ def _places(address: str, phi: str, through_pointer: bool, inside: set[str], rea
         for choices in offsets:
             combos = [c + (choice,) for c in combos for choice in choices]
         return {("offset", ",".join(c)) for c in combos}
-    if not any(index.name and _uncast(index.name, reading) == phi for index in indices):
+    if not any(index.name and uncast(index.name, reading) == phi for index in indices):
         return None
     return _tables(base, inside, reading, depth + 1)
 
@@ -198,15 +199,6 @@ def _tables(base: str, inside: set[str], reading: _Reading, depth: int) -> set |
     return None
 
 
-def _uncast(name: str, reading: _Reading) -> str:
-    for _ in range(4):
-        instr = reading.definitions.get(name)
-        if instr is None or instr.opcode not in _CASTS or not instr.operands[0].name:
-            return name
-        name = instr.operands[0].name
-    return name
-
-
 def _exit_tests(record, terminators: dict, nodes: set[str], reading: _Reading) -> bool:
     """Whether a branch out of the loop tests one of `nodes` (the node, the link just read):
     against null, a leaf's mark, a bound."""
@@ -226,7 +218,7 @@ def _exit_tests(record, terminators: dict, nodes: set[str], reading: _Reading) -
 def _masked(name: str, reading: _Reading) -> str:
     """The value behind casts and a constant mask (`id & 0x80`: a leaf's mark)."""
     for _ in range(4):
-        name = _uncast(name, reading)
+        name = uncast(name, reading)
         instr = reading.definitions.get(name)
         if instr is None or instr.opcode != "and" or not instr.operands[0].name or instr.operands[1].name:
             return name
