@@ -238,6 +238,10 @@ class CallSite:
     callee: str  # symbol of the called function
     line: int | None  # source line of the call (debug info), None without it
     args: tuple = ()
+    # A call through one of the caller's parameters is recorded with callee "%name" (LLVM's
+    # spelling of a local value; no symbol starts with %). `ccls.sizes` turns each into the
+    # calls it makes for every function the dispatcher is handed, naming the dispatcher here.
+    through: str = ""
 
 
 @dataclass(frozen=True)
