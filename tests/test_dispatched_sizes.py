@@ -145,3 +145,23 @@ def test_a_harness_kernel_runs_at_the_sizes_main_hands_it_through_a_void_pointer
     assert fns["shift"].size_notes == ["*func_args->arg_info = 16000 from what main stores in its local "
                                        ".compoundliteral, passed by the call at harness.c:27 through time_function"]
     assert fns["strided"].inferred_sizes == {"func_args->arg_info->n": 24000.0}
+
+
+@needs_clang
+def test_a_field_the_callee_writes_itself_is_not_taken_from_the_callers_store(tmp_path):
+    source = """
+struct info { int n; int limit; };
+int a[100000];
+__attribute__((noinline)) int scan(struct info *in) {
+    int s = 0;
+    for (int i = 0; i < in->limit; i++) { s += a[i]; in->n++; }
+    return s;
+}
+int run(void) { struct info in; in.n = 0; in.limit = 5000; return scan(&in); }
+"""
+    fns = {fn.name: fn for f in count_sources([SourceFile(str(tmp_path / "scan.c"), source)], AnalysisOptions())
+           for fn in f.functions}
+    # `limit` only run() sets: its 5000 holds; `n` scan() counts up, so 0 is only where it starts.
+    assert fns["scan"].inferred_sizes == {"in->limit": 5000.0}
+    site = next(s for s in fns["run"].call_sites if s.callee == "scan")
+    assert site.args == (("local", "in in run", ((4, 32, ("const", 5000)),)),)

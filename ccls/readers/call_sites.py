@@ -7,6 +7,7 @@ preprocessor, constant folding and SROA (LLVM's own) did the work. Pure: text in
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Union
@@ -133,7 +134,26 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
             arguments = _balanced_prefix(indirect[2])
             dbg = _DBG.search(raw[indirect.start(2) + len(arguments):])
             pending.append(("%" + _unquote(indirect[1]), arguments, lines.get(int(dbg[1])) if dbg else None))
+    sites = _without_fields_others_write(sites, stores)
     return ModuleCalls(file, parameters, tuple(sites), frozenset(internal), tuple(stores))
+
+
+_STRUCT_ALLOCA = re.compile(r"^alloca %(?:struct|class)\.([-\w$.]+?)(?:\.\d+)?,")
+
+
+def _without_fields_others_write(sites: list[CallSite], stores: list[FieldStore]) -> list[CallSite]:
+    """Sites whose locals keep only the fields no other function writes: `info.n = 0;
+    foo(&info)` where foo counts up `info->n++` passes 0 only to start with."""
+    written = {(store.struct, store.offset, store.writer) for store in stores}
+
+    def kept(arg):
+        if arg is None or arg[0] != "local" or len(arg) < 4:
+            return arg[:3] if arg is not None and arg[0] == "local" else arg
+        owner = arg[1].split(" in ", 1)[1]
+        fields = tuple(f for f in arg[2] if not any(struct == arg[3] and offset == f[0] and writer != owner
+                                                     for struct, offset, writer in written))
+        return ("local", arg[1], fields) if fields else None
+    return [dataclasses.replace(site, args=tuple(kept(a) for a in site.args)) for site in sites]
 
 
 def _struct_fields(ir_text: str) -> dict[str, tuple[str, int]]:
@@ -236,7 +256,9 @@ def _local(name: str, callee: str, caller: str, body: list[str], definitions: di
             bits = int(kind[1:])
         if expr is not None:
             fields.append((offset, bits, expr))
-    return ("local", f"{name} in {caller}", tuple(fields)) if fields else None
+    struct = _STRUCT_ALLOCA.match(definitions[name])
+    # The struct's name rides along until the module's writes to its fields are known.
+    return ("local", f"{name} in {caller}", tuple(fields), struct[1] if struct else "") if fields else None
 
 
 def _gep_offset(type_text: str, indices: list[int], types: dict[str, str]) -> int | None:
