@@ -165,3 +165,24 @@ int run(void) { struct info in; in.n = 0; in.limit = 5000; return scan(&in); }
     assert fns["scan"].inferred_sizes == {"in->limit": 5000.0}
     site = next(s for s in fns["run"].call_sites if s.callee == "scan")
     assert site.args == (("local", "in in run", ((4, 32, ("const", 5000)),)),)
+
+
+@needs_clang
+def test_a_local_initialised_from_a_constant_keeps_its_values_where_nothing_is_stored_over_them(tmp_path):
+    source = """
+struct cfg { int n; int m; long pad[3]; };
+int a[100000];
+__attribute__((noinline)) int scan(struct cfg *c) {
+    int s = 0;
+    for (int i = 0; i < c->n; i++) s += a[i];
+    return s;
+}
+int run(int k) { struct cfg c = {5000, 7, {1, 2, 3}}; c.m = k; return scan(&c); }
+"""
+    fns = {fn.name: fn for f in count_sources([SourceFile(str(tmp_path / "cfg.c"), source)], AnalysisOptions())
+           for fn in f.functions}
+    # clang copies the initializer from a constant (memcpy); `c.m = k` overwrites the 7 it copied.
+    (site,) = [s for s in fns["run"].call_sites if s.callee == "scan"]
+    fields = {offset: value for offset, _, value in site.args[0][2]}
+    assert fields[0] == ("const", 5000) and fields[4] == ("param", "k")
+    assert fns["scan"].inferred_sizes == {"c->n": 5000.0}

@@ -73,7 +73,7 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
     lines = {int(m[1]): int(m[2]) for m in _DILOCATION.finditer(ir_text)}
     facts = _ModuleFacts(_struct_fields(ir_text), _string_lengths(ir_text),
                          frozenset(_unquote(m[1]) for m in _FUNCTION_NAME.finditer(ir_text)),
-                         {m["name"]: m["body"] for m in _TYPE_DEF.finditer(ir_text)})
+                         {m["name"]: m["body"] for m in _TYPE_DEF.finditer(ir_text)}, ir_text)
     fields = facts.fields
     parameters: dict[str, tuple[str, ...]] = {}
     sites: list[CallSite] = []
@@ -170,6 +170,8 @@ class _ModuleFacts:
     strings: dict[str, int]  # global → strlen of the text it holds
     functions: frozenset[str] = frozenset()  # symbols the module defines or declares
     types: dict[str, str] = field(default_factory=dict)  # named IR struct types → their bodies
+    ir_text: str = ""  # for the read-only globals a local is initialised from
+    constants: dict = field(default_factory=dict)  # those read so far: global → its integers
 
 
 _NO_FACTS = _ModuleFacts({}, {})
@@ -256,9 +258,22 @@ def _local(name: str, callee: str, caller: str, body: list[str], definitions: di
             bits = int(kind[1:])
         if expr is not None:
             fields.append((offset, bits, expr))
+    for start, source, size in record.copies:  # `struct cfg c = {…}`: the constant clang copies in
+        fields.extend((start + at, bits, ("const", value)) for at, bits, value in _constants(source, facts)
+                      if at + bits // 8 <= size and not any(
+                          o < start + at + max(1, bits // 8) and start + at < o + n for o, n in record.stored))
     struct = _STRUCT_ALLOCA.match(definitions[name])
     # The struct's name rides along until the module's writes to its fields are known.
     return ("local", f"{name} in {caller}", tuple(fields), struct[1] if struct else "") if fields else None
+
+
+def _constants(name: str, facts: _ModuleFacts) -> tuple:
+    """The integers a read-only global holds (`ccls.readers.global_constants`), () if written."""
+    from ccls.readers.global_constants import read_only_constants  # imports this module: imported late
+
+    if name not in facts.constants:
+        facts.constants[name] = read_only_constants(facts.ir_text, {name}).get(name, ())
+    return facts.constants[name]
 
 
 def _gep_offset(type_text: str, indices: list[int], types: dict[str, str]) -> int | None:

@@ -22,6 +22,10 @@ _HARMLESS_CALL = re.compile(r"call void @llvm\.(?:lifetime|dbg)\.")
 _ZERO_FILL = re.compile(r"call void @llvm\.memset\.[\w.]+\(ptr (?:align \d+ )?(?P<pointer>%[-\w$.]+), i8 0,")
 _CALLEE = re.compile(r"(?:call|invoke) [^@%(]*?(?P<sigil>[@%])(?P<name>\"[^\"]*\"|[-\w$.]+)\(")
 _LOAD = re.compile(r"= load [^,]+, ptr %")
+# `struct cfg c = {16000, 4, …};` arrives as a copy of a constant clang made of the initializer.
+_COPY = re.compile(r"call void @llvm\.memcpy\.[\w.]+\(ptr (?:align \d+ )?(?P<pointer>%[-\w$.]+), "
+                   r"ptr (?:align \d+ )?@(?P<source>[-\w$.]+), i64 (?P<bytes>\d+),")
+_BYTES = {"ptr": 8}
 MAX_FIELDS = 64  # a local with more stores than this is a buffer being filled, not settings
 
 
@@ -32,6 +36,8 @@ class LocalRecord:
 
     fields: tuple[tuple[int, str, str], ...]  # (byte offset, "i32" or "ptr", value token)
     callees: frozenset[str]
+    copies: tuple[tuple[int, str, int], ...] = ()  # (byte offset, global copied in, bytes)
+    stored: tuple[tuple[int, int], ...] = ()  # (byte offset, bytes) of every store, known or not
 
 
 def local_record(name: str, lines: list[str], offset_of) -> LocalRecord | None:
@@ -42,6 +48,7 @@ def local_record(name: str, lines: list[str], offset_of) -> LocalRecord | None:
     derived: dict[str, int] = {name: 0}
     stored: dict[int, tuple[str, str] | None] = {}
     callees: set[str] = set()
+    copies: list[tuple[int, str, int]] = []
     for line in lines:
         if "%" not in line or line.lstrip().startswith("#dbg"):
             continue
@@ -55,6 +62,10 @@ def local_record(name: str, lines: list[str], offset_of) -> LocalRecord | None:
         zero = _ZERO_FILL.search(line)
         if zero and zero["pointer"][1:].strip('"') in derived:
             continue  # `= {.arg = p}`: the other fields zeroed; they stay unknown here, never wrong
+        copy = _COPY.search(line)
+        if copy and copy["pointer"][1:].strip('"') in derived:
+            copies.append((derived[copy["pointer"][1:].strip('"')], copy["source"], int(copy["bytes"])))
+            continue
         gep = _GEP.match(line)
         if gep and gep["base"].strip('"') in derived:
             step = offset_of(gep["type"], [int(i.split()[-1]) for i in gep["indices"].split(",")[1:]])
@@ -79,7 +90,9 @@ def local_record(name: str, lines: list[str], offset_of) -> LocalRecord | None:
         return None
     fields = tuple((offset, kind, value) for offset, entry in sorted(stored.items()) if entry is not None
                    for kind, value in [entry])
-    return LocalRecord(fields, frozenset(callees)) if len(fields) <= MAX_FIELDS else None
+    extents = tuple((offset, _BYTES.get(entry[0]) or (int(entry[0][1:]) + 7) // 8) if entry else (offset, 1)
+                    for offset, entry in sorted(stored.items()))
+    return LocalRecord(fields, frozenset(callees), tuple(copies), extents) if len(fields) <= MAX_FIELDS else None
 
 
 def _mentions(line: str, name: str) -> bool:
