@@ -138,8 +138,10 @@ class FunctionIR:
     # machine's load at that moment, so it is never kept in the persistent count cache.
     stopped_on_time: bool = False
     # Sizes it reads through a pointer parameter: symbol → (parameter, byte offset, bits),
-    # `depth_multiplier` → ("params", 14, 16); a caller may pass a global whose contents are known.
-    field_symbols: dict[str, tuple[str, int, int]] = field(default_factory=dict)
+    # `depth_multiplier` → ("params", 14, 16); a caller may pass a global whose contents are known,
+    # or a local it stores them in. Read through pointers loaded on the way (`*(int *)args->arg`),
+    # a fourth item gives those loads' byte offsets, outermost first: ("args", 0, 32, (32,)).
+    field_symbols: dict[str, tuple] = field(default_factory=dict)
     # Sizes whose values are bounded (an 8-bit integer, a range ScalarEvolution proves): the
     # most each can be and why, which a size's default value never exceeds.
     value_ceilings: dict[str, tuple[int, str]] = field(default_factory=dict)
@@ -241,6 +243,10 @@ class CallSite:
     callee: str  # symbol of the called function
     line: int | None  # source line of the call (debug info), None without it
     args: tuple = ()
+    # A call through one of the caller's parameters is recorded with callee "%name" (LLVM's
+    # spelling of a local value; no symbol starts with %). `ccls.sizes` turns each into the
+    # calls it makes for every function the dispatcher is handed, naming the dispatcher here.
+    through: str = ""
 
 
 @dataclass(frozen=True)

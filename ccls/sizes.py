@@ -7,6 +7,7 @@ expression stays symbolic. Pure: call-site records in, values out; nothing is ru
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from typing import Iterable
@@ -81,7 +82,7 @@ def infer_sizes(modules: Iterable[ModuleCalls]) -> dict[FunctionKey, dict[str, I
     `modules`, and the integer globals (as "@G") every write of the program gives known values.
     A call resolves to the caller's own module's definition, else to any other module's
     non-static definition of that name."""
-    modules = list(modules)
+    modules = [_with_dispatched_calls(module) for module in modules]
     defined: dict[str, list[tuple[ModuleCalls, str]]] = {}
     for module in modules:
         for symbol in module.parameters:
@@ -212,7 +213,56 @@ def _reads_field(expr: Expr) -> bool:
     return False
 
 
+def _with_dispatched_calls(module: ModuleCalls) -> ModuleCalls:
+    """`module` with the calls its dispatchers make for their callers: where `time_function(f,
+    arg)` calls `f(&args)`, `time_function(&s174, &m)` calls s174 with time_function's
+    arguments bound to what that call passes (`arg` → `&m`). A callback, a thread's start
+    routine or a harness's kernel gets its sizes from each call of its dispatcher that hands
+    it over, and from no other: the call is followed per handing-over call, never merged."""
+    handed: dict[str, list[CallSite]] = {}
+    for site in module.sites:
+        handed.setdefault(site.callee, []).append(site)
+    extra = []
+    for inner in module.sites:
+        names = module.parameters.get(inner.caller, ())
+        if not inner.callee.startswith("%") or inner.callee[1:] not in names:
+            continue
+        index = names.index(inner.callee[1:])
+        for outer in handed.get(inner.caller, ()):
+            target = outer.args[index] if index < len(outer.args) else None
+            if target is None or target[0] != "function":
+                continue
+            bound = dict(zip(names, outer.args))
+            extra.append(CallSite(outer.caller, target[1], outer.line, tuple(_bound(a, bound) for a in inner.args),
+                                  through=inner.caller))
+    return dataclasses.replace(module, sites=module.sites + tuple(extra)) if extra else module
+
+
+def _bound(expr: Expr | None, values: dict) -> Expr | None:
+    """`expr` with the caller's parameters replaced by what one call passes for them (None
+    where that is not known; a local keeps the fields that stay known)."""
+    if expr is None or expr == NOT_PASSED:
+        return None
+    kind = expr[0]
+    if kind == "param":
+        value = values.get(expr[1])
+        return None if value == NOT_PASSED else value
+    if kind == "op":
+        left, right = _bound(expr[2], values), _bound(expr[3], values)
+        return None if left is None or right is None else ("op", expr[1], left, right)
+    if kind == "choice":
+        options = [_bound(option, values) for option in expr[1]]
+        return None if any(option is None for option in options) else ("choice", tuple(options))
+    if kind == "local":
+        fields = tuple((offset, bits, part) for offset, bits, value in expr[2]
+                       if (part := _bound(value, values)) is not None)
+        return ("local", expr[1], fields) if fields else None
+    return expr
+
+
 def _targets(site: CallSite, module: ModuleCalls, defined: dict) -> list[ModuleCalls]:
+    if site.callee.startswith("%"):  # through a parameter: `_with_dispatched_calls` made its calls
+        return []
     if site.callee in module.parameters:
         return [module]
     return [other for other, _ in defined.get(site.callee, ()) if other is not module]
@@ -226,7 +276,8 @@ def _visit(site: CallSite, module: ModuleCalls, callee_module: ModuleCalls,
     caller: FunctionKey = (module.file, site.caller)
     callee: FunctionKey = (callee_module.file, site.callee)
     names = callee_module.parameters[site.callee]
-    where = f"the call at {os.path.basename(module.file)}" + (f":{site.line}" if site.line else "")
+    where = f"the call at {os.path.basename(module.file)}" + (f":{site.line}" if site.line else "") \
+        + (f" through {site.through}" if site.through else "")
     changed = False
     for name, expr in zip(names, site.args):
         if not name or expr == NOT_PASSED:
@@ -241,7 +292,7 @@ def _visit(site: CallSite, module: ModuleCalls, callee_module: ModuleCalls,
         for value, origin in known.items():
             if slot and isinstance(value, int) != isinstance(next(iter(slot)), int):
                 continue  # an integer where addresses arrive (or the reverse): not one parameter's values
-            if value not in slot and (len(slot) < MAX_VALUES or value > min(slot)):
+            if value not in slot and (len(slot) < MAX_VALUES or isinstance(value, int) and value > min(slot)):
                 slot[value] = origin
                 if len(slot) > MAX_VALUES:
                     del slot[min(slot)]
@@ -269,6 +320,13 @@ def _evaluate(expr: Expr, parameter: callable, where: str, field: callable = lam
         return {expr[1]: f"{where}, reading read-only {expr[2]}, whose entries its index reaches are at most {expr[1]}"}
     if kind == "addr":  # a pointer into a read-only global: its contents travel with it
         return {expr: where} if len(expr) == 4 and expr[3] else None
+    if kind == "local":  # a pointer to the caller's local: the fields it stores one known value in
+        fields = []
+        for offset, bits, part in expr[2]:
+            known = _evaluate(part, parameter, where, field)
+            if known and len(known) == 1:
+                fields.append((offset, bits, next(iter(known))))
+        return {("addr", expr[1], 0, tuple(fields)): where} if fields else None
     if kind == "param":
         known = parameter(expr[1])
         if not known:
@@ -328,25 +386,40 @@ def _apply(opcode: str, a: int, b: int) -> int | None:
 
 def field_sizes(fields: dict[str, tuple[str, int, int]], inferred: dict[str, InferredSize]) -> dict[str, InferredSize]:
     """Sizes a function reads through its pointer parameters (`params->depth`: symbol →
-    (parameter, byte offset, bits)) where every known call passes a pointer into a read-only
-    global whose integer at that offset is known: evaluated at the largest, like a parameter."""
+    (parameter, byte offset, bits), and the offsets of the pointers it loads on the way, as in
+    `*(int *)args->arg`) where every known call passes a pointer into a read-only global, or to
+    a local its caller stores in, whose integer at that offset is known: evaluated at the
+    largest, like a parameter."""
     out: dict[str, InferredSize] = {}
-    for symbol, (parameter, offset, bits) in fields.items():
+    for symbol, (parameter, offset, bits, *through) in fields.items():
         size = inferred.get(parameter)
         if size is None or isinstance(size.value, int):
             continue
         found: dict[int, str] = {}
         for address, origin in ((size.value, size.origin), *size.others):
-            value = value_at(address[3], address[2] + offset, bits)
-            if value is None:
+            holder = _pointed_to(address, tuple(through[0]) if through else ())
+            value = value_at(holder[3], holder[2] + offset, bits) if holder is not None else None
+            if not isinstance(value, int):
                 found = {}
                 break
-            found.setdefault(value, f"read-only {_spelled(address)}, passed by {origin}")
+            found.setdefault(value, f"{_spelled(holder)}, passed by {origin}")
         if found:
             ranked = sorted(found.items(), key=lambda item: -item[0])
             out[symbol] = InferredSize(ranked[0][0], ranked[0][1], tuple(ranked[1:]), size.unknown_at)
     return out
 
 
+def _pointed_to(address: tuple, pointers: tuple[int, ...]) -> tuple | None:
+    """The address reached by loading the pointer stored at each of `pointers` in turn."""
+    for offset in pointers:
+        address = value_at(address[3], address[2] + offset, 64)
+        if not isinstance(address, tuple) or address[0] != "addr":
+            return None
+    return address
+
+
 def _spelled(address: tuple) -> str:
-    return f"&{address[1]}" + (f" + {address[2]} bytes" if address[2] else "")
+    if " in " in address[1]:  # a local: "n1 in main"
+        name, function = address[1].split(" in ", 1)
+        return f"what {function} stores in its local {name}" + (f" at byte {address[2]}" if address[2] else "")
+    return f"read-only &{address[1]}" + (f" + {address[2]} bytes" if address[2] else "")

@@ -7,12 +7,14 @@ preprocessor, constant folding and SROA (LLVM's own) did the work. Pure: text in
 """
 from __future__ import annotations
 
+import dataclasses
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 from ccls.model import CallSite, FieldStore
 from ccls.readers.global_stores import global_stores
+from ccls.readers.local_contents import local_record
 
 # An argument's value as the caller computes it. Only integers matter: sizes and counts.
 Const = tuple  # ("const", int)
@@ -23,7 +25,12 @@ Addr = tuple  # ("addr", global, byte offset[, its known integers]): a pointer i
 Field = tuple  # ("field", struct, byte offset): an integer read from a field of a struct (by its type),
 # or from an integer global (`("field", "@G", 0)`)
 Most = tuple  # ("most", n, what): at most n (an entry of a read-only table, a loop counter where it leaves)
-Expr = Union[Const, Param, Op, Choice, Addr, Field, Most]
+Function = tuple  # ("function", symbol): a function's address, passed to a dispatcher that calls it
+# ("local", "n1 in main", ((byte offset, bits, Expr), …)): a pointer to a local of the caller and
+# what the caller stores in it (`ccls.readers.local_contents`); bits 64 with a pointer Expr for
+# a pointer stored there.
+Local = tuple
+Expr = Union[Const, Param, Op, Choice, Addr, Field, Most, Function, Local]
 # In a record that sets only some of a callee's sizes (Python's `__init__` → method records for
 # instance attributes): says nothing about that parameter, where None says "a run-time value".
 NOT_PASSED = ("not passed",)
@@ -31,6 +38,10 @@ NOT_PASSED = ("not passed",)
 _DEFINE = re.compile(r'^define ([^@]*)@("(?:[^"\\]|\\.)*"|[-\w$.]+)\((.*)\)[^(]*\{\s*$')
 _DEF = re.compile(r"^\s*%([-\w$.]+|\"[^\"]*\") = (.*)$")
 _CALL = re.compile(r'(?:^\s*|= )(?:tail |musttail |notail )?(?:call|invoke) (?:[^@(]*?)@("(?:[^"\\]|\\.)*"|[-\w$.]+)\((.*)$')
+# A call through a value (`call float %vector_func(ptr %args)`): kept where it is a parameter.
+_INDIRECT_CALL = re.compile(r'(?:^\s*|= )(?:tail |musttail |notail )?(?:call|invoke) (?:[^@%(]*?)%("[^"]*"|[-\w$.]+)\((.*)$')
+_FUNCTION_NAME = re.compile(r'^(?:define|declare) [^@]*@("(?:[^"\\]|\\.)*"|[-\w$.]+)\(', re.M)
+_TYPE_DEF = re.compile(r"^%(?P<name>[-\w$.]+) = type (?P<body>.*)$", re.M)
 _DBG = re.compile(r"!dbg !(\d+)")
 _DILOCATION = re.compile(r"^!(\d+) = !DILocation\(line: (\d+)", re.M)
 _INT_TYPE = re.compile(r"^i(\d+)$")
@@ -63,7 +74,9 @@ class ModuleCalls:
 
 def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
     lines = {int(m[1]): int(m[2]) for m in _DILOCATION.finditer(ir_text)}
-    facts = _ModuleFacts(_struct_fields(ir_text), _string_lengths(ir_text))
+    facts = _ModuleFacts(_struct_fields(ir_text), _string_lengths(ir_text),
+                         frozenset(_unquote(m[1]) for m in _FUNCTION_NAME.finditer(ir_text)),
+                         {m["name"]: m["body"] for m in _TYPE_DEF.finditer(ir_text)}, ir_text)
     fields = facts.fields
     parameters: dict[str, tuple[str, ...]] = {}
     sites: list[CallSite] = []
@@ -73,13 +86,19 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
     definitions: dict[str, str] = {}
     pending: list[tuple[str, str, int | None]] = []  # (callee, argument text, line) in the current function
     pending_stores: list[tuple[tuple[str, int], str, int | None]] = []  # (field, value token, line)
+    body: list[str] = []  # the current function's lines, for what it stores into its locals
 
     def close_function() -> None:
         memo: dict[str, Expr | None] = {}  # one resolution per value: a decoder's phi web fans out
         known = set(parameters[caller])
+        records: dict = {}
         for callee, arguments, line in pending:
+            spelled = callee if callee.startswith("%") else "@" + callee
+
+            def local(name: str) -> Expr | None:
+                return _local(name, spelled, caller, body, definitions, known, memo, facts, records)
             sites.append(CallSite(caller, callee, line, tuple(
-                _expression(arg, definitions, known, memo, facts) for arg in split_arguments(arguments))))
+                _expression(arg, definitions, known, memo, facts, local) for arg in split_arguments(arguments))))
         for (struct, offset), token, line in pending_stores:
             stores.append(FieldStore(struct, offset, caller, line, _value(token, definitions, known, memo, 0, facts)))
 
@@ -91,8 +110,9 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
                 parameters[caller] = tuple(_argument_name(a) or "" for a in split_arguments(m[3]))
                 if re.match(r"(?:internal|private)\b", m[1]):
                     internal.add(caller)
-                definitions, pending, pending_stores = {}, [], []
+                definitions, pending, pending_stores, body = {}, [], [], []
             continue
+        body.append(raw)
         if raw.startswith("}"):
             close_function()
             caller = None
@@ -112,9 +132,33 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
             arguments = _balanced_prefix(call[2])
             dbg = _DBG.search(raw[call.start(2) + len(arguments):])
             pending.append((_unquote(call[1]), arguments, lines.get(int(dbg[1])) if dbg else None))
+        elif (indirect := _INDIRECT_CALL.search(raw)) and _unquote(indirect[1]) in parameters[caller]:
+            # A dispatcher calling the function it was handed: `ccls.sizes` follows it to each one.
+            arguments = _balanced_prefix(indirect[2])
+            dbg = _DBG.search(raw[indirect.start(2) + len(arguments):])
+            pending.append(("%" + _unquote(indirect[1]), arguments, lines.get(int(dbg[1])) if dbg else None))
+    sites = _without_fields_others_write(sites, stores)
     # integer globals are one-field structs here (`@WD`, byte 0): `ccls.sizes` reads both alike
     written = global_stores(ir_text, lambda token, defined, known: _value(token, defined, known, {}, 0, facts))
     return ModuleCalls(file, parameters, tuple(sites), frozenset(internal), tuple(stores) + written)
+
+
+_STRUCT_ALLOCA = re.compile(r"^alloca %(?:struct|class)\.([-\w$.]+?)(?:\.\d+)?,")
+
+
+def _without_fields_others_write(sites: list[CallSite], stores: list[FieldStore]) -> list[CallSite]:
+    """Sites whose locals keep only the fields no other function writes: `info.n = 0;
+    foo(&info)` where foo counts up `info->n++` passes 0 only to start with."""
+    written = {(store.struct, store.offset, store.writer) for store in stores}
+
+    def kept(arg):
+        if arg is None or arg[0] != "local" or len(arg) < 4:
+            return arg[:3] if arg is not None and arg[0] == "local" else arg
+        owner = arg[1].split(" in ", 1)[1]
+        fields = tuple(f for f in arg[2] if not any(struct == arg[3] and offset == f[0] and writer != owner
+                                                     for struct, offset, writer in written))
+        return ("local", arg[1], fields) if fields else None
+    return [dataclasses.replace(site, args=tuple(kept(a) for a in site.args)) for site in sites]
 
 
 def _struct_fields(ir_text: str) -> dict[str, tuple[str, int]]:
@@ -129,6 +173,10 @@ class _ModuleFacts:
 
     fields: dict[str, tuple[str, int]]  # TBAA access tag → (struct, byte offset) it reads
     strings: dict[str, int]  # global → strlen of the text it holds
+    functions: frozenset[str] = frozenset()  # symbols the module defines or declares
+    types: dict[str, str] = field(default_factory=dict)  # named IR struct types → their bodies
+    ir_text: str = ""  # for the read-only globals a local is initialised from
+    constants: dict = field(default_factory=dict)  # those read so far: global → its integers
 
 
 _NO_FACTS = _ModuleFacts({}, {})
@@ -159,12 +207,13 @@ def _string_lengths(ir_text: str) -> dict[str, int]:
 
 
 def _expression(text: str, definitions: dict[str, str], parameters: set[str], memo: dict,
-                facts: _ModuleFacts | None = None) -> Expr | None:
+                facts: _ModuleFacts | None = None, local=None) -> Expr | None:
     """An integer argument or operand (`i32 noundef %n`, `i64 120`) as an expression; a pointer
-    argument as the global it points into (`ptr @PARAMS`) or the caller's pointer parameter."""
+    argument as the global it points into (`ptr @PARAMS`), the function it names, the caller's
+    pointer parameter, or a local of the caller with what it stores there (`local(name)`)."""
     words = [w for w in text.split() if w not in _ATTRIBUTES]
     if len(words) >= 2 and words[0] == "ptr":
-        return _pointer(text, parameters)
+        return _pointer(text, parameters, facts or _NO_FACTS, local)
     if len(words) < 2 or not _INT_TYPE.match(words[0]):
         return None
     return _value(words[-1], definitions, parameters, memo, 0, facts)
@@ -174,15 +223,73 @@ _GLOBAL_ADDRESS = re.compile(r"(?:^|\s)@(?P<name>[-\w$.]+)$"
                              r"|getelementptr (?:inbounds )?\(i8, ptr @(?P<based>[-\w$.]+), i64 (?P<offset>-?\d+)\)$")
 
 
-def _pointer(text: str, parameters: set[str]) -> Expr | None:
+def _pointer(text: str, parameters: set[str], facts: _ModuleFacts = _NO_FACTS, local=None) -> Expr | None:
     """`ptr @G` → ("addr", "G", 0), `ptr getelementptr inbounds (i8, ptr @G, i64 8)` → ("addr", "G", 8);
-    the caller's own pointer parameter → ("param", name). `ccls.readers.global_constants` says
-    later whether the global's contents are known."""
+    `ptr @f` for a function → ("function", "f"); the caller's own pointer parameter → ("param",
+    name); a local, where `local` knows it. `ccls.readers.global_constants` says later whether
+    the global's contents are known."""
     m = _GLOBAL_ADDRESS.search(text.strip())
+    if m and m["name"] in facts.functions:
+        return ("function", _unquote(m["name"]))
     if m:
         return ("addr", m["name"], 0) if m["name"] else ("addr", m["based"], int(m["offset"]))
     last = text.split()[-1]
-    return ("param", _unquote(last[1:])) if last.startswith("%") and _unquote(last[1:]) in parameters else None
+    if not last.startswith("%"):
+        return None
+    if _unquote(last[1:]) in parameters:
+        return ("param", _unquote(last[1:]))
+    return local(_unquote(last[1:])) if local is not None else None
+
+
+def _local(name: str, callee: str, caller: str, body: list[str], definitions: dict[str, str],
+           parameters: set[str], memo: dict, facts: _ModuleFacts, records: dict) -> Expr | None:
+    """A local of the caller passed by address (`&n`, `&(struct cfg){16000}`) with the integers
+    and pointers it stores in it, where only calls to `callee` receive it: then what the callee
+    reads there is what the caller stored (a function handed it to fill it in is another callee)."""
+    if not definitions.get(name, "").startswith("alloca "):
+        return None
+    if name not in records:
+        records[name] = local_record(name, body, lambda t, i: _gep_offset(t, i, facts.types))
+    record = records[name]
+    if record is None or record.callees != {callee}:
+        return None
+    fields = []
+    for offset, kind, token in record.fields:
+        if kind == "ptr":
+            expr = _pointer(f"ptr {token}", parameters, facts)
+            bits = 64
+        else:
+            expr = _value(token, definitions, parameters, memo, 0, facts)
+            bits = int(kind[1:])
+        if expr is not None:
+            fields.append((offset, bits, expr))
+    for start, source, size in record.copies:  # `struct cfg c = {…}`: the constant clang copies in
+        fields.extend((start + at, bits, ("const", value)) for at, bits, value in _constants(source, facts)
+                      if at + bits // 8 <= size and not any(
+                          o < start + at + max(1, bits // 8) and start + at < o + n for o, n in record.stored))
+    struct = _STRUCT_ALLOCA.match(definitions[name])
+    # The struct's name rides along until the module's writes to its fields are known.
+    return ("local", f"{name} in {caller}", tuple(fields), struct[1] if struct else "") if fields else None
+
+
+def _constants(name: str, facts: _ModuleFacts) -> tuple:
+    """The integers a read-only global holds (`ccls.readers.global_constants`), () if written."""
+    from ccls.readers.global_constants import read_only_constants  # imports this module: imported late
+
+    if name not in facts.constants:
+        facts.constants[name] = read_only_constants(facts.ir_text, {name}).get(name, ())
+    return facts.constants[name]
+
+
+def _gep_offset(type_text: str, indices: list[int], types: dict[str, str]) -> int | None:
+    """The byte offset a constant getelementptr adds (`%struct.args_t, ptr %a, i32 0, i32 2` → 32
+    on x86-64), by LLVM's layout rules (`ccls.readers.global_constants`)."""
+    from ccls.readers.global_constants import TypeLayout  # imports this module: imported late
+
+    try:
+        return TypeLayout(types).offset(type_text, indices)
+    except (IndexError, ValueError, KeyError, RecursionError):
+        return None
 
 
 def _value(token: str, definitions: dict[str, str], parameters: set[str], memo: dict, depth: int,

@@ -30,7 +30,7 @@ def read_only_constants(ir_text: str, names: set[str] | None = None) -> dict[str
     """Each read-only global's integer fields (zero-initialised ones included); only those of
     `names` where given (the globals calls pass)."""
     lines = ir_text.splitlines()
-    layout = _Layout({m["name"]: m["body"] for m in map(_TYPE_DEF.match, lines) if m})
+    layout = TypeLayout({m["name"]: m["body"] for m in map(_TYPE_DEF.match, lines) if m})
     candidates: dict[str, Fields] = {}
     internal: set[str] = set()
     for line in lines:
@@ -155,7 +155,7 @@ def _written(lines: list[str], names: set[str]) -> set[str]:
     return written
 
 
-class _Layout:
+class TypeLayout:
     """Sizes and alignments of IR types, and the integers an initializer puts at each offset."""
 
     def __init__(self, types: dict[str, str]):
@@ -217,6 +217,28 @@ class _Layout:
                 offset += size
             return -(-offset // align) * align, align
         raise ValueError(f"type {head}")
+
+    def offset(self, type_text: str, indices: list[int]) -> int:
+        """The byte offset a getelementptr of `type_text` with constant `indices` adds."""
+        t = self._type(_TOKEN.findall(type_text), 0)[0]
+        offset = indices[0] * self.size_align(t)[0]
+        for index in indices[1:]:
+            while t[0].startswith("%"):
+                t = self._type(_TOKEN.findall(self.types[t[0][1:]]), 0)[0]
+            if t[0] in ("[", "<"):
+                t = t[3:-1]
+                offset += index * self.size_align(t)[0]
+            elif t[0] in ("{", "<{"):
+                members, at = self._members(t), 0
+                for member in members[:index]:
+                    size, align = self.size_align(member)
+                    at = (-(-at // align) * align if t[0] == "{" else at) + size
+                size, align = self.size_align(members[index])
+                offset += -(-at // align) * align if t[0] == "{" else at
+                t = members[index]
+            else:
+                raise ValueError(f"index into {t[0]}")
+        return offset
 
     def _members(self, t: list[str]) -> list[list[str]]:
         inner, members, i = t[1:-1], [], 0

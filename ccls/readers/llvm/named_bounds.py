@@ -20,24 +20,50 @@ _FIELD_ADDRESS = re.compile(r"= getelementptr (?:inbounds )?i8, ptr %(?P<base>\"
                             r"i64 (?P<offset>\d+)(?:,|$)")
 
 
+MAX_POINTER_LOADS = 2  # `*(int *)args->arg`: one pointer loaded on the way; two for a harness's own struct
+
+
 def _field_symbols(substituted: dict[str, Polynomial], definitions: dict,
-                   parameters: set[str]) -> dict[str, tuple[str, int, int]]:
+                   parameters: set[str]) -> dict[str, tuple]:
     """The sizes named after a load through a pointer parameter at a constant offset
-    (`params->depth`), with where they are read: symbol → (parameter, byte offset, bits)."""
-    out: dict[str, tuple[str, int, int]] = {}
+    (`params->depth`), with where they are read: symbol → (parameter, byte offset, bits), and
+    where the pointer read is itself loaded from the parameter's memory (`*(int *)args->arg`,
+    a callback's `void *` argument) the byte offsets of those loads, outermost first."""
+    out: dict[str, tuple] = {}
     for value, size in substituted.items():
         load = definitions.get(value)
         symbol = next(iter(size.symbols), None)
         bits = re.fullmatch(r"i(\d+)", load.type_text) if load is not None and load.opcode == "load" else None
         if bits is None or size != Polynomial.symbol(symbol):
             continue
-        pointer = load.operands[0].name
-        if pointer in parameters:
-            out[symbol] = (pointer, 0, int(bits[1]))
-        elif (gep := definitions.get(pointer)) is not None and (m := _FIELD_ADDRESS.search(gep.text)) \
-                and m["base"].strip('"') in parameters:
-            out[symbol] = (m["base"].strip('"'), int(m["offset"]), int(bits[1]))
+        found = _address_in_parameter(load.operands[0].name, definitions, parameters)
+        if found is not None:
+            parameter, through, offset = found
+            out[symbol] = (parameter, offset, int(bits[1])) + ((through,) if through else ())
     return out
+
+
+def _address_in_parameter(pointer: str, definitions: dict, parameters: set[str],
+                          ) -> tuple[str, tuple[int, ...], int] | None:
+    """`pointer` as (parameter, offsets of the pointers loaded on the way, final byte offset)."""
+    offsets: list[int] = []  # the final offset first, then each loaded pointer's, inward out
+    offset = 0
+    for _ in range(2 * MAX_POINTER_LOADS + 2):
+        if pointer in parameters:
+            offsets.append(offset)
+            return pointer, tuple(reversed(offsets[1:])), offsets[0]
+        definition = definitions.get(pointer)
+        if definition is not None and (m := _FIELD_ADDRESS.search(definition.text)):
+            offset += int(m["offset"])
+            pointer = m["base"].strip('"')
+        elif definition is not None and definition.opcode == "load" and definition.type_text == "ptr" \
+                and len(offsets) < MAX_POINTER_LOADS:
+            offsets.append(offset)
+            offset = 0
+            pointer = definition.operands[0].name
+        else:
+            return None
+    return None
 
 
 def _named_loads(analyses: FunctionAnalyses, parameters: set[str], body: list, definitions: dict,
