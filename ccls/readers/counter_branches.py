@@ -57,8 +57,9 @@ def counter_branch_probabilities(header: str, body: Sequence[str], iterations: i
     """(block, target) → the share of the block's runs that go to target, for each branch on the
     counter of the innermost loop `header` (its blocks `body`, which runs `iterations` times).
     `branches`: block → (its compare's text, the target when true, the target when false)."""
-    if not 0 < iterations <= MAX_ITERATIONS:
-        return {}
+    if not 0 < iterations <= MAX_ITERATIONS or not any(
+            _counter_compare(text, header, value_scevs) for text, _, _ in branches.values()):
+        return {}  # no branch on the counter: nothing to count one by one
     inside = set(body)
     edges = {b: [t for t in successors.get(b, ()) if t in inside and t != header] for b in body}
     waiting = {b: 0 for b in body}
