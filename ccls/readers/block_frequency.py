@@ -120,13 +120,18 @@ def two_armed_branches(branches: Sequence[str], successors: Mapping[str, Sequenc
     def forward(block: str) -> list[str]:  # its successors, less the edges back to a loop's header
         return [t for t in successors.get(block, ()) if not (t in inside and block in inside[t])]
 
+    reached: dict[str, set[str]] = {}  # one walk per start block: chains of branches share targets
+
     def reach(start: str) -> set[str]:
+        if start in reached:
+            return reached[start]
         seen, pending = {start}, [start]
         while pending:
             for target in forward(pending.pop()):
                 if target not in seen:
                     seen.add(target)
                     pending.append(target)
+        reached[start] = seen
         return seen
 
     out = set()
