@@ -7,7 +7,6 @@ import shutil
 import pytest
 
 from ccls.polynomial import Polynomial
-from ccls.readers.llvm.guarded_sizes import immediate_dominators
 from tests.test_data_loops import analyse as analyse_c
 
 pytestmark = pytest.mark.skipif(shutil.which("clang-19") is None and shutil.which("clang") is None,
@@ -61,12 +60,3 @@ def test_a_bounded_counter_that_leaves_early_on_data_takes_the_mean(functions):
     trips = [loop.trip_count for loop in functions["decode"].loops.values()]
     assert [(t.kind, t.iterations) for t in trips] == [("expected", Polynomial.constant(32))]
 
-
-def test_immediate_dominators_of_a_diamond():
-    class Branch:
-        def __init__(self, *targets):
-            from types import SimpleNamespace
-            self.operands = [SimpleNamespace(name=t, type_text="label") for t in targets]
-    terminators = {"entry": Branch("a", "b"), "a": Branch("join"), "b": Branch("join"), "join": Branch()}
-    assert immediate_dominators("entry", terminators) == {"entry": "entry", "a": "entry", "b": "entry",
-                                                          "join": "entry"}

@@ -21,6 +21,7 @@ import llvmlite.binding as llvm
 from ccls.model import BasicBlock, FunctionIR, Instruction, Loop, TripCount
 from ccls.polynomial import Polynomial
 from ccls.readers import data_walks
+from ccls.readers.dominance import immediate_dominators
 from ccls.readers.global_constants import stored_maxima
 from ccls.readers.llvm import guarded_sizes, physical_bounds
 from ccls.readers.llvm.lines import (_DEFINE_DBG, _Speech, _inlined_from, _source_lines, _subprogram_info,
@@ -31,7 +32,7 @@ from ccls.readers.llvm.memory import (DataConditions, _branches_on_loaded_data, 
 from ccls.readers.llvm.memory_chains import memory_chains
 from ccls.readers.llvm.named_bounds import _data_named_loads, _field_symbols, _named_loads
 from ccls.readers.llvm.opcodes import _BULK, _divisor_kind, _type_bits, classify
-from ccls.readers.llvm.reading import _Reading, _ancestors, _inside, _stopped_note
+from ccls.readers.llvm.reading import _Reading, _ancestors, _inside, _stopped_note, _successors
 from ccls.readers.llvm.text import TWIN_SUFFIX, IRFunction, original_name, read_module
 from ccls.readers.llvm.trips import (_checked_overlaps, _fallback_for_overlap, _halving_trip, _independent_entries,
                                      _merged_counters, _trip_count)
@@ -545,7 +546,8 @@ class _FunctionReader:
             if trip is None or trip.kind == "unknown" or not trip.iterations.symbols:
                 continue
             if dominators is None:
-                dominators = guarded_sizes.immediate_dominators(self.body[0][0], self.terminators)
+                dominators = immediate_dominators(
+                    self.body[0][0], lambda block: _successors(self.terminators[block]) if block in self.terminators else ())
             caps = guarded_sizes.guard_caps(header, self.terminators, self.definitions, symbol_of, dominators)
             if caps and (found := guarded_sizes.capped_count(trip.iterations, caps)) is not None:
                 most, why = found

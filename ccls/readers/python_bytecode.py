@@ -39,6 +39,7 @@ from ccls.early_exit import early_exit_trip
 from ccls.model import AnalysisError, BasicBlock, FunctionIR, Instruction, Loop, TripCount
 from ccls.options import INSTANCE_ATTRIBUTE
 from ccls.readers.block_frequency import block_frequencies
+from ccls.readers.dominance import dominator_sets, immediate_dominators
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 
 ARCH = "cpython-3.11"  # cost table id; the interpreter's own version goes into an assumption
@@ -661,22 +662,6 @@ def _reachable(blocks: dict[int, _Block], entry: int) -> set[int]:
     return seen
 
 
-def _dominators(blocks: dict[int, _Block], live: set[int], entry: int) -> dict[int, set[int]]:
-    dom = {b: set(live) for b in live}
-    dom[entry] = {entry}
-    changed = True
-    while changed:
-        changed = False
-        for b in sorted(live):
-            if b == entry:
-                continue
-            preds = [dom[p] for p in blocks[b].preds if p in live]
-            new = set.intersection(*preds) | {b} if preds else {b}
-            if new != dom[b]:
-                dom[b], changed = new, True
-    return dom
-
-
 # -- one code object ------------------------------------------------------------------------
 @dataclass
 class _LoopInfo:
@@ -850,7 +835,7 @@ class _FunctionReader:
     def _find_loops(self) -> dict[str, _LoopInfo]:
         if not self.blocks:
             return {}
-        dom = self.dom = _dominators(self.blocks, self.live, self.entry)
+        dom = self.dom = dominator_sets(immediate_dominators(self.entry, lambda b: self.blocks[b].succs))
         bodies: dict[int, set[int]] = {}
         for start in self.live:
             last = self.blocks[start].instrs[-1]

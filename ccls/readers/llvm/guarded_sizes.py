@@ -54,53 +54,6 @@ def _predecessors(terminators: dict) -> dict[str, list[str]]:
     return out
 
 
-def immediate_dominators(entry: str, terminators: dict) -> dict[str, str]:
-    """Each reachable block's immediate dominator (the entry's is itself): Cooper, Harvey and
-    Kennedy's iteration over the blocks in reverse postorder ("A Simple, Fast Dominance
-    Algorithm", 2001)."""
-    order: list[str] = []
-    seen = {entry}
-    stack = [(entry, iter(dict.fromkeys(_successors(terminators[entry])) if entry in terminators else ()))]
-    while stack:  # postorder, without recursion (functions of thousands of blocks)
-        block, successors = stack[-1]
-        for target in successors:
-            if target not in seen:
-                seen.add(target)
-                stack.append((target, iter(dict.fromkeys(_successors(terminators[target]))
-                                            if target in terminators else ())))
-                break
-        else:
-            order.append(block)
-            stack.pop()
-    rank = {block: n for n, block in enumerate(order)}  # postorder number: the entry's is the largest
-    predecessors = _predecessors(terminators)
-    idom = {entry: entry}
-
-    def meet(a: str, b: str) -> str:
-        while a != b:
-            while rank[a] < rank[b]:
-                a = idom[a]
-            while rank[b] < rank[a]:
-                b = idom[b]
-        return a
-
-    changed = True
-    while changed:
-        changed = False
-        for block in reversed(order):
-            if block == entry:
-                continue
-            done = [p for p in predecessors.get(block, []) if p in idom and p in rank]
-            if not done:
-                continue
-            new = done[0]
-            for other in done[1:]:
-                new = meet(other, new)
-            if idom.get(block) != new:
-                idom[block], changed = new, True
-    return idom
-
-
 def _cap_on_edge(term, target: str, definitions: dict, symbol_of: dict[str, str]) -> tuple[str, int, str] | None:
     """(symbol, its most, why) where `term` is a branch on `value <predicate> C` whose edge to
     `target` bounds a named value from above; else None."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator
 
+from ccls.readers.dominance import immediate_dominators
 from ccls.readers.ptx.instructions import Instr
 
 
@@ -26,50 +27,9 @@ class LoopInfo:
 
 
 def dominators(blocks: list[Block]) -> list[int | None]:
-    """Immediate dominator per block (entry → itself, unreachable → None). Cooper, Harvey and
-    Kennedy, "A Simple, Fast Dominance Algorithm" (2001)."""
-    order: list[int] = []
-    seen = [False] * len(blocks)
-    stack: list[tuple[int, Iterator[int]]] = [(0, iter(blocks[0].succs))] if blocks else []
-    if blocks:
-        seen[0] = True
-    while stack:  # iterative DFS for the post-order
-        node, it = stack[-1]
-        nxt = next(it, None)
-        if nxt is None:
-            order.append(node)
-            stack.pop()
-        elif not seen[nxt]:
-            seen[nxt] = True
-            stack.append((nxt, iter(blocks[nxt].succs)))
-    rpo = order[::-1]
-    po_num = {b: i for i, b in enumerate(order)}
-    idom: list[int | None] = [None] * len(blocks)
-    if not blocks:
-        return idom
-    idom[0] = 0
-    changed = True
-    while changed:
-        changed = False
-        for b in rpo[1:]:
-            new = None
-            for p in blocks[b].preds:
-                if idom[p] is None:
-                    continue
-                if new is None:
-                    new = p
-                    continue
-                a, c = p, new
-                while a != c:
-                    while po_num[a] < po_num[c]:
-                        a = idom[a]  # type: ignore[assignment]
-                    while po_num[c] < po_num[a]:
-                        c = idom[c]  # type: ignore[assignment]
-                new = a
-            if new is not None and idom[b] != new:
-                idom[b] = new
-                changed = True
-    return idom
+    """Immediate dominator per block (entry → itself, unreachable → None)."""
+    idom = immediate_dominators(0, lambda b: blocks[b].succs) if blocks else {}
+    return [idom.get(b) for b in range(len(blocks))]
 
 
 def _retreating_edges(blocks: list[Block]) -> set[tuple[int, int]]:
