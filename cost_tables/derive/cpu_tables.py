@@ -239,11 +239,21 @@ def measured_beyond_mca() -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def _beyond_mca_source(record: dict) -> str:
-    cpu = record["cpu"]
+def _measured_on(cpu: dict) -> str:
     return (f"measured on {cpu.get('model name', '?')} (family {cpu.get('cpu family')}, model {cpu.get('model')}"
-            f"{', virtualised' if cpu.get('virtualised') else ''}), {record['libc']}, on {record['date']} with "
-            f"{record['method']}; raw figures in beyond-mca-measurements.json")
+            f"{', virtualised' if cpu.get('virtualised') else ''})")
+
+
+def _beyond_mca_source(record: dict) -> str:
+    return (f"{_measured_on(record['cpu'])}, {record['libc']}, on "
+            f"{record['date']} with {record['method']}; raw figures in beyond-mca-measurements.json")
+
+
+def _measured_variant(base: dict, cycles: float, source: str, notes: str) -> dict:
+    """A measured class that costs `cycles` and keeps its base class's latency and energy."""
+    return {**{key: base[key] for key in ("latency_cycles", "energy_pj", "energy_source", "energy_method")
+               if key in base},
+            "cu": cycles, "source": source, "method": "measured", "notes": notes}
 
 
 def libm_classes(record: dict, generic: dict) -> dict[str, dict]:
@@ -264,15 +274,12 @@ def crowded_classes(record: dict, classes: dict) -> dict[str, dict]:
     few L1 sets its stride can use (a column of a matrix with power-of-two rows), from the
     tier named: each line brought in evicts one of the walk's own, written back first for stores,
     so the accesses wait for each other more than independent misses do. Measured cycles."""
-    return {f"{name}.crowded": {
-        **{key: classes[name][key] for key in ("latency_cycles", "energy_pj", "energy_source", "energy_method")
-           if key in classes[name]},
-        "cu": cycles, "source": f"{_beyond_mca_source(record)}: a column walk, rows 1 KiB apart",
-        "method": "measured",
-        "notes": "measured on the measuring machine's core (a Zen 1 guest for the bundled figures; approximate "
-                 "for others): per access of a walk whose stride confines it to 1/16 of the L1 sets, over 64 rows "
-                 "(L2) and 4096 rows (L3)"}
-        for name, cycles in sorted(record["column_walk_cycles_per_access"].items())}
+    source = f"{_beyond_mca_source(record)}: a column walk, rows 1 KiB apart"
+    notes = ("measured on the measuring machine's core (a Zen 1 guest for the bundled figures; approximate "
+             "for others): per access of a walk whose stride confines it to 1/16 of the L1 sets, over 64 rows "
+             "(L2) and 4096 rows (L3)")
+    return {f"{name}.crowded": _measured_variant(classes[name], cycles, source, notes)
+            for name, cycles in sorted(record["column_walk_cycles_per_access"].items())}
 
 
 def aliased_classes(record: dict, classes: dict) -> dict[str, dict]:
@@ -283,19 +290,15 @@ def aliased_classes(record: dict, classes: dict) -> dict[str, dict]:
     update = record.get("column_update")
     if not update:
         return {}
-    cpu = update.get("cpu", record["cpu"])
-    where = (f"measured on {cpu.get('model name', '?')} (family {cpu.get('cpu family')}, model {cpu.get('model')}"
-             f"{', virtualised' if cpu.get('virtualised') else ''}) on {update.get('date', record['date'])} with "
-             f"{update.get('method', record['method'])}; raw figures in beyond-mca-measurements.json (column_update)")
-    return {f"{name}.crowded.aliased": {
-        **{key: classes[name][key] for key in ("latency_cycles", "energy_pj", "energy_source", "energy_method")
-           if key in classes[name]},
-        "cu": cycles, "source": f"{where}: a column walk, rows 1 KiB apart, that loads and stores each element",
-        "method": "measured",
-        "notes": "measured on the measuring machine's core (a Zen 1 guest for the bundled figures; approximate for "
-                 "others): per row, the update walk's time less the store-only walk's, over 64 rows (L2) and 4096 "
-                 "rows (L3); x86 cores match a load against older stores on the address's page offset first"}
-        for name, cycles in sorted(update["aliased_load_cycles"].items())}
+    date, method = update.get("date", record["date"]), update.get("method", record["method"])
+    source = (f"{_measured_on(update.get('cpu', record['cpu']))} on {date} with {method}; raw "
+              f"figures in beyond-mca-measurements.json (column_update): a column walk, rows 1 KiB apart, that "
+              f"loads and stores each element")
+    notes = ("measured on the measuring machine's core (a Zen 1 guest for the bundled figures; approximate for "
+             "others): per row, the update walk's time less the store-only walk's, over 64 rows (L2) and 4096 "
+             "rows (L3); x86 cores match a load against older stores on the address's page offset first")
+    return {f"{name}.crowded.aliased": _measured_variant(classes[name], cycles, source, notes)
+            for name, cycles in sorted(update["aliased_load_cycles"].items())}
 
 
 def memory_chain(record: dict, classes: dict) -> dict:
