@@ -19,7 +19,6 @@ _LABEL = re.compile(r'^([-\w$.]+|"[^"]*"):')
 _NAME = r'%([-\w$.]+|"[^"]*")'
 _BRANCH = re.compile(rf"^\s*br i1 {_NAME}, label {_NAME}, label {_NAME}")
 _JUMP = re.compile(rf"^\s*br label {_NAME}")
-_TERMINATORS = ("br ", "switch ", "ret ", "ret\n", "unreachable", "indirectbr ", "invoke ", "resume ", "callbr ")
 _DEF = re.compile(rf"^\s*{_NAME} = (.*)$")
 _GLOBAL_STORE = re.compile(r"^\s*store (?P<type>i\d+) (?P<value>[^,]+), ptr @(?P<name>[-\w$.]+)(?:,|$)")
 _GLOBAL_LOAD = re.compile(r"^load (?P<type>i\d+), ptr @(?P<name>[-\w$.]+)(?:,|$)")
@@ -77,9 +76,8 @@ def forwarded_loads(blocks: dict[str, _Block]) -> dict[str, str]:
             load = _GLOBAL_LOAD.match(d[2]) if d else None
             if load is not None and (known := stored.get(load["name"])) and known[0] == load["type"]:
                 out[_unquote(d[1])] = known[1]
-            elif text.startswith("store ") or " call " in f" {text}" or text.startswith(("call ", "tail call ")):
-                if not text.startswith("call void @llvm.dbg") and "@llvm.lifetime" not in text:
-                    stored.clear()
+            elif (text.startswith("store ") or " call " in f" {text}") and not re.search(r"@llvm\.(?:lifetime|dbg)", text):
+                stored.clear()  # a call or a store through a pointer may write the global
     return out
 
 
