@@ -112,18 +112,22 @@ def _propagate(modules: list[ModuleCalls], defined: dict, fields_given: dict | N
     values: dict[tuple[FunctionKey, str], dict[int, str]] = {}
     unknown: dict[tuple[FunctionKey, str], list[str]] = {}
     fields = fields_given or {}
-    for _ in range(MAX_ROUNDS):
-        changed = False
-        for module in modules:
-            for site in module.sites:
-                for callee_module in _targets(site, module, defined):
-                    changed |= _visit(site, module, callee_module, values, None, fields)
-        if fields_given is None:
-            found = _field_values(modules, values)
-            changed |= found != fields
-            fields = found
-        if not changed:
-            break
+    # First with only exact values, then with the bounds of what stays undecided (a table entry at
+    # an index not known, a search whose tests are not): a bound taken while values were still on
+    # their way would stay among the values for good.
+    for settled in (False, True):
+        for _ in range(MAX_ROUNDS):
+            changed = False
+            for module in modules:
+                for site in module.sites:
+                    for callee_module in _targets(site, module, defined):
+                        changed |= _visit(site, module, callee_module, values, None, fields, settled)
+            if fields_given is None:
+                found = _field_values(modules, values, settled=settled)
+                changed |= found != fields
+                fields = found
+            if not changed:
+                break
     for module in modules:  # what stays unknown once everything known has flowed
         for site in module.sites:
             for callee_module in _targets(site, module, defined):
@@ -131,8 +135,8 @@ def _propagate(modules: list[ModuleCalls], defined: dict, fields_given: dict | N
     return values, unknown, fields
 
 
-def _field_values(modules: list[ModuleCalls], values: dict,
-                  unknown_params: dict | None = None) -> dict[tuple[str, int], dict[int, str]]:
+def _field_values(modules: list[ModuleCalls], values: dict, unknown_params: dict | None = None,
+                  settled: bool = True) -> dict[tuple[str, int], dict[int, str]]:
     """The values each struct field can hold, where every write the program makes to it stores
     a value known at compile time (`ctx->rounds = nr` with nr 10, 12 or 14 from the calls): a
     configuration set once and read by the code that uses it. A field written with a run-time
@@ -148,7 +152,7 @@ def _field_values(modules: list[ModuleCalls], values: dict,
             writer = (module.file, store.writer)
             where = f"the write at {os.path.basename(module.file)}" + (f":{store.line}" if store.line else "") \
                 if store.writer else f"its initial value in {os.path.basename(module.file)}"
-            known = _evaluate(store.value, lambda p: values.get((writer, p)), where) \
+            known = _evaluate(store.value, lambda p: values.get((writer, p)), where, settled=settled) \
                 if store.value is not None and not _reads_field(store.value) else None
             if known and unknown_params and any((writer, p) in unknown_params for p in _parameters_in(store.value)):
                 known = None
@@ -186,31 +190,39 @@ _RISES_WITH_LEFT = {"add", "mul", "shl", "sub", "sdiv", "udiv", "lshr", "ashr"}
 _RISES_WITH_RIGHT = {"add", "mul", "shl"}
 
 
+def _parts(expr: Expr) -> tuple:
+    """The expressions `expr` is computed from. A search loop's tests are not among them: they
+    only pick, among the values its counter can have, the one it leaves with (its bound holds
+    whatever they read)."""
+    if expr[0] == "op":
+        return expr[2:]
+    if expr[0] == "choice":
+        return expr[1]
+    if expr[0] == "entry":
+        return (expr[3],)
+    return ()
+
+
 def _holds_most(expr: Expr | None) -> bool:
-    """Whether an expression reads a value known only as a bound (`("most", n, …)`)."""
+    """Whether an expression reads a value that may be known only as a bound (`("most", n, …)`,
+    a table entry or a search's counter where what decides it is not known)."""
     if expr is None:
         return False
-    if expr[0] == "most":
+    if expr[0] in ("most", "entry", "search"):
         return True
-    parts = expr[2:] if expr[0] == "op" else expr[1] if expr[0] == "choice" else ()
-    return any(_holds_most(part) for part in parts)
+    return any(_holds_most(part) for part in _parts(expr))
 
 
 def _parameters_in(expr: Expr) -> set[str]:
     if expr[0] == "param":
         return {expr[1]}
-    parts = expr[2:] if expr[0] == "op" else expr[1] if expr[0] == "choice" else ()
-    return {name for part in parts if part is not None for name in _parameters_in(part)}
+    return {name for part in _parts(expr) if part is not None for name in _parameters_in(part)}
 
 
 def _reads_field(expr: Expr) -> bool:
     if expr[0] == "field":
         return True
-    if expr[0] == "op":
-        return any(part is not None and _reads_field(part) for part in expr[2:])
-    if expr[0] == "choice":
-        return any(_reads_field(part) for part in expr[1])
-    return False
+    return any(part is not None and _reads_field(part) for part in _parts(expr))
 
 
 def _with_dispatched_calls(module: ModuleCalls) -> ModuleCalls:
@@ -257,6 +269,8 @@ def _bound(expr: Expr | None, values: dict) -> Expr | None:
         fields = tuple((offset, bits, part) for offset, bits, value in expr[2]
                        if (part := _bound(value, values)) is not None)
         return ("local", expr[1], fields) if fields else None
+    if kind in ("entry", "search"):  # its tests and index read the dispatcher's parameters: not rebound here
+        return None if "'param'" in repr(expr) else expr
     return expr
 
 
@@ -270,7 +284,7 @@ def _targets(site: CallSite, module: ModuleCalls, defined: dict) -> list[ModuleC
 
 def _visit(site: CallSite, module: ModuleCalls, callee_module: ModuleCalls,
            values: dict[tuple[FunctionKey, str], dict[int, str]], unknown: dict | None,
-           fields: dict[tuple[str, int], dict[int, str]] | None = None) -> bool:
+           fields: dict[tuple[str, int], dict[int, str]] | None = None, settled: bool = True) -> bool:
     """Adds what one call passes to its callee's parameters; True if anything was new. With
     `unknown`, also notes the calls whose value for a parameter is not known."""
     caller: FunctionKey = (module.file, site.caller)
@@ -282,7 +296,7 @@ def _visit(site: CallSite, module: ModuleCalls, callee_module: ModuleCalls,
     for name, expr in zip(names, site.args):
         if not name or expr == NOT_PASSED:
             continue
-        known = _evaluate(expr, lambda p: values.get((caller, p)), where, (fields or {}).get) \
+        known = _evaluate(expr, lambda p: values.get((caller, p)), where, (fields or {}).get, settled=settled) \
             if expr is not None else None
         if not known:
             if unknown is not None and where not in unknown.setdefault((callee, name), []):
@@ -300,11 +314,107 @@ def _visit(site: CallSite, module: ModuleCalls, callee_module: ModuleCalls,
     return changed
 
 
-def _evaluate(expr: Expr, parameter: callable, where: str, field: callable = lambda key: None) -> dict[int, str] | None:
-    """The values `expr` can take, each with where it came from; None if any part is unknown."""
+MAX_SEARCH_STEPS = 4096  # iterations a search loop is stepped through (LLVM's exhaustive evaluation stops at 100)
+_COMPARE = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
+            "slt": lambda a, b: a < b, "ult": lambda a, b: a < b, "sle": lambda a, b: a <= b, "ule": lambda a, b: a <= b,
+            "sgt": lambda a, b: a > b, "ugt": lambda a, b: a > b, "sge": lambda a, b: a >= b, "uge": lambda a, b: a >= b}
+
+
+MAX_SEARCH_INPUTS = 16  # combinations of the values a search's tests read that are each stepped through
+
+
+def _search_exits(expr: Expr, parameter: callable, field: callable) -> dict[int, tuple] | None:
+    """The counter's values where a search loop leaves (`ccls.readers.search_loops`), stepping it
+    through the header's test and the body's once for each combination of the values its tests
+    read (parameters, globals): exit → the inputs that lead there. None where a test reads
+    anything not known exactly."""
+    _, start, step, stay, leave, _ = expr
+    tests = (stay, leave)
+    names = sorted({name for test in tests for part in test[2:4] for name in _parameters_in(part)})
+    keys = sorted({key for test in tests for part in test[2:4] for key in _fields_in(part)})
+    choices = []
+    for name in names:
+        known = parameter(name)
+        if not known:
+            return None
+        choices.append([("param", name, value) for value in known])
+    for key in keys:
+        known = field(key)
+        if not known:
+            return None
+        choices.append([("field", key, value) for value in known])
+    combinations = [()]
+    for options in choices:
+        combinations = [(*done, option) for done in combinations for option in options]
+        if len(combinations) > MAX_SEARCH_INPUTS:
+            return None
+    out: dict[int, tuple] = {}
+    for inputs in combinations:
+        given = {(kind, name): value for kind, name, value in inputs}
+        found = _search_exit(start, step, tests, lambda p: {given[("param", p)]: ""} if ("param", p) in given else None,
+                             lambda k: {given[("field", k)]: ""} if ("field", k) in given else None)
+        if found is None:
+            return None
+        out.setdefault(found, inputs)
+    return out
+
+
+def _search_exit(start: int, step: int, tests: tuple, parameter: callable, field: callable) -> int | None:
+    """Where the counter leaves with each value its tests read known exactly."""
+    def holds(test: tuple, counter: int) -> bool | None:
+        _, predicate, left, right, when = test
+        a = _evaluate(left, parameter, "", field, counter)
+        b = _evaluate(right, parameter, "", field, counter)
+        if not a or not b or len(a) != 1 or len(b) != 1:
+            return None
+        (a,), (b,) = a, b
+        if not isinstance(a, int) or not isinstance(b, int) or predicate not in _COMPARE:
+            return None
+        return _COMPARE[predicate](a, b) == when
+
+    counter = start
+    for _ in range(MAX_SEARCH_STEPS):
+        stays = holds(tests[0], counter)
+        if not stays:
+            return counter if stays is False else None
+        leaves = holds(tests[1], counter)
+        if leaves is None or leaves:
+            return counter if leaves else None
+        counter += step
+    return None
+
+
+def _fields_in(expr: Expr) -> set:
+    if expr[0] == "field":
+        return {expr[1:3]}
+    return {key for part in _parts(expr) if part is not None for key in _fields_in(part)}
+
+
+def _evaluate(expr: Expr, parameter: callable, where: str, field: callable = lambda key: None,
+              counter: int | None = None, settled: bool = True) -> dict[int, str] | None:
+    """The values `expr` can take, each with where it came from; None if any part is unknown.
+    With `counter` (a search loop's test at that value of its counter), only exact values;
+    unless `settled`, no bound for a table entry or a search not decided (yet)."""
     kind = expr[0]
     if kind == "const":
         return {expr[1]: where}
+    if kind == "counter":
+        return {counter: where} if counter is not None else None
+    if kind == "search":
+        found = _search_exits(expr, parameter, field) if counter is None else None
+        if found:
+            return {value: f"{where}, a search loop's counter, {value} where it leaves" + (
+                " at " + ", ".join(f"{name if kind == 'param' else name[0].lstrip('@')} = {given}"
+                                   for kind, name, given in inputs) if inputs else "")
+                    for value, inputs in found.items()}
+        return _evaluate(expr[5], parameter, where, field, counter) if expr[5] is not None and settled else None
+    if kind == "entry":  # ("entry", table, entries, index, most)
+        # only an index known exactly picks an entry (the bound of an index bounds no entry)
+        indices = _evaluate(expr[3], parameter, where, field, counter, False) if expr[3] is not None else None
+        if indices and all(isinstance(i, int) and 0 <= i < len(expr[2]) for i in indices):
+            return {expr[2][i]: origin if origin != where else f"{where}, reading read-only {expr[1]}[{i}]"
+                    for i, origin in indices.items()}
+        return _evaluate(expr[4], parameter, where, field, counter) if settled else None
     if kind == "field":  # a struct's field the program only ever sets to known values
         known = field(expr[1:3])
         if not known:
@@ -314,6 +424,8 @@ def _evaluate(expr: Expr, parameter: callable, where: str, field: callable = lam
                     for value, origin in known.items()}
         return {value: f"{where}, passing struct {expr[1]}'s field at byte {expr[2]}, set to {value} by {origin}"
                 for value, origin in known.items()}
+    if kind == "most" and (counter is not None or not settled):
+        return None  # a bound: a search's test, a table's index need the value itself
     if kind == "most":  # an entry of a read-only table (`ccls.readers.global_stores`): at most its largest reachable
         if expr[2] == "a loop counter":
             return {expr[1]: f"{where}, a loop counter, at most {expr[1]} where its loop leaves"}
@@ -323,7 +435,7 @@ def _evaluate(expr: Expr, parameter: callable, where: str, field: callable = lam
     if kind == "local":  # a pointer to the caller's local: the fields it stores one known value in
         fields = []
         for offset, bits, part in expr[2]:
-            known = _evaluate(part, parameter, where, field)
+            known = _evaluate(part, parameter, where, field, settled=settled)
             if known and len(known) == 1:
                 fields.append((offset, bits, next(iter(known))))
         return {("addr", expr[1], 0, tuple(fields)): where} if fields else None
@@ -335,17 +447,18 @@ def _evaluate(expr: Expr, parameter: callable, where: str, field: callable = lam
     if kind == "choice":
         out: dict[int, str] = {}
         for option in expr[1]:
-            part = _evaluate(option, parameter, where, field)
+            part = _evaluate(option, parameter, where, field, counter, settled)
             if part is None:
                 return None
             for value, origin in part.items():
                 out.setdefault(value, origin)
         return out
     if kind == "op":
-        if _holds_most(expr[2]) and expr[1] not in _RISES_WITH_LEFT \
-                or _holds_most(expr[3]) and expr[1] not in _RISES_WITH_RIGHT:
+        if counter is None and (_holds_most(expr[2]) and expr[1] not in _RISES_WITH_LEFT
+                                or _holds_most(expr[3]) and expr[1] not in _RISES_WITH_RIGHT):
             return None  # a bound where the result does not rise with it (`64 - n`, `n & 7`): no bound of the result
-        left, right = _evaluate(expr[2], parameter, where, field), _evaluate(expr[3], parameter, where, field)
+        left = _evaluate(expr[2], parameter, where, field, counter, settled)
+        right = _evaluate(expr[3], parameter, where, field, counter, settled)
         if left is None or right is None:
             return None
         out = {}

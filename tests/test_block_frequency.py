@@ -96,3 +96,18 @@ def test_two_arms_that_both_work_run_one_of_them_and_a_guard_is_not_two_arms():
     # an early return that never meets the other side
     early = {"entry": ["ret", "work"], "ret": [], "work": []}
     assert two_armed_branches(["entry"], early, {}) == set()
+
+
+def test_a_switch_that_picks_one_of_its_arms_runs_one_of_them():
+    from ccls.readers.block_frequency import picking_switches
+
+    # switch (m) { case 0: loop a; break; case 1: loop b; break; default: break; }: each arm
+    # enters its own loop, the default goes straight to the join
+    arms = {"entry": ["a", "b", "join"], "a": ["a", "join"], "b": ["b", "join"], "join": []}
+    loops = {"a": (["a"], None), "b": (["b"], None)}
+    assert picking_switches(["entry"], arms, loops) == {"entry"}
+    # a case falling through into the next (`case 0: x++; case 1: …`) reaches another arm: not exclusive
+    falling = {"entry": ["a", "b", "c"], "a": ["b"], "b": ["join"], "c": ["join"], "join": []}
+    assert picking_switches(["entry"], falling, {}) == set()
+    # two targets are a branch, not a switch of arms
+    assert picking_switches(["entry"], {"entry": ["a", "join"], "a": ["join"], "join": []}, {}) == set()

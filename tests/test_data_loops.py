@@ -340,3 +340,30 @@ int run(void) {
 }""", "/tmp/ccls-test/volatile_counter.c")
     assert trips(fns["run"]) == [("constant", Polynomial.constant(128))]
     assert any("set to 0 on entry" in a for a in fns["run"].assumptions)
+
+
+GRID = """
+unsigned char WD, WDB;
+unsigned char *frame;
+/* Stores through `unsigned char *` may write WD, as far as LLVM knows: it reads WD again. */
+void timing(void) {
+  for (unsigned x = 0; x < (unsigned) WD - 14; x++) frame[x * WDB] |= 1;
+}
+/* GVN keeps the WD read before the loops and reads it again only after the store: a phi of the two. */
+void toggle(void) {
+  unsigned char x, y;
+  for (y = 0; y < WD; y++)
+    for (x = 0; x < WD; x++)
+      if ((x + y) & 1) frame[y * WDB + (x >> 3)] ^= 0x80 >> (x & 7);
+}
+"""
+
+
+def test_a_bound_read_again_each_iteration_counts_with_a_constant_taken_off():
+    fn = analyse(GRID, "/tmp/ccls-test/grid.c")["timing"]
+    assert [(kind, count) for kind, count in trips(fn) if kind == "data"] == [("data", Polynomial.symbol("WD") - 14)]
+
+
+def test_a_bound_merged_from_the_read_before_the_loop_and_the_reads_after_stores_is_that_value():
+    fn = analyse(GRID, "/tmp/ccls-test/grid.c")["toggle"]
+    assert trips(fn) == [("data", Polynomial.symbol("WD")), ("data", Polynomial.symbol("WD"))]

@@ -49,8 +49,10 @@ def test_writes_into_integer_globals_are_read_as_one_field_structs():
     stores = {(s.struct, s.writer, s.value) for s in read_call_sites(IR, "/src/q.c").field_stores}
     assert ("@width", "", ("const", 0)) in stores  # what it holds before any write
     assert ("@width", "setup", ("const", 21)) in stores
+    # an entry of the table at an index the parameters give: looked up where they are known; else
     # index ≡ 1 (mod 4): entries 1, 5 of the table (9 and 7), never 3 or 6 beside them
-    assert ("@blocks", "setup", ("most", 9, "table")) in stores
+    blocks = next(value for struct, writer, value in stores if struct == "@blocks" and writer == "setup")
+    assert blocks[:2] == ("entry", "table") and blocks[4] == ("most", 9, "table")
     assert ("@shared", "setup", None) in stores  # its address passed on: any value
 
 
@@ -125,3 +127,47 @@ def test_a_loop_counter_passed_to_a_call_is_at_most_where_its_loop_leaves(tmp_pa
     row = next(fn for f in counted for fn in f.functions if fn.name == "row")
     assert row.inferred_sizes == {"k": 48.0}
     assert row.size_notes == ["k = 48 from the call at tri.c:9, a loop counter, at most 48 where its loop leaves"]
+
+
+SEARCH = """
+unsigned char width;
+static unsigned need;
+static const unsigned char capacity[] = {0, 9, 14, 20, 27, 35, 44, 54, 65, 77, 90, 104};
+void pick(unsigned size) {
+  unsigned char version;
+  for (version = 1; version < 11; version++)
+    if (size < capacity[version] - 3) break;
+  width = 17 + 4 * version;
+}
+__attribute__((noinline)) unsigned long fill(unsigned char *grid) {
+  unsigned long s = 0;
+  for (unsigned char y = 0; y < width; y++) s += grid[y];
+  return s;
+}
+unsigned long run(unsigned char *grid) {
+  need = 15;
+  pick(need);
+  return fill(grid);
+}
+"""
+
+
+@needs_clang
+def test_a_search_loop_leaves_where_its_test_first_passes_at_the_values_the_program_passes(tmp_path):
+    counted = count_sources([SourceFile(str(tmp_path / "pick.c"), SEARCH)], AnalysisOptions())
+    fill = next(fn for f in counted for fn in f.functions if fn.name == "fill")
+    # 15 < capacity[v] - 3 first at v = 3 (20 - 3 = 17); its bound alone says 11 (width 61)
+    assert fill.inferred_sizes == {"width": 29.0}
+    assert fill.size_notes == ["width = 29 from the write at pick.c:9, a search loop's counter, 3 where it leaves at "
+                               "size = 15; also set to 0 (its initial value in pick.c)"]
+
+
+def test_a_search_whose_test_reads_what_is_not_known_keeps_its_bound():
+    module = read_call_sites(IR, "/src/q.c")
+    search = ("search", 1, 1, ("icmp", "slt", ("counter",), ("const", 3), True),
+              ("icmp", "ult", ("param", "1"), ("entry", "table", (1, 9, 2, 5), ("counter",), ("most", 9, "table")), True),
+              ("most", 3, "a loop counter"))
+    width = FieldStore("@width", 0, "setup", 9, ("op", "add", ("const", 17), search))
+    sizes = infer_sizes([replace(module, field_stores=module.field_stores + (width,))])
+    width = sizes[("/src/q.c", "setup")]["@width"]  # setup's size is passed by no call: at most 3, 17 + 3
+    assert (20, "the write at q.c:9, a loop counter, at most 3 where its loop leaves") in width.others

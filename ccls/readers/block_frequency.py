@@ -156,3 +156,37 @@ def two_armed_branches(branches: Sequence[str], successors: Mapping[str, Sequenc
 
 def _source_lines(region: set[str], lines: Mapping[str, frozenset[int]]) -> set[int]:
     return set().union(*(lines.get(block, ()) for block in region))
+
+
+def picking_switches(switches: Sequence[str], successors: Mapping[str, Sequence[str]],
+                     loops: Mapping[str, tuple[Sequence[str], str | None]]) -> set[str]:
+    """The blocks among `switches` whose switch picks one of several arms that meet again
+    (`switch (mask) { case 0: …; break; case 1: …; break; }`): no arm reaches another before
+    the join, and all reach a common block. A target every other arm reaches is that join (a
+    `default: break`), not an arm. One arm runs per pass, not all of them."""
+    if len(successors) > MAX_BLOCKS_FOR_ARMS:
+        return set()
+    inside = {header: set(members) for header, (members, _) in loops.items()}
+
+    def reach(start: str) -> set[str]:
+        seen, pending = {start}, [start]
+        while pending:
+            block = pending.pop()
+            for target in successors.get(block, ()):
+                if target not in seen and not (target in inside and block in inside[target]):
+                    seen.add(target)
+                    pending.append(target)
+        return seen
+
+    out = set()
+    for block in switches:
+        targets = [t for t in dict.fromkeys(successors.get(block, ())) if not (t in inside and block in inside[t])]
+        if len(targets) < 3:
+            continue
+        reached = {t: reach(t) for t in targets}
+        arms = [t for t in targets if not all(t in reached[o] for o in targets if o != t)]
+        if len(arms) < 2 or any(a in reached[b] for a in arms for b in arms if a != b):
+            continue
+        if set.intersection(*(reached[a] for a in arms)):
+            out.add(block)
+    return out

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from ccls.model import CallSite, FieldStore
-from ccls.readers.global_stores import global_stores
+from ccls.readers.global_stores import global_stores, read_only_tables, table_read
+from ccls.readers.search_loops import FORWARDED, blocks_of, forwarded_loads, search_loops
 from ccls.readers.local_contents import local_record
 
 # An argument's value as the caller computes it. Only integers matter: sizes and counts.
@@ -25,12 +26,19 @@ Addr = tuple  # ("addr", global, byte offset[, its known integers]): a pointer i
 Field = tuple  # ("field", struct, byte offset): an integer read from a field of a struct (by its type),
 # or from an integer global (`("field", "@G", 0)`)
 Most = tuple  # ("most", n, what): at most n (an entry of a read-only table, a loop counter where it leaves)
+# ("entry", table, entries, index Expr, most): an entry of a read-only table, exact where the
+# index is known, else at most `most` (the largest its index can reach)
+Entry = tuple
+# ("search", start, step, stay test, leave test, Most or None): a search loop's counter where it
+# leaves (`ccls.readers.search_loops`); a test is ("icmp", predicate, left, right, when), its
+# operands reading the counter as ("counter",)
+Search = tuple
 Function = tuple  # ("function", symbol): a function's address, passed to a dispatcher that calls it
 # ("local", "n1 in main", ((byte offset, bits, Expr), …)): a pointer to a local of the caller and
 # what the caller stores in it (`ccls.readers.local_contents`); bits 64 with a pointer Expr for
 # a pointer stored there.
 Local = tuple
-Expr = Union[Const, Param, Op, Choice, Addr, Field, Most, Function, Local]
+Expr = Union[Const, Param, Op, Choice, Addr, Field, Most, Entry, Search, Function, Local]
 # In a record that sets only some of a callee's sizes (Python's `__init__` → method records for
 # instance attributes): says nothing about that parameter, where None says "a run-time value".
 NOT_PASSED = ("not passed",)
@@ -57,6 +65,10 @@ _BINARY = {"add", "sub", "mul", "shl", "sdiv", "udiv", "lshr", "ashr", "and", "o
 _CASTS = {"sext", "zext", "trunc"}
 MAX_CHOICES = 8  # a phi merging more values than this is a state machine's, not a size
 MAX_NODES = 64  # an argument computed from more than this is not a size either
+# operations an argument is followed back through: a table index stepped entry by entry (`i++` after
+# each read of a record's fields) and the value read there and combined make chains of a dozen
+MAX_DEPTH = 24
+MAX_ENTRY_TABLE = 4096  # entries a table read carries along to be looked up exactly (a larger one: its bound)
 _ATTRIBUTES = {"noundef", "signext", "zeroext", "nonnull", "immarg", "inreg", "returned", "noalias", "nocapture",
                "readonly", "writeonly", "nsw", "nuw", "exact", "disjoint"}
 
@@ -76,7 +88,8 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
     lines = {int(m[1]): int(m[2]) for m in _DILOCATION.finditer(ir_text)}
     facts = _ModuleFacts(_struct_fields(ir_text), _string_lengths(ir_text),
                          frozenset(_unquote(m[1]) for m in _FUNCTION_NAME.finditer(ir_text)),
-                         {m["name"]: m["body"] for m in _TYPE_DEF.finditer(ir_text)}, ir_text)
+                         {m["name"]: m["body"] for m in _TYPE_DEF.finditer(ir_text)}, ir_text,
+                         tables=read_only_tables(ir_text))
     fields = facts.fields
     parameters: dict[str, tuple[str, ...]] = {}
     sites: list[CallSite] = []
@@ -87,10 +100,13 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
     pending: list[tuple[str, str, int | None]] = []  # (callee, argument text, line) in the current function
     pending_stores: list[tuple[tuple[str, int], str, int | None]] = []  # (field, value token, line)
     body: list[str] = []  # the current function's lines, for what it stores into its locals
+    prepared: dict[str, tuple[dict, dict]] = {}  # function → its definitions and values resolved so far
 
     def close_function() -> None:
-        memo: dict[str, Expr | None] = {}  # one resolution per value: a decoder's phi web fans out
         known = set(parameters[caller])
+        # one resolution per value: a decoder's phi web fans out
+        memo: dict[str, Expr | None] = _with_searches(body, definitions, known, facts)
+        prepared[caller] = (definitions, memo)
         records: dict = {}
         for callee, arguments, line in pending:
             spelled = callee if callee.startswith("%") else "@" + callee
@@ -139,7 +155,10 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
             pending.append(("%" + _unquote(indirect[1]), arguments, lines.get(int(dbg[1])) if dbg else None))
     sites = _without_fields_others_write(sites, stores)
     # integer globals are one-field structs here (`@WD`, byte 0): `ccls.sizes` reads both alike
-    written = global_stores(ir_text, lambda token, defined, known: _value(token, defined, known, {}, 0, facts))
+    def value_of(token: str, defined: dict, known: set, writer: str) -> Expr | None:
+        definitions, memo = prepared.get(writer, (defined, {}))
+        return _value(token, definitions, known, memo, 0, facts)
+    written = global_stores(ir_text, value_of)
     return ModuleCalls(file, parameters, tuple(sites), frozenset(internal), tuple(stores) + written)
 
 
@@ -177,6 +196,7 @@ class _ModuleFacts:
     types: dict[str, str] = field(default_factory=dict)  # named IR struct types → their bodies
     ir_text: str = ""  # for the read-only globals a local is initialised from
     constants: dict = field(default_factory=dict)  # those read so far: global → its integers
+    tables: dict[str, tuple[int, ...]] = field(default_factory=dict)  # read-only integer tables → entries
 
 
 _NO_FACTS = _ModuleFacts({}, {})
@@ -298,7 +318,7 @@ def _value(token: str, definitions: dict[str, str], parameters: set[str], memo: 
         return ("const", int(token))
     if token in ("true", "false"):
         return ("const", int(token == "true"))
-    if not token.startswith("%") or depth > 12:
+    if not token.startswith("%") or depth > MAX_DEPTH:
         return None
     name = _unquote(token[1:])
     if name in parameters:
@@ -329,6 +349,14 @@ def _defined(name: str, definitions: dict[str, str], parameters: set[str], memo:
     definition = definitions.get(name)
     if definition is None:
         return None
+    if definition.startswith(FORWARDED):  # a load of what its block just stored (`ccls.readers.search_loops`)
+        return _value(definition[len(FORWARDED):], definitions, parameters, memo, depth, facts)
+    if definition.startswith("load ") and (read := table_read(definition, definitions, facts.tables)):
+        table, entries, index, most = read
+        if len(entries) > MAX_ENTRY_TABLE:
+            return ("most", most, table)
+        index_expr = _value(index, definitions, parameters, memo, depth + 1, facts)
+        return ("entry", table, entries, index_expr, ("most", most, table)) if index_expr else ("most", most, table)
     if definition.startswith("load "):  # load i32, ptr %ctx, align 4, !tbaa !13: a struct's field
         scalar = _GLOBAL_LOAD.match(definition)
         if scalar:  # an integer global: a one-field struct `@G` (`ccls.readers.global_stores`)
@@ -369,6 +397,32 @@ def _defined(name: str, definitions: dict[str, str], parameters: set[str], memo:
 
 _GLOBAL_LOAD = re.compile(r"^load i\d+, ptr @(?P<name>[-\w$.]+)(?:,|$)")
 _COUNTER_TEST = re.compile(r"^icmp (?P<predicate>slt|ult|sle|ule|ne) i\d+ %(?P<value>[-\w$.]+|\"[^\"]*\"), (?P<bound>-?\d+)")
+
+
+def _with_searches(body: list[str], definitions: dict[str, str], parameters: set[str], facts: _ModuleFacts) -> dict:
+    """Marks in `definitions` the loads that read back what their block just stored, and returns
+    the function's first resolved values: each search loop's counter (`ccls.readers.search_loops`)
+    as the value it leaves with, its tests read with the counter as ("counter",)."""
+    if not any(line.lstrip().startswith("br i1 ") for line in body):
+        return {}
+    blocks = blocks_of(body)
+    for load, token in forwarded_loads(blocks).items():
+        definitions[load] = FORWARDED + token
+    memo: dict[str, Expr | None] = {}
+    for loop in search_loops(blocks, definitions):
+        reading = {loop.counter: ("counter",)}
+        tests = []
+        for predicate, left, right, when in (loop.stay, loop.leave):
+            left_expr = _value(left, definitions, parameters, reading, 0, facts)
+            right_expr = _value(right, definitions, parameters, reading, 0, facts)
+            tests.append(("icmp", predicate, left_expr, right_expr, when) if left_expr and right_expr else None)
+        if None in tests:
+            continue
+        incoming = re.findall(r"\[\s*([^,\]]+),", definitions[loop.counter])
+        most = _counter_most(loop.counter, incoming, definitions)
+        memo[loop.counter] = ("search", loop.start, loop.step, tests[0], tests[1],
+                              ("most", most, "a loop counter") if most is not None else None)
+    return memo
 
 
 def _counter_most(name: str, incoming: list[str], definitions: dict[str, str]) -> int | None:

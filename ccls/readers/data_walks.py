@@ -193,7 +193,8 @@ def data_walk(record, definitions: dict, block_of: dict[str, str], block_instruc
         outside = [_unquote(t) for t in (branch["true"], branch["false"]) if _unquote(t) not in inside]
         test = definitions.get(_unquote(branch["cond"]))
         if len(outside) == 1 and test is not None and test.opcode == "icmp" \
-                and (walk := _counted_to_loaded(test, record, definitions, block_of, names, value_scevs)
+                and (walk := _counted_to_loaded(test, record, definitions, block_of, names, value_scevs,
+                                                terminators, block_instructions)
                      or _counter_to_fixed_bound(test, record, definitions, block_of, names, value_scevs,
                                                 block_instructions)
                      or _counter_in_memory(test, block, record, definitions, block_of, names, value_scevs,
@@ -376,7 +377,9 @@ def _fixed_bound(bound: str, record, definitions: dict, block_of: dict[str, str]
 
 _CAST_WRAPPED = re.compile(r"^\((?:zext|sext|trunc) i\d+ (?P<inner>.+) to i\d+\)$")
 _COUNTER = re.compile(rf"^\{{(?P<start>-?\d+),\+,(?P<step>\d+)\}}(?:<\w+>)*<%(?P<loop>{VALUE_NAME})>$")
-_LOADED_PLUS = re.compile(rf"^(?:%(?P<bare>{VALUE_NAME})|\((?P<offset>-?\d+) \+ %(?P<based>{VALUE_NAME})\))$")
+# `n`, `c + n`, or `c + (zext n)` (`x < WD - 14` with an 8-bit WD): the value read, widened, plus a constant
+_LOADED_PLUS = re.compile(rf"^(?:%(?P<bare>{VALUE_NAME})|\((?P<offset>-?\d+) \+ (?:%(?P<based>{VALUE_NAME})"
+                          rf"|\((?:zext|sext) i\d+ %(?P<widened>{VALUE_NAME}) to i\d+\))\)(?:<\w+>)*)$")
 
 
 def _unwrapped(scev: str) -> str:
@@ -386,7 +389,8 @@ def _unwrapped(scev: str) -> str:
 
 
 def _counted_to_loaded(test, record, definitions: dict, block_of: dict[str, str], names: Names,
-                       value_scevs: dict[str, str]):
+                       value_scevs: dict[str, str], terminators: dict | None = None,
+                       block_instructions: dict | None = None):
     """`for (i = 0; i < a->count; i++)` where the bound is read again each iteration (a store
     through a `char *` may change it, as far as LLVM knows): a counter `{start,+,step}` of this
     loop compared with a value read inside the loop from an address that does not move, named
@@ -401,7 +405,9 @@ def _counted_to_loaded(test, record, definitions: dict, block_of: dict[str, str]
         limit = _LOADED_PLUS.match(_unwrapped(value_scevs.get(bound, "")))
         if limit is None:
             continue
-        loaded = definitions.get(_unquote(limit["bare"] or limit["based"]))
+        loaded = definitions.get(_unquote(limit["bare"] or limit["based"] or limit["widened"]))
+        if loaded is not None and loaded.opcode == "phi":
+            loaded = _reloaded(loaded, record, definitions, block_of, terminators or {}, block_instructions or {})
         if loaded is None or loaded.opcode != "load" or block_of.get(loaded.name) not in set(record.blocks):
             continue
         address = loaded.operands[0].name
@@ -421,6 +427,61 @@ def _counted_to_loaded(test, record, definitions: dict, block_of: dict[str, str]
         iterations = (Polynomial.symbol(symbol) + offset - int(recurrence["start"])) * Fraction(1, step) + 1
         return iterations, symbol, f"counts up to `{named}`, read from memory at each iteration"
     return None
+
+
+def _reloaded(phi, record, definitions: dict, block_of: dict[str, str], terminators: dict,
+              block_instructions: dict):
+    """The load inside the loop a phi stands for, where every value it merges is what one
+    address holds: GVN keeps the value read before the loop and reads it again only on the paths
+    that store through a `char *` (`for (x = 0; x < WD; x++) … frame[i] ^= m;`), merging the two.
+    A constant merged in is that value only on an edge that tested it equal (`WD == 0`). None
+    where the loop stores to the address itself or the merged values are anything else."""
+    loads, seen, stack = [], set(), [phi]
+    while stack:
+        instr = stack.pop()
+        if instr.name in seen:
+            continue
+        seen.add(instr.name)
+        if instr.opcode == "load":
+            loads.append(instr)
+            continue
+        if instr.opcode != "phi":
+            return None
+        for value, block in _incoming(instr):
+            if value in definitions:
+                stack.append(definitions[value])
+                continue
+            tested = _tested_equal(value, block, block_of.get(instr.name), terminators, definitions)
+            if tested is None:
+                return None
+            stack.append(tested)
+    addresses = {load.operands[0].name for load in loads}
+    inside = set(record.blocks)
+    reloads = [load for load in loads if block_of.get(load.name) in inside]
+    if len(addresses) != 1 or not reloads or "" in addresses:
+        return None
+    address = addresses.pop()
+    if any(i.opcode == "store" and len(i.operands) == 2 and i.operands[1].name == address
+           for b in record.blocks for i in block_instructions.get(b, ())):
+        return None
+    return reloads[0]
+
+
+_EQUAL_TEST = re.compile(rf"icmp eq i\d+ %(?P<value>{VALUE_NAME}), (?P<constant>-?\d+)")
+
+
+def _tested_equal(constant: str, source: str, phi_block: str | None, terminators: dict, definitions: dict):
+    """The value that `constant` stands for where the edge from `source` into `phi_block` is
+    taken only when that value equals it (`br i1 (icmp eq %x, 0), label %phi_block, …`)."""
+    term = terminators.get(source)
+    branch = BRANCH.match(term.text) if term is not None and term.opcode == "br" else None
+    test = definitions.get(_unquote(branch["cond"])) if branch else None
+    m = _EQUAL_TEST.search(test.text) if test is not None and test.opcode == "icmp" else None
+    if m is None or m["constant"] != constant or phi_block is None:
+        return None
+    if _unquote(branch["true"]) != phi_block or _unquote(branch["false"]) == phi_block:
+        return None
+    return definitions.get(_unquote(m["value"]))
 
 
 def _zero_exits(term, inside: set[str], definitions: dict):

@@ -32,15 +32,25 @@ _CASTS = ("zext", "sext", "trunc")
 MAX_TABLE = 1 << 16  # entries: a larger array is data, not a configuration table
 
 
+def read_only_tables(ir_text: str) -> dict[str, tuple[int, ...]]:
+    """Each read-only integer table of the module (at most MAX_TABLE entries) → its entries."""
+    out = {}
+    for m in map(_TABLE.match, ir_text.splitlines()):
+        if m and int(m["count"]) <= MAX_TABLE and (entries := _entries(m["init"], int(m["bits"]))):
+            out[m["name"]] = tuple(entries)
+    return out
+
+
 def global_stores(ir_text: str, value_of) -> tuple[FieldStore, ...]:
     """Each write into an integer global of the module (`@G`, byte 0), its value as `value_of`
-    (call_sites' reader: token, the function's definitions, its parameters → expression) gives
-    it, a table read as ("most", n, table); a use that may write it otherwise, with no value."""
+    (call_sites' reader: token, the function's definitions, its parameters, the function →
+    expression) gives it, a table read the reader cannot follow as ("most", n, table); a use
+    that may write it otherwise, with no value."""
     lines = ir_text.splitlines()
     scalars = {m["name"] for m in map(_INT_GLOBAL.match, lines) if m}
     if not scalars:
         return ()
-    tables = {m["name"]: m for m in map(_TABLE.match, lines) if m and int(m["count"]) <= MAX_TABLE}
+    tables = read_only_tables(ir_text)
     at_line = {int(m[1]): int(m[2]) for m in _DILOCATION.finditer(ir_text)}
     uses = re.compile(r"@(" + "|".join(re.escape(n) for n in sorted(scalars, key=len, reverse=True)) + r")\b")
     # what a defined global holds before any write (`unsigned char WD;`: 0)
@@ -69,12 +79,35 @@ def global_stores(ir_text: str, value_of) -> tuple[FieldStore, ...]:
             if load is not None and load["name"] == name and raw.count(f"@{name}") == 1:
                 continue
             if store is not None and store["name"] == name and f"@{name}" not in store["value"]:
-                value = _table_read(store["value"].strip(), definitions, tables) or \
-                    value_of(store["value"].strip(), definitions, parameters)
+                token = store["value"].strip()
+                value = value_of(token, definitions, parameters, writer)
+                if value is None or value[0] != "entry":
+                    value = _table_read(token, definitions, tables) or value
                 out.append(FieldStore(f"@{name}", 0, writer, line, value))
                 continue
             out.append(FieldStore(f"@{name}", 0, writer, line, None))  # its address taken: any value
     return tuple(out)
+
+
+def table_read(text: str, definitions: dict[str, str], tables: dict[str, tuple[int, ...]]) -> tuple | None:
+    """(table, its entries, index token, the most its index can reach) where `text` (a
+    definition) loads an entry of a read-only integer table at a variable index; None otherwise."""
+    read = _TABLE_READ.match(text)
+    pointer = definitions.get(read["pointer"][1:], "") if read else ""
+    indexed = _INDEXED.match(pointer.split(", !")[0])
+    if indexed is None or indexed["table"] not in tables:
+        return None
+    indices = [index.split()[-1] for index in indexed["indices"].split(", ")]
+    if indexed["type"].startswith("["):
+        if len(indices) != 2 or indices[0] != "0":
+            return None
+        indices = indices[1:]
+    if len(indices) != 1:
+        return None
+    entries = tables[indexed["table"]]
+    modulus, remainder = _residue(indices[0], definitions)
+    reached = [v for i, v in enumerate(entries) if (i == remainder if modulus == 0 else i % modulus == remainder % modulus)]
+    return (indexed["table"], entries, indices[0], max(reached)) if reached else None
 
 
 def _table_read(token: str, definitions: dict[str, str], tables: dict) -> tuple | None:
@@ -89,25 +122,8 @@ def _table_read(token: str, definitions: dict[str, str], tables: dict) -> tuple 
             token = words[2]
             continue
         break
-    read = _TABLE_READ.match(text)
-    pointer = definitions.get(read["pointer"][1:], "") if read else ""
-    indexed = _INDEXED.match(pointer.split(", !")[0])
-    if indexed is None or indexed["table"] not in tables:
-        return None
-    indices = [index.split()[-1] for index in indexed["indices"].split(", ")]
-    if indexed["type"].startswith("["):
-        if len(indices) != 2 or indices[0] != "0":
-            return None
-        indices = indices[1:]
-    if len(indices) != 1:
-        return None
-    table = tables[indexed["table"]]
-    entries = _entries(table["init"], int(table["bits"]))
-    if not entries:
-        return None
-    modulus, remainder = _residue(indices[0], definitions)
-    reached = [v for i, v in enumerate(entries) if (i == remainder if modulus == 0 else i % modulus == remainder % modulus)]
-    return ("most", max(reached), indexed["table"]) if reached else None
+    found = table_read(text, definitions, tables)
+    return ("most", found[3], found[0]) if found else None
 
 
 def _residue(token: str, definitions: dict[str, str], depth: int = 0) -> tuple[int, int]:

@@ -10,7 +10,7 @@ from typing import Callable
 
 from ccls.model import BasicBlock, MemoryAccess
 from ccls.polynomial import Polynomial
-from ccls.readers.block_frequency import block_frequencies, two_armed_branches
+from ccls.readers.block_frequency import block_frequencies, picking_switches, two_armed_branches
 from ccls.readers.counter_branches import counter_branch_probabilities
 from ccls.readers.data_walks import BRANCH
 from ccls.readers.global_constants import SCALAR_BYTES
@@ -72,6 +72,9 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
                  and name not in data and not any(edge[0] == name for edge in counted)]
     lines = {block.name: frozenset(i.line for i in block.instructions if i.line) for block in blocks}
     armed = two_armed_branches(undecided, successors, loops, lines)
+    # A switch on anything else that picks one of its arms (each doing its own work) likewise.
+    armed |= picking_switches([name for name, t in terminators.items() if t.opcode == "switch" and name not in data],
+                              successors, loops)
     if not data and not counted and not armed:
         return {}
     probabilities = {edge: p for edge, p in analyses.edge_probabilities.items() if edge[0] in data | armed}
