@@ -99,15 +99,13 @@ def test_two_arms_that_both_work_run_one_of_them_and_a_guard_is_not_two_arms():
 
 
 def test_a_switch_that_picks_one_of_its_arms_runs_one_of_them():
-    from ccls.readers.block_frequency import picking_switches
+    from ccls.readers.block_frequency import one_case_switches
 
     # switch (m) { case 0: loop a; break; case 1: loop b; break; default: break; }: each arm
-    # enters its own loop, the default goes straight to the join
+    # enters its own loop, the default goes straight to the join (an empty case)
     arms = {"entry": ["a", "b", "join"], "a": ["a", "join"], "b": ["b", "join"], "join": []}
     loops = {"a": (["a"], None), "b": (["b"], None)}
-    assert picking_switches(["entry"], arms, loops) == {"entry"}
-    # a case falling through into the next (`case 0: x++; case 1: …`) reaches another arm: not exclusive
+    assert one_case_switches(["entry"], arms, loops, set(), set()) == {"entry": {"join"}}
+    # a case falling through into the next (`case 0: x++; case 1: …`) shares the next one's work
     falling = {"entry": ["a", "b", "c"], "a": ["b"], "b": ["join"], "c": ["join"], "join": []}
-    assert picking_switches(["entry"], falling, {}) == set()
-    # two targets are a branch, not a switch of arms
-    assert picking_switches(["entry"], {"entry": ["a", "join"], "a": ["join"], "join": []}, {}) == set()
+    assert one_case_switches(["entry"], falling, {}, set(), set()) == {}

@@ -100,6 +100,7 @@ def _region_shares(start: str, members: list[str], children: set[str], successor
 
 
 MAX_BLOCKS_FOR_ARMS = 2000  # reachability per branch: quadratic in the blocks
+MAX_CASES = 64  # a switch's cases compared pairwise
 
 
 def two_armed_branches(branches: Sequence[str], successors: Mapping[str, Sequence[str]],
@@ -154,39 +155,63 @@ def two_armed_branches(branches: Sequence[str], successors: Mapping[str, Sequenc
     return out
 
 
-def _source_lines(region: set[str], lines: Mapping[str, frozenset[int]]) -> set[int]:
-    return set().union(*(lines.get(block, ()) for block in region))
-
-
-def picking_switches(switches: Sequence[str], successors: Mapping[str, Sequence[str]],
-                     loops: Mapping[str, tuple[Sequence[str], str | None]]) -> set[str]:
-    """The blocks among `switches` whose switch picks one of several arms that meet again
-    (`switch (mask) { case 0: …; break; case 1: …; break; }`): no arm reaches another before
-    the join, and all reach a common block. A target every other arm reaches is that join (a
-    `default: break`), not an arm. One arm runs per pass, not all of them."""
+def one_case_switches(switches: Sequence[str], successors: Mapping[str, Sequence[str]],
+                      loops: Mapping[str, tuple[Sequence[str], str | None]], unreachable: set[str],
+                      idle: set[str]) -> dict[str, set[str]]:
+    """The blocks among `switches` whose switch runs one of its cases, each doing its own work
+    before they meet again (a format chosen once: `switch (scan_type) { case A: … break; … }`):
+    some block is reached from all its targets (back edges left out; those that end in
+    `unreachable` never run), and no two of them share a block the others do not reach (the
+    join itself may be one: an empty `default: break`). A switch some of whose cases go on
+    together where another leaves (`default: return error;` beside cases that continue to the
+    rest of the function) is not one: every case keeps running, as before. Each such switch's
+    block → its empty cases: targets that do nothing (`idle`: no call, store or loop) on the
+    way to where the cases meet (an error return, a `default: break` for values that do not
+    come): they cost nothing, so the cases that work share the executions."""
     if len(successors) > MAX_BLOCKS_FOR_ARMS:
-        return set()
+        return {}
     inside = {header: set(members) for header, (members, _) in loops.items()}
+
+    def forward(block: str) -> list[str]:
+        return [t for t in successors.get(block, ()) if not (t in inside and block in inside[t])]
 
     def reach(start: str) -> set[str]:
         seen, pending = {start}, [start]
         while pending:
-            block = pending.pop()
-            for target in successors.get(block, ()):
-                if target not in seen and not (target in inside and block in inside[target]):
+            for target in forward(pending.pop()):
+                if target not in seen:
                     seen.add(target)
                     pending.append(target)
         return seen
 
-    out = set()
+    out: dict[str, set[str]] = {}
     for block in switches:
-        targets = [t for t in dict.fromkeys(successors.get(block, ())) if not (t in inside and block in inside[t])]
-        if len(targets) < 3:
+        targets = [t for t in dict.fromkeys(forward(block)) if t not in unreachable]
+        if len(targets) < 2 or len(set(successors.get(block, ())) - unreachable) != len(targets):
             continue
-        reached = {t: reach(t) for t in targets}
-        arms = [t for t in targets if not all(t in reached[o] for o in targets if o != t)]
-        if len(arms) < 2 or any(a in reached[b] for a in arms for b in arms if a != b):
+        if len(targets) > MAX_CASES:
             continue
-        if set.intersection(*(reached[a] for a in arms)):
-            out.add(block)
+        reached = [reach(t) for t in targets]
+        common = set.intersection(*reached)
+        if common and all(reached[i] & reached[j] <= common
+                          for i in range(len(reached)) for j in range(i + 1, len(reached))):
+            out[block] = {t for t in targets if _empty(t, common, successors, idle)}
     return out
+
+
+def _empty(target: str, common: set[str], successors: Mapping[str, Sequence[str]], idle: set[str]) -> bool:
+    """Whether a switch's target does nothing before the cases meet: it is where they meet, or
+    idle blocks lead it there (a jump to a shared return)."""
+    block = target
+    for _ in range(4):
+        if block in common:
+            return True
+        following = successors.get(block, ())
+        if block not in idle or len(following) != 1:
+            return False
+        block = following[0]
+    return False
+
+
+def _source_lines(region: set[str], lines: Mapping[str, frozenset[int]]) -> set[int]:
+    return set().union(*(lines.get(block, ()) for block in region))

@@ -10,10 +10,11 @@ from typing import Callable
 
 from ccls.model import BasicBlock, MemoryAccess
 from ccls.polynomial import Polynomial
-from ccls.readers.block_frequency import block_frequencies, picking_switches, two_armed_branches
+from ccls.readers.block_frequency import block_frequencies, one_case_switches, two_armed_branches
 from ccls.readers.counter_branches import counter_branch_probabilities
 from ccls.readers.data_walks import BRANCH
 from ccls.readers.global_constants import SCALAR_BYTES
+from ccls.readers.refill_counters import refill_branch_probabilities
 from ccls.readers.llvm.reading import (_Reading, _ancestors_innermost_first, _inside, _named_sizes, _scev_context,
                                        _successors)
 from ccls.readers.llvm.text import IRInstruction
@@ -64,6 +65,9 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
                 and len(terminator.operands) >= 3
                 and conditions.loaded_in_loop(terminator.operands[0].name, block_loop[name])}
     counted = _counter_branches(analyses, terminators, conditions.definitions)
+    header_phis = {name: {i.name for i in instrs if i.opcode == "phi"} for name, instrs in body if name in analyses.loops}
+    counted |= refill_branch_probabilities({h: r.blocks for h, r in analyses.loops.items()}, header_phis, terminators,
+                                           conditions.definitions)
     successors = {b: _successors(t) for b, t in terminators.items()}
     loops = {h: (r.blocks, r.parent) for h, r in analyses.loops.items()}
     # A branch on anything else that picks one of two arms (both doing work, meeting again)
@@ -72,12 +76,19 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
                  and name not in data and not any(edge[0] == name for edge in counted)]
     lines = {block.name: frozenset(i.line for i in block.instructions if i.line) for block in blocks}
     armed = two_armed_branches(undecided, successors, loops, lines)
-    # A switch on anything else that picks one of its arms (each doing its own work) likewise.
-    armed |= picking_switches([name for name, t in terminators.items() if t.opcode == "switch" and name not in data],
-                              successors, loops)
+    # A switch runs one of its cases each time it is reached, whatever it decides on (a format
+    # chosen once, a parameter): where each case does its own work, at the static estimate too.
+    idle = {name for name, instrs in body if name not in loops and not any(
+        i.opcode in ("call", "invoke", "store") and "@llvm.lifetime" not in i.text for i in instrs)}
+    switches = one_case_switches([name for name, t in terminators.items() if t.opcode == "switch" and name not in data],
+                                 successors, loops, {b for b, t in terminators.items() if t.opcode == "unreachable"},
+                                 idle)
+    armed |= switches.keys()
     if not data and not counted and not armed:
         return {}
     probabilities = {edge: p for edge, p in analyses.edge_probabilities.items() if edge[0] in data | armed}
+    for block, empty in switches.items():
+        probabilities |= _without(block, empty, probabilities)
     shares, entries = block_frequencies([name for name, _ in body], successors, loops, probabilities | counted)
     for block in blocks:
         block.frequency = shares.get(block.name, block.frequency)
@@ -88,6 +99,16 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
                            "static estimate of how often each side is taken (BranchProbabilityInfo), not on every "
                            "iteration")
     return entries
+
+
+def _without(block: str, empty: set[str], probabilities: dict[tuple[str, str], Fraction]
+             ) -> dict[tuple[str, str], Fraction]:
+    """`block`'s edge probabilities with its empty cases' shares given to the others, pro rata."""
+    edges = {edge: p for edge, p in probabilities.items() if edge[0] == block}
+    working = sum((p for edge, p in edges.items() if edge[1] not in empty), Fraction(0))
+    if not empty or working <= 0:
+        return {}
+    return {edge: (Fraction(0) if edge[1] in empty else p / working) for edge, p in edges.items()}
 
 
 def _counter_branches(analyses: FunctionAnalyses, terminators: dict, definitions: dict) -> dict[tuple[str, str], Fraction]:

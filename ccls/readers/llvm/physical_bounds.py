@@ -391,6 +391,69 @@ def _rises_by_one(value: str, phi: str, inside: set[str], reading: _Reading, add
     return False
 
 
+_MAX_PATHS = 64  # leaf paths of a counter's merges: more is a tangle, not a decoder's few cases
+
+
+def _path_advances(value: str, phi: str, inside: set[str], reading: _Reading, maxima: dict[str, int],
+                   depth: int = 0, merging: frozenset[str] = frozenset()) -> list[Fraction] | None:
+    """How far above `phi` `value` lies on each path that merges into it, where `_not_below`
+    holds: a constant added counts whole, a value the data decides within [0, m] (`r = s >> 4`:
+    m = 15) counts m / 2, and what is not known (an inner loop's own count) counts 0, its least.
+    None round an inner loop's cycle (its entry values say where it starts)."""
+    if value == phi:
+        return [Fraction(0)]
+    if value in merging:
+        return None
+    instr = reading.definitions.get(value)
+    if instr is None or depth > 12 or reading.block_of.get(value) not in inside:
+        return [Fraction(0)]
+    text = instr.text.split(", !")[0]
+    if instr.opcode == "add" and (m := _ADD_ANY.search(text)):
+        for counter, other in ((m["a"], m["b"]), (m["b"], m["a"])):
+            if counter.startswith("%") and _not_below(counter[1:].strip('"'), phi, inside, reading, adds=_ADD_ANY):
+                below = _path_advances(counter[1:].strip('"'), phi, inside, reading, maxima, depth + 1, merging)
+                added = Fraction(int(other)) if re.fullmatch(r"\d+", other) else \
+                    Fraction(maxima.get(other[1:].strip('"') if other.startswith("%") else "", 0), 2)
+                return [advance + added for advance in below] if below is not None else None
+        return [Fraction(0)]
+    if (cast := _SAME_VALUE.search(text)) is not None:
+        return _path_advances(cast["of"].strip('"'), phi, inside, reading, maxima, depth + 1, merging)
+    if instr.opcode == "phi":
+        arms = [v for v, _ in _PHI_PAIR.findall(instr.text)]
+    elif instr.opcode == "select":
+        arms = [f"%{op.name}" if op.name else op.text.split()[-1] for op in instr.operands[1:3]]
+    else:
+        return [Fraction(0)]
+    paths: list[Fraction] = []
+    for arm in arms:
+        if arm.startswith("%") and (found := _path_advances(arm[1:].strip('"'), phi, inside, reading, maxima,
+                                                            depth + 1, merging | {value})) is not None:
+            paths.extend(found)
+    return paths[:_MAX_PATHS] or None
+
+
+def rising_counter_mean_step(record, terminators: dict, reading: _Reading, maxima: dict[str, int]) -> Fraction | None:
+    """The mean step of the counter that bounds a loop (`rising_counter_trip`) where its
+    back-edge values add, on some paths, amounts the data decides (`k += r` in a run-length
+    decoder, `k += 15` over a run of 16 zeros): the mean over its paths (`_path_advances`),
+    each path alike, as nothing says which the data takes more. None where there is no such
+    counter, or it only steps by 1 (a plain `k++`)."""
+    found = _rising_counter_trip(record, terminators, reading, _ADD_NO_WRAP) \
+        or _rising_counter_trip(record, terminators, reading, _ADD_ANY)
+    if found is None:
+        return None
+    phi, inside = found[2], set(record.blocks)
+    steps = [value[1:].strip('"') for value, block in _PHI_PAIR.findall(phi.text)
+             if block.strip('"') in inside and value.startswith("%")]
+    paths: list[Fraction] = []
+    for step in steps:
+        if (found := _path_advances(step, phi.name, inside, reading, maxima)) is None:
+            return None
+        paths.extend(found)
+    mean = sum(paths, Fraction(0)) / len(paths) if paths else Fraction(0)
+    return mean if mean > 1 else None
+
+
 def rising_counter_trip(record, terminators: dict, reading: _Reading) -> tuple[int, str] | None:
     """A counter that rises by at least 1 each iteration, by steps only the run knows (`for (k
     = 1; k < 64; k++) { … k += r; }`, a run-length decoder skipping ahead), tested against a
@@ -402,13 +465,15 @@ def rising_counter_trip(record, terminators: dict, reading: _Reading) -> tuple[i
     found = _rising_counter_trip(record, terminators, reading, _ADD_NO_WRAP)
     if found is None and (found := _rising_counter_trip(record, terminators, reading, _ADD_ANY)) is not None:
         found = (found[0], found[1].replace("(additions that cannot wrap)", "(additions taken not to wrap: LLVM "
-                                                                         "could not prove it)"))
-    return found
+                                                                         "could not prove it)"), found[2])
+    return found[:2] if found is not None else None
 
 
-def _rising_counter_trip(record, terminators: dict, reading: _Reading, adds: re.Pattern) -> tuple[int, str] | None:
+def _rising_counter_trip(record, terminators: dict, reading: _Reading, adds: re.Pattern) -> tuple[int, str, object] | None:
+    """`rising_counter_trip`'s (iterations, why) with the counter's phi."""
     inside = set(record.blocks)
     rising: dict[str, int] = {}  # header phi → its constant start
+    phis = {}
     for phi in reading.instructions.get(record.header, ()):
         if phi.opcode != "phi" or not _INT.match(phi.type_text):
             continue
@@ -419,7 +484,8 @@ def _rising_counter_trip(record, terminators: dict, reading: _Reading, adds: re.
                 and all(step.startswith("%") and _rises_by_one(step[1:].strip('"'), phi.name, inside, reading, adds)
                         for step in steps):
             rising[phi.name] = int(starts[0])
-    best: tuple[int, str] | None = None
+            phis[phi.name] = phi
+    best: tuple[int, str, object] | None = None
     for block, branch, test in _compare_branches(record, terminators, reading):
         if (branch["true"].strip('"') in inside) == (branch["false"].strip('"') in inside):
             continue
@@ -444,7 +510,7 @@ def _rising_counter_trip(record, terminators: dict, reading: _Reading, adds: re.
                    f"wrap), and goes on only while below {int(bound) + (1 if predicate.endswith('le') else 0)}: "
                    f"at most {most} iterations")
             if best is None or most < best[0]:
-                best = (most, why)
+                best = (most, why, phis[phi])
     return best
 
 

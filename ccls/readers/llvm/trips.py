@@ -397,13 +397,22 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         trip, how = first_difference_trip(compared[1], compared[0], text)
         assumptions.append(f"loop %{record.header}: trip count depends on data ({reason}); {how}")
         return trip
+    rising = physical_bounds.rising_counter_trip(record, terminators, reading)
     bounds = [found for found in (physical_bounds.shift_width_trip(record, analyses, terminators, reading),
                                   physical_bounds.array_index_trip(record, analyses, terminators, reading),
                                   physical_bounds.shifted_mask_trip(record, terminators, reading),
-                                  physical_bounds.rising_counter_trip(record, terminators, reading),
+                                  rising,
                                   physical_bounds.shifted_out_trip(record, terminators, reading)) if found]
     if bounds:
         most, why = min(bounds)
+        step = physical_bounds.rising_counter_mean_step(record, terminators, reading, analyses.value_maxima) \
+            if early_exit == "expected" and (most, why) == rising and most <= default_trip_count else None
+        if step is not None:
+            # The counter crosses its range in steps of the data's mean size, not of 1: the
+            # iterations that fit are the range over the mean step (its worst case stays stated).
+            most = Fraction(most / step).limit_denominator(1000)
+            why += (f"; it rises by {float(step):.3g} on average (1 and the amounts the data adds on some paths, "
+                    f"each taken at the middle of its range, the paths alike), so about {float(most):.3g} at that mean")
         if most <= default_trip_count and _leaves_early_on_data(record, terminators, reading):
             # what bounds the counter is one exit; another, on data, ends most entries sooner.
             # Still a guess from a worst case (`worst_case`): it joins a nest of unknown loops.
@@ -412,7 +421,8 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
             return replace(trip, worst_case=True)
         if most <= default_trip_count:
             assumptions.append(f"loop %{record.header}: {why}, taken as that")
-            return TripCount("bounded", Polynomial.constant(most), text, worst_case=True)
+            return TripCount("bounded" if step is None else "expected", Polynomial.constant(most), text,
+                             worst_case=True)
         # A worst case above what a loop of unknown count is taken to run says little of how
         # often it runs (as for a type's range): the default stays, and the bound is stated.
         reason += f"; {why}"

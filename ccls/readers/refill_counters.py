@@ -1,0 +1,84 @@
+"""The share of iterations that refill a counter: a bit reader's `if (!bitsLeft) { buf |=
+getByte(); bitsLeft += 8; } bitsLeft--;` in a loop that takes one bit per round.
+
+The counter falls by d each iteration and, when the branch finds it at zero, is refilled by K
+first: each refill lasts K / d iterations, so the refill side runs on d / K of them (1 in 8 for
+a byte-wise bit reader), whatever the data. LLVM's heuristics give an `== 0` test a fixed share
+(and a test on a phi none), which runs the refill, a call, on most or all iterations.
+
+Pure: the loop body's instructions in, branch probabilities out.
+"""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Mapping, Sequence
+
+_NAME = r"(?:\"[^\"]+\"|[-\w.$]+)"
+_PHI_PAIR = re.compile(rf"\[\s*(%?{_NAME}),\s*%({_NAME})\s*\]")
+_ADD_CONSTANT = re.compile(rf"= add (?:nuw )?(?:nsw )?i\d+ %(?P<of>{_NAME}), (?P<k>-?\d+)$")
+_ZERO_TEST = re.compile(rf"= icmp (?P<predicate>eq|ne) i\d+ %(?P<of>{_NAME}), 0$")
+_BRANCH = re.compile(rf"^br i1 %(?P<cond>{_NAME}), label %(?P<true>{_NAME}), label %(?P<false>{_NAME})")
+
+
+def _bare(name: str) -> str:
+    return name.lstrip("%").strip('"')
+
+
+def _added(value: str, definitions: Mapping) -> tuple[str, int] | None:
+    """(the value added to, the constant) for `value = add %x, k`, else None."""
+    instr = definitions.get(_bare(value))
+    m = _ADD_CONSTANT.search(instr.text.split(", !")[0]) if instr is not None and instr.opcode == "add" else None
+    return (_bare(m["of"]), int(m["k"])) if m else None
+
+
+def _refilled(counter: str, inside: set[str], definitions: Mapping) -> tuple[str, str, int, int] | None:
+    """(the block the refill comes from, the block the counter passes on unchanged from, K, d)
+    where `counter`, a loop header phi, takes round the back edge a merge of itself and of a
+    value plus K (K > 0), less d (d > 0)."""
+    phi = definitions.get(counter)
+    back = [value for value, block in _PHI_PAIR.findall(phi.text) if _bare(block) in inside]
+    if len(back) != 1 or (dec := _added(back[0], definitions)) is None or dec[1] >= 0:
+        return None
+    merge = definitions.get(dec[0])
+    if merge is None or merge.opcode != "phi":
+        return None
+    pairs = [(_bare(value), _bare(block)) for value, block in _PHI_PAIR.findall(merge.text)]
+    kept = [block for value, block in pairs if value == counter]
+    refills = [(block, refill[1]) for value, block in pairs if value != counter
+               and (refill := _added(value, definitions)) is not None and refill[1] > 0]
+    if len(pairs) != 2 or len(kept) != 1 or len(refills) != 1:
+        return None
+    return refills[0][0], kept[0], refills[0][1], -dec[1]
+
+
+def refill_branch_probabilities(loops: Mapping[str, Sequence[str]], header_phis: Mapping[str, set[str]],
+                                terminators: Mapping, definitions: Mapping) -> dict[tuple[str, str], Fraction]:
+    """(block, target) → probability for each branch that tests a loop's refilled counter for
+    zero (`loops`: header → its blocks; `header_phis`: header → its phis' names): d / K to the
+    refill, the rest to the other side."""
+    out: dict[tuple[str, str], Fraction] = {}
+    for header, blocks in loops.items():
+        inside = set(blocks)
+        for block in blocks:
+            term = terminators.get(block)
+            branch = _BRANCH.match(term.text) if term is not None and term.opcode == "br" else None
+            test = definitions.get(_bare(branch["cond"])) if branch else None
+            zero = _ZERO_TEST.search(test.text.split(", !")[0]) if test is not None and test.opcode == "icmp" else None
+            counter = definitions.get(_bare(zero["of"])) if zero else None
+            if counter is None or counter.name not in header_phis.get(header, ()):
+                continue
+            found = _refilled(counter.name, inside, definitions)
+            if found is None:
+                continue
+            refill_from, kept_from, k, d = found
+            on_zero, other = ((branch["true"], branch["false"]) if zero["predicate"] == "eq"
+                              else (branch["false"], branch["true"]))
+            on_zero, other = _bare(on_zero), _bare(other)
+            if on_zero != refill_from or kept_from not in (block, other) or d > k:
+                continue  # the refill must be what the zero side does, the other side pass it on
+            share = Fraction(d, k)
+            out[(block, on_zero)] = share
+            out[(block, other)] = 1 - share
+    return out
+
