@@ -148,3 +148,17 @@ def test_a_count_kept_in_a_member_is_named_after_the_member():
     fns = analyse(STORED)
     assert trips(fns["copy_block"]) == [("data", Polynomial.symbol("chunks(state->length)"))]
     assert not any("chunks(" in str(iterations) for _, iterations in trips(fns["drain"]))
+
+
+def test_a_walk_that_also_ends_at_a_list_end_is_not_a_callee_s_count():
+    # `for (; a && b; a = a->next, b = b->next) if (!same(a, b)) return 0;`: its end is the lists'
+    fn = analyse("""
+struct node { struct node *next; int v; };
+int same(struct node *a, struct node *b);
+int all_same(struct node *a, struct node *b) {
+  for (; a != 0 && b != 0; a = a->next, b = b->next)
+    if (!same(a, b)) return 0;
+  return a == b;
+}
+""")["all_same"]
+    assert not any("calls(" in str(iterations) for _, iterations in trips(fn))

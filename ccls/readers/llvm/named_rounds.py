@@ -246,6 +246,22 @@ def _reads_of(value: str, reading: _Reading, names, read: set, seen: set[str]) -
         read.add(names.loaded_from(instr.operands[0]) if instr is not None and instr.opcode == "load" else None)
 
 
+def _on_a_walk(test, header: str, reading: _Reading) -> bool:
+    """Whether a comparison reads a value the loop carries in a header phi (a counter, a
+    pointer it walks), or reads memory at such a pointer (`p->next`)."""
+    for op in test.operands:
+        value = uncast(op.name, reading) if op.name else ""
+        instr = reading.definitions.get(value)
+        if instr is not None and instr.opcode == "load" and instr.operands and instr.operands[0].name:
+            address = reading.definitions.get(instr.operands[0].name)
+            if address is not None and address.opcode == "getelementptr" and address.operands:
+                address = reading.definitions.get(address.operands[0].name)
+            instr = address
+        if instr is not None and instr.opcode == "phi" and reading.block_of.get(instr.name) == header:
+            return True
+    return False
+
+
 def _until_a_call_says_done(record, terminators: dict, reading: _Reading) -> tuple[str, str] | None:
     """A loop that goes round again only on what a call in it returned (`while (err == Z_OK)`):
     the callee, a named function, says when it is done."""
@@ -264,6 +280,9 @@ def _until_a_call_says_done(record, terminators: dict, reading: _Reading) -> tup
         callee = _CALLEE.search(call.text)
         if callee is None or callee["name"].startswith("llvm."):
             continue
+        if any(other is not test and _on_a_walk(other, record.header, reading)
+               for other, _, _, _ in _exit_tests(record, terminators, reading)):
+            return None  # it also ends where a walk of its own does (a list's end): the walk counts it
         name = callee["name"].split(".ccls.")[0]
         return (f"calls({name})",
                 f"it goes round again only on what `{name}` returned: it runs once per call until that call "
