@@ -361,7 +361,7 @@ def _assumed_cu_range(fn: CountedFunction, rates: dict[str, float], cu: float,
 def _trip_factors(loop: LoopSummary, options: AnalysisOptions) -> tuple[float, float]:
     """How far an assumed trip count may be off, as (low, high) multipliers of what was used."""
     iterations = max(1.0, evaluate_count(loop.trip_count.iterations, options))
-    if loop.trip_count.kind == "unknown":
+    if loop.trip_count.kind == "unknown" or loop.trip_count.is_named_guess:
         return UNKNOWN_TRIP_FACTORS
     if loop.trip_count.kind == "expected":
         return 1.0 / iterations, (2.0 * iterations - 1.0) / iterations

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
-from ccls.polynomial import Polynomial
+from ccls.polynomial import Polynomial, is_named_round
 
 TripKind = Literal["constant", "symbolic", "data", "bounded", "expected", "unknown"]
 AccessPattern = Literal["invariant", "unit", "strided", "indirect", "pointer-chase", "unknown"]
@@ -40,6 +40,13 @@ class TripCount:
     @property
     def is_assumed(self) -> bool:
         return self.kind in ("bounded", "expected", "unknown")
+
+    @property
+    def is_named_guess(self) -> bool:
+        """A count only the data decides, named after what decides it (`chunks(len)`): it stands
+        at the default trip count unless set, so it is as much a guess as an unknown count."""
+        return self.kind == "data" and len(self.iterations.symbols) == 1 and \
+            is_named_round(next(iter(self.iterations.symbols)))
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
 from ccls.early_exit import EARLY_EXIT_POLICIES
-from ccls.polynomial import LOG2_PREFIX
+from ccls.polynomial import LOG2_PREFIX, is_named_round
 from ccls.targets import CPU_ARCHES, GPU_ARCHES
 
 DEFAULT_QUERY_DRIVER = ("/usr/bin/clang*", "/usr/bin/gcc*", "/usr/bin/g++*", "/usr/bin/cc", "/usr/bin/c++",
@@ -65,6 +65,8 @@ class AnalysisOptions:
                 return value
         if INSTANCE_ATTRIBUTE in name:  # Python's self.count that no constructor call sets: the
             return float(self.default_trip_count)  # unknown count of the loop it bounds, as before
+        if is_named_round(name):  # a count only the data decides, named: unset, still the default
+            return float(self.default_trip_count)
         return self.default_parameter_value
 
     def given(self, name: str) -> bool:

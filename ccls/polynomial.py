@@ -12,6 +12,14 @@ from operator import itemgetter
 from typing import Iterable, Mapping
 
 LOG2_PREFIX = "log2("  # a symbol "log2(n)" stands for log₂ of parameter n (halving loops)
+# A symbol "chunks(len)", "steps(state->mode)", "calls(f)" names a loop's count that only the data
+# decides (`readers.llvm.named_rounds`): unset, it takes the default trip count, as an unknown count.
+ROUND_PREFIXES = ("chunks(", "steps(", "calls(")
+
+
+def is_named_round(symbol: str) -> bool:
+    """Whether a symbol names such a count."""
+    return symbol.startswith(ROUND_PREFIXES) and symbol.endswith(")")
 Monomial = tuple[tuple[str, int], ...]  # sorted (symbol, power) pairs; () is the constant term
 
 _SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")

@@ -27,7 +27,8 @@ from ccls.polynomial import Polynomial
 def share_unknown_nests(loops: dict[str, Loop], default: int) -> list[str]:
     """Replaces the default count of each unknown loop nested with other unknown loops by its
     share of the nest's D; the notes that say so (one per nest)."""
-    unknown = {key for key, loop in loops.items() if loop.trip_count.kind == "unknown"}
+    unknown = {key for key, loop in loops.items()
+               if loop.trip_count.kind == "unknown" or loop.trip_count.is_named_guess}
     if not unknown or default <= 1:
         return []
     children: dict[str | None, list[str]] = {}
@@ -75,7 +76,10 @@ def share_unknown_nests(loops: dict[str, Loop], default: int) -> list[str]:
             continue
         each = Fraction(round(default ** (1 / levels[key]), 2)).limit_denominator(100)
         loop = loops[key]
-        loops[key] = replace(loop, trip_count=replace(loop.trip_count, iterations=Polynomial.constant(each)))
+        share = Polynomial.constant(each)
+        if loop.trip_count.is_named_guess:  # its name kept, at its share of the nest: D^(1/k) of D
+            share = loop.trip_count.iterations * (each / default)
+        loops[key] = replace(loop, trip_count=replace(loop.trip_count, iterations=share))
         outermost = key
         while loops[outermost].parent in loops:
             outermost = loops[outermost].parent
@@ -84,6 +88,8 @@ def share_unknown_nests(loops: dict[str, Loop], default: int) -> list[str]:
         deepest = max(levels[k] for k in keys)
         lines = ", ".join(str(loops[k].line) if loops[k].line else f"%{k}" for k in keys)
         what = "unknown" if not any(loops[k].trip_count.worst_case for k in keys) else "unknown or only a worst case"
+        if any(loops[k].trip_count.is_named_guess for k in keys):  # their names kept in the notes above
+            what += " (or named by the data, at the default)"
         notes.append(f"loops at lines {lines}: counts {what} and nested up to {deepest} deep: the nest taken to "
                      f"run its innermost body {default} times per entry in all ({default ** (1 / deepest):.3g} per "
                      f"level), not {default}^{deepest}")
@@ -96,7 +102,7 @@ def share_unknown_nests(loops: dict[str, Loop], default: int) -> list[str]:
 
 def is_guessed(loop: Loop) -> bool:
     """A loop whose count is a guess: unknown (the default) or only a worst case (`TripCount.worst_case`)."""
-    return loop.trip_count.kind == "unknown" or loop.trip_count.worst_case
+    return loop.trip_count.kind == "unknown" or loop.trip_count.worst_case or loop.trip_count.is_named_guess
 
 
 def guessed_around(loop_id: str | None, loops: dict[str, Loop],

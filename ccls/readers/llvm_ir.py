@@ -543,7 +543,7 @@ class _FunctionReader:
                           if len(size.symbols) == 1 and size == Polynomial.symbol(*size.symbols)})
         dominators: dict[str, str] | None = None
         for header, trip in trips.items():
-            if trip is None or trip.kind == "unknown" or not trip.iterations.symbols:
+            if trip is None or trip.kind == "unknown" or trip.is_named_guess or not trip.iterations.symbols:
                 continue
             if dominators is None:
                 dominators = immediate_dominators(

@@ -14,6 +14,7 @@ from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers import alias_checks, data_walks
 from ccls.readers.llvm import physical_bounds, tree_descents
 from ccls.readers.llvm.fixpoint import fixpoint_rounds
+from ccls.readers.llvm.named_rounds import named_rounds
 from ccls.readers.llvm.opcodes import _callee_name
 from ccls.readers.llvm.reading import _exit_test, _Reading, _scev_context, _start_and_step, _successors
 from ccls.readers.llvm.text import IRInstruction
@@ -450,6 +451,12 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         expected, why = rounds
         assumptions.append(f"loop %{record.header}: {why}")
         return TripCount("expected", Polynomial.constant(expected), text)
+    if (named := named_rounds(record, terminators, reading, parameters)) is not None:
+        symbol, why = named  # a count only the data decides, named after what decides it
+        reading.data_symbols.add(symbol)
+        assumptions.append(f"loop %{record.header}: {why}; kept symbolic as `{symbol}` (set it with --param "
+                           f"'{symbol}=N'; unset, the default {default_trip_count}, as for an unknown count)")
+        return TripCount("data", Polynomial.symbol(symbol), text)
     assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); assuming {default_trip_count}")
     return TripCount("unknown", Polynomial.constant(default_trip_count), text)
 

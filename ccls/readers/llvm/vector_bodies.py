@@ -39,7 +39,7 @@ def count_from_scalar_copies(trips: dict[str, TripCount | None], analyses: Funct
     run-time check always skips, whose scalar copy does run the whole range."""
     for header, record in analyses.loops.items():
         trip = trips.get(header)
-        if header in never_run or trip is None or trip.kind != "unknown":
+        if header in never_run or trip is None or trip.kind != "unknown" and not trip.is_named_guess:
             continue
         found = _pass_size(record, analyses, terminators, reading)
         copy = _scalar_copy(found[1], record, analyses, terminators, reading) if found else None
