@@ -14,7 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import llvmlite.binding as llvm
 
@@ -162,12 +162,20 @@ _INT_BITS = re.compile(r"i(\d+)")
 _EMITTED_WHERE_USED = {"linkonce", "linkonce_odr", "weak_odr", "available_externally"}
 
 
-def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModule:
+def parsed_ir(ir: str) -> tuple[Any, str]:
+    """(llvmlite's module for `ir`, LLVM's print of it): one parse for the code generator and
+    the reader (`parse_module(..., printed=)`). Raises IRNotReadable."""
+    parsed = _parse_assembly(ir)
+    return parsed, str(parsed)
+
+
+def parse_module(module: ModuleText, main_file: str | None = None, printed: str | None = None) -> ParsedModule:
     """Parse the module; with `main_file`, keep only functions whose debug info places them in
-    that file (not inline functions from headers). Raises IRNotReadable."""
+    that file (not inline functions from headers). `printed`: `parsed_ir`'s print of
+    `module.ir`, where the caller parsed it already. Raises IRNotReadable."""
     # LLVM prints what it parsed in one layout, the one the text reader reads; its metadata ids
     # (and so the !dbg of each instruction) are those of this text, not always of the input's.
-    text = str(_parse_assembly(module.ir))
+    text = printed if printed is not None else str(_parse_assembly(module.ir))
     subprograms = _subprogram_info(text)
     fn_subprogram = {m.group(1).strip('"'): m.group(2) for m in _DEFINE_DBG.finditer(text)}
     machine = _machine_code(module.assembly) if module.assembly else {}
