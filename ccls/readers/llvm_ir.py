@@ -104,7 +104,14 @@ def _context_code(machine: dict[str, list[str]], blocks: tuple[str, ...]) -> tup
     MAX_CONTEXT_LINES lines of it), none if one of them has none."""
     if not blocks or any(b not in machine for b in blocks):
         return ()
-    return tuple(line for b in blocks for line in machine[b])[-MAX_CONTEXT_LINES:]
+    # From the last block back, as far as the lines kept reach: a block deep in a long loop body
+    # has many blocks before it, and joining all their code to keep 24 lines was quadratic.
+    kept: list[str] = []
+    for b in reversed(blocks):
+        kept[:0] = machine[b]
+        if len(kept) >= MAX_CONTEXT_LINES:
+            break
+    return tuple(kept[-MAX_CONTEXT_LINES:])
 
 
 class IRNotReadable(Exception):
