@@ -136,12 +136,17 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
     open_calls: dict[str, tuple[Polynomial, Polynomial]] = {}
     for block in fn.blocks:
         times = executions[block.name]
+        # Most instructions of a block take the same share (1): the product is made once per
+        # block and share (a Polynomial is immutable, so the sums may hold it many times).
+        scaled: dict[Fraction, Polynomial] = {}
         if machine is not None and block.machine_instructions:
             machine = machine + times * block.machine_instructions
         for instr in block.instructions:
             static[instr.cls] += 1
             for cls, share in tiers(instr, block.loop, notes):
-                executed = times * share
+                executed = scaled.get(share)
+                if executed is None:
+                    executed = scaled[share] = times * share
                 counts[cls].append(executed)
                 if block.loop is not None and overlaps_compute(cls):
                     overlapped[block.loop][cls].append(executed)

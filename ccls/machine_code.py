@@ -47,14 +47,16 @@ def lowering_skipped(ir_bytes: int) -> str | None:
 _INLINE_ASM = re.compile(r"\bcall\b[^\n]*?\basm\b(?: sideeffect| alignstack| inteldialect| unwind)* \"")
 
 
-def verbose_assembly(ir_text: str, triple: str | None = None, cpu: str = "") -> str:
+def verbose_assembly(ir_text: str, triple: str | None = None, cpu: str = "", parsed: object = None) -> str:
     """Assembly with IR block names as comments (``# %for.body``). Raises RuntimeError from
     llvmlite when the IR can't be parsed or the target is unknown, and for inline assembly
     aimed at another machine than this one (LLVM parses it with the target's assembly parser,
-    which only the native one is set up for; without it LLVM aborts the process)."""
+    which only the native one is set up for; without it LLVM aborts the process). `parsed`:
+    llvmlite's module of `ir_text` where the caller has it (not parsed twice); lowering
+    changes it (the code generator's IR passes), so it is of no further use."""
     _initialise()
     with _codegen_lock:
-        module = llvm.parse_assembly(ir_text)
+        module = parsed if parsed is not None else llvm.parse_assembly(ir_text)
         triple = triple or module.triple or llvm.get_default_triple()
         if _INLINE_ASM.search(ir_text) and triple.split("-")[0] != llvm.get_process_triple().split("-")[0]:
             raise RuntimeError(f"inline assembly for {triple} is not lowered on this machine")

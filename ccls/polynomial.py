@@ -101,7 +101,8 @@ class Polynomial:
         return _lift(other) - self
 
     def __mul__(self, other: "Polynomial | int | float | Fraction") -> "Polynomial":
-        other = _lift(other)
+        if not isinstance(other, Polynomial):  # a number: no constant polynomial built for it
+            return self._scaled(other if type(other) is Fraction else Fraction(other))
         # A constant factor only scales the coefficients (most products: a count times a trip
         # count, a step times 1/k): no monomial to multiply, no dict to fill.
         if len(other.terms) == 1 and not other.terms[0][0]:

@@ -548,6 +548,18 @@ def test_block_contexts_are_the_blocks_that_always_run_before_in_the_same_iterat
     assert _contexts(preds, loops) == {"test": ("body",), "then": ("body", "test"), "latch": ("body", "test")}
 
 
+def test_a_block_context_keeps_the_last_lines_of_the_blocks_before_it():
+    from ccls.readers.llvm_ir import MAX_CONTEXT_LINES, _context_code
+
+    machine = {f"b{k}": [f"op{k}.{line}" for line in range(k)] for k in range(12)}  # b0 has no code
+    blocks = tuple(machine)
+    joined = tuple(line for b in blocks for line in machine[b])
+    assert len(joined) > MAX_CONTEXT_LINES
+    assert _context_code(machine, blocks) == joined[-MAX_CONTEXT_LINES:]
+    assert _context_code(machine, ("b0", "b3", "b2")) == ("op3.0", "op3.1", "op3.2", "op2.0", "op2.1")
+    assert _context_code(machine, ("b2", "gone")) == () == _context_code(machine, ())
+
+
 @pytest.mark.skipif(shutil.which("llvm-mca-19") is None, reason="llvm-mca-19 is not installed")
 def test_the_blocks_of_a_branchy_body_overlap_as_one_piece():
     # Two tests on loaded data and the arms they guard: one by one llvm-mca charges each small

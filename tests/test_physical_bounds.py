@@ -663,3 +663,27 @@ int decode(void) {
     assert outer.trip_count.kind == "expected"  # at most 64, leaving earlier on data: the mean
     assert outer.trip_count.iterations.constant_value() <= 64
     assert any("rises by at least 1 each iteration" in note for note in fn.assumptions)
+
+
+def test_a_counter_stepped_through_rejoining_merges_is_walked_once_per_value_and_depth(monkeypatch):
+    """`if (a) n++; if (b) n++; …` rejoins after each test: the walk for the most a pass adds
+    meets each merge along many paths, and answers each (value, depth) once."""
+    from types import SimpleNamespace as NS
+
+    from ccls.readers.llvm import physical_bounds
+
+    def value(name):
+        return NS(name=name, text=f"i32 %{name}")
+    definitions, previous = {}, "n"
+    for k in range(1, 6):  # n.k = select %c.k, (previous + 1), previous
+        definitions[f"inc.{k}"] = NS(opcode="add", operands=[value(previous), NS(name="", text="i32 1")],
+                                     text=f"%inc.{k} = add nsw i32 %{previous}, 1")
+        definitions[f"n.{k}"] = NS(opcode="select", operands=[value(f"c.{k}"), value(f"inc.{k}"), value(previous)],
+                                   text=f"%n.{k} = select i1 %c.{k}, i32 %inc.{k}, i32 %{previous}")
+        previous = f"n.{k}"
+    reading = NS(definitions=definitions, block_of={name: "body" for name in definitions})
+    walks = []
+    once = physical_bounds._most_added_once
+    monkeypatch.setattr(physical_bounds, "_most_added_once", lambda *a: walks.append(a[:1] + a[5:6]) or once(*a))
+    assert physical_bounds._most_added("n.5", "n", {"body"}, reading, {"header"}) == 5
+    assert len(walks) == len(set(walks)) == 36  # once per path, 94 walks

@@ -50,3 +50,13 @@ def test_a_constant_factor_gives_the_general_products_terms():
             for product in (p * factor, Polynomial.constant(factor) * p, factor * p):
                 assert product.terms == expected
                 assert all(type(coefficient) is Fraction for _, coefficient in product.terms)
+
+
+def test_product_with_a_number_is_the_product_with_its_constant_polynomial():
+    n, m = Polynomial.symbol("n"), Polynomial.symbol("m")
+    p = n * m * 3 + n * Fraction(1, 2) - 7
+    for number in (2, 0.5, Fraction(-3, 4), 0, 1):
+        assert (p * number).terms == (p * Polynomial.constant(number)).terms
+        assert (number * p).terms == (p * number).terms
+    assert (p * 0).is_zero
+    assert (p * 0.5).format() == "1.5·m·n + 0.25·n - 3.5"

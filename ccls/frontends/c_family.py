@@ -374,7 +374,7 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
     estimates the blocks' cycles meanwhile. `loop_bounds`: source_map.LoopBound of the source."""
     from ccls.frontends.machine_cycles import CYCLES
     from ccls.machine_code import lowering_skipped, verbose_assembly
-    from ccls.readers.llvm_ir import ModuleText, parse_module, readable_ir
+    from ccls.readers.llvm_ir import ModuleText, parse_module, parsed_ir, readable_ir
     from ccls.readers.scev import parse_opt_output
 
     opt = opt or start_opt(options)
@@ -394,15 +394,19 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
     printed = _Printout(scev, result.stdout, options.compile_timeout_s)
     try:
         named = readable_ir(result.stdout)  # as llvmlite's LLVM reads it (x86_mmx upgraded)
+        # Parsed once, printed for the reader before the code generator changes it.
+        parsed, printed_ir = parsed_ir(named)
         assembly = None
         too_large = lowering_skipped(len(named)) if options.machine_code else None
         if options.machine_code and too_large is None:
             try:
-                assembly = verbose_assembly(named)
+                assembly = verbose_assembly(named, parsed=parsed)
             except RuntimeError:
                 assembly = None  # e.g. a triple llvmlite can't lower; counts still work
+        del parsed
         # The machine blocks' contexts need only the loops: llvm-mca starts before ScalarEvolution is in.
-        module = parse_module(ModuleText(named, parse_opt_output(result.stderr), assembly), main_file)
+        module = parse_module(ModuleText(named, parse_opt_output(result.stderr), assembly), main_file,
+                              printed=printed_ir)
         blocks = module.machine_blocks()
         pending = CYCLES.start(blocks, options) if blocks else None
         functions = _read_as_printed(module, printed, _by_function(result.stderr), path, language, options,

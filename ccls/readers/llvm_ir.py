@@ -14,7 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import llvmlite.binding as llvm
 
@@ -105,7 +105,14 @@ def _context_code(machine: dict[str, list[str]], blocks: tuple[str, ...]) -> tup
     MAX_CONTEXT_LINES lines of it), none if one of them has none."""
     if not blocks or any(b not in machine for b in blocks):
         return ()
-    return tuple(line for b in blocks for line in machine[b])[-MAX_CONTEXT_LINES:]
+    # From the last block back, as far as the lines kept reach: a block deep in a long loop body
+    # has many blocks before it, and joining all their code to keep 24 lines was quadratic.
+    kept: list[str] = []
+    for b in reversed(blocks):
+        kept[:0] = machine[b]
+        if len(kept) >= MAX_CONTEXT_LINES:
+            break
+    return tuple(kept[-MAX_CONTEXT_LINES:])
 
 
 class IRNotReadable(Exception):
@@ -163,12 +170,20 @@ _INT_BITS = re.compile(r"i(\d+)")
 _EMITTED_WHERE_USED = {"linkonce", "linkonce_odr", "weak_odr", "available_externally"}
 
 
-def parse_module(module: ModuleText, main_file: str | None = None) -> ParsedModule:
+def parsed_ir(ir: str) -> tuple[Any, str]:
+    """(llvmlite's module for `ir`, LLVM's print of it): one parse for the code generator and
+    the reader (`parse_module(..., printed=)`). Raises IRNotReadable."""
+    parsed = _parse_assembly(ir)
+    return parsed, str(parsed)
+
+
+def parse_module(module: ModuleText, main_file: str | None = None, printed: str | None = None) -> ParsedModule:
     """Parse the module; with `main_file`, keep only functions whose debug info places them in
-    that file (not inline functions from headers). Raises IRNotReadable."""
+    that file (not inline functions from headers). `printed`: `parsed_ir`'s print of
+    `module.ir`, where the caller parsed it already. Raises IRNotReadable."""
     # LLVM prints what it parsed in one layout, the one the text reader reads; its metadata ids
     # (and so the !dbg of each instruction) are those of this text, not always of the input's.
-    text = str(_parse_assembly(module.ir))
+    text = printed if printed is not None else str(_parse_assembly(module.ir))
     subprograms = _subprogram_info(text)
     fn_subprogram = {m.group(1).strip('"'): m.group(2) for m in _DEFINE_DBG.finditer(text)}
     machine = _machine_code(module.assembly) if module.assembly else {}

@@ -106,22 +106,25 @@ def parse_opt_output(text: str) -> dict[str, FunctionAnalyses]:
     pending_value: str | None = None
     mode = ""
     for raw in text.splitlines():
-        if m := _LOOP_INFO.match(raw):
-            current = result.setdefault(m["fn"], FunctionAnalyses())
-            stack, mode = [], "loops"
-            continue
-        if m := _CLASSIFY_FOR.match(raw):
-            current = result.setdefault(m["fn"], FunctionAnalyses())
-            mode, pending_value = "values", None
-            continue
-        if m := _COUNTS_FOR.match(raw):
-            current = result.setdefault(m["fn"], FunctionAnalyses())
-            mode = "counts"
-            continue
-        if m := _BPI_FOR.match(raw):
-            current = result.setdefault(m["fn"], FunctionAnalyses())
-            mode = "branches"
-            continue
+        # A section's header starts at the line's first column; the lines within it (values,
+        # their SCEVs, edges), most of the text, are indented: only a header is tried as one.
+        if raw[:1] != " ":
+            if m := _LOOP_INFO.match(raw):
+                current = result.setdefault(m["fn"], FunctionAnalyses())
+                stack, mode = [], "loops"
+                continue
+            if m := _CLASSIFY_FOR.match(raw):
+                current = result.setdefault(m["fn"], FunctionAnalyses())
+                mode, pending_value = "values", None
+                continue
+            if m := _COUNTS_FOR.match(raw):
+                current = result.setdefault(m["fn"], FunctionAnalyses())
+                mode = "counts"
+                continue
+            if m := _BPI_FOR.match(raw):
+                current = result.setdefault(m["fn"], FunctionAnalyses())
+                mode = "branches"
+                continue
         if current is None:
             continue
         if mode == "branches":

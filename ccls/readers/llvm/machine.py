@@ -173,10 +173,13 @@ def _contexts(predecessors: dict[str, list[str]], analyses: FunctionAnalyses | N
 def _iteration_dominators(inside: dict[str, list[str]], innermost: dict[str, str]) -> dict[str, set[str]]:
     """Within one iteration of each innermost loop (from its header, back edges left out): the
     blocks every path from the header to each block passes through, the block included."""
+    members: dict[str, set[str]] = {}  # header → the blocks of its iteration (grouped once, not per block)
+    for block in inside:
+        members.setdefault(innermost[block], set()).add(block)
     dominators: dict[str, set[str]] = {}
     for block in inside:
         header = innermost[block]
-        dominators[block] = {block} if block == header else {b for b in inside if innermost[b] == header}
+        dominators[block] = {block} if block == header else set(members[header])
     changed = True
     while changed:
         changed = False

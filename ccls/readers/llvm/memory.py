@@ -231,10 +231,11 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
         spans = [s for s in (_narrow_index_span(scev), _global_array_bytes(scev, reading.global_bytes),
                              reading.tree_bytes.get(loop_id)) if s]
         span = min(spans) if spans else None
-        if any(_chased(name, inside, analyses, loaded - parameters, load_pointers, seen) for name in unknowns):
+        loaded_data = loaded - parameters  # once: the generator below would take the difference per name
+        if any(_chased(name, inside, analyses, loaded_data, load_pointers, seen) for name in unknowns):
             return MemoryAccess("pointer-chase", element_bytes, span_bytes=span)
         # a[idx[i]]: the address depends on a loaded value.
-        if unknowns & (loaded - parameters):
+        if unknowns & loaded_data:
             return MemoryAccess("indirect", element_bytes, span_bytes=span)
         return MemoryAccess("unknown", element_bytes)
     stride = _stride(address, loop_id)

@@ -991,8 +991,9 @@ def counter_ceiling(value: str, analyses: FunctionAnalyses, reading: _Reading,
             nexts = {v for v, b in pairs if b in inside}
             if len(starts) != 1 or len(nexts) != 1:
                 continue
-            step = _most_added(nexts.pop(), phi.name, inside, reading, headers)
-            offset = 0 if name == phi.name else _most_added(name, phi.name, inside, reading, headers)
+            walked: dict[tuple[str, int], int | None] = {}  # one walk of the merges for both questions
+            step = _most_added(nexts.pop(), phi.name, inside, reading, headers, walked=walked)
+            offset = 0 if name == phi.name else _most_added(name, phi.name, inside, reading, headers, walked=walked)
             if step is None or offset is None:
                 continue
             if starts[0].lstrip("-").isdigit():
@@ -1023,10 +1024,22 @@ def _through_single_merges(name: str, reading: _Reading) -> str:
 
 
 def _most_added(value: str, phi: str, inside: set[str], reading: _Reading, headers: set[str],
-                depth: int = 0) -> int | None:
+                depth: int = 0, walked: dict[tuple[str, int], int | None] | None = None) -> int | None:
     """The most `value` adds to `phi` in one pass of the loop (below 0 where it only takes away):
     through adds of constants and merges (phis, selects) inside it; None for any other step (a
-    product, data)."""
+    product, data). `walked`: the answers so far for this phi, loop and headers, by value and
+    depth: merges that rejoin (a state machine's phis) are reached along many paths, and each
+    is walked once instead of once per path."""
+    if walked is None:
+        walked = {}
+    key = (value, depth)
+    if key not in walked:
+        walked[key] = _most_added_once(value, phi, inside, reading, headers, depth, walked)
+    return walked[key]
+
+
+def _most_added_once(value: str, phi: str, inside: set[str], reading: _Reading, headers: set[str],
+                     depth: int, walked: dict[tuple[str, int], int | None]) -> int | None:
     value = uncast(value, reading)
     if value == phi:
         return 0
@@ -1037,7 +1050,7 @@ def _most_added(value: str, phi: str, inside: set[str], reading: _Reading, heade
             instr.opcode == "add" or " disjoint " in f" {instr.text} "):
         base, step = instr.operands
         if base.name and not step.name and step.text.split()[-1].lstrip("-").isdigit():
-            below = _most_added(base.name, phi, inside, reading, headers, depth + 1)
+            below = _most_added(base.name, phi, inside, reading, headers, depth + 1, walked)
             return None if below is None else below + int(step.text.split()[-1])
         return None
     if instr.opcode in ("phi", "select"):
@@ -1045,6 +1058,6 @@ def _most_added(value: str, phi: str, inside: set[str], reading: _Reading, heade
             return None  # carried round an inner loop: stepped once per pass of that one
         arms = [v for v, _ in data_walks._incoming(instr)] if instr.opcode == "phi" else \
             [op.name for op in instr.operands[1:3]]
-        found = [_most_added(arm, phi, inside, reading, headers, depth + 1) if arm else None for arm in arms]
+        found = [_most_added(arm, phi, inside, reading, headers, depth + 1, walked) if arm else None for arm in arms]
         return None if not found or None in found else max(found)
     return None
