@@ -304,8 +304,11 @@ def start_opt(options: AnalysisOptions) -> toolchain.RunningTool:
 
 def _start_scev(options: AnalysisOptions) -> toolchain.RunningTool:
     """opt, started ahead of its input: print ScalarEvolution and branch probabilities (to
-    stderr) for the named IR `start_opt` prints."""
-    return toolchain.start_warm([toolchain.require_tool("opt"), f"-passes={SCEV_PASSES}", "-disable-output", "-"],
+    stderr) for the named IR `start_opt` prints. Debug info is stripped first: neither analysis
+    reads it, and the printer's slot tracker walks all of the module's metadata for every
+    instruction it prints (most of this opt's time on a large function)."""
+    return toolchain.start_warm([toolchain.require_tool("opt"), "-strip-debug", f"-passes={SCEV_PASSES}",
+                                 "-disable-output", "-"],
                                 memory_mb=options.compile_memory_mb, warm=options.warm_tools)
 
 
