@@ -99,6 +99,17 @@ def test_branch_on_the_programs_own_zero_filled_arrays_is_not_charged_mispredict
     assert counted["given"].counts["branch.mispredict"].evaluate({"n": 1000}) == pytest.approx(250, rel=0.01)
 
 
+def test_a_vector_loops_remainder_under_a_moving_start_runs_less_than_a_vector_step():
+    # `i` starts at j + 1: the scalar remainder resumes after the vector loop (or, for the last
+    # few j, runs the few iterations left), never half the row.
+    counted, _ = analyse("float a[256], aa[256][256];\nvoid tri(void) {\n for (int j = 0; j < 256; j++)\n"
+                         "  for (int i = j + 1; i < 256; i++)\n   a[i] -= aa[j][i] * a[j];\n}\n")
+    trips = sorted(l.trip_count.iterations.constant_value() for l in counted["tri"].loops
+                   if l.trip_count.iterations.constant_value() is not None)
+    assert trips[0] < 8 and trips[-1] == 256  # the remainder's mean, the outer loop
+    assert any("the start of a remainder loop" in a for a in counted["tri"].assumptions)
+
+
 def test_program_filled_globals_are_the_writable_ones_that_start_empty():
     from ccls.readers.llvm.memory import program_filled_globals
     ir = ("@a = dso_local global [32000 x float] zeroinitializer, align 64\n"
