@@ -34,8 +34,8 @@ from ccls.readers.llvm.named_bounds import _data_named_loads, _field_symbols, _n
 from ccls.readers.llvm.opcodes import _BULK, _divisor_kind, _type_bits, classify
 from ccls.readers.llvm.reading import _Reading, _ancestors, _inside, _stopped_note
 from ccls.readers.llvm.text import TWIN_SUFFIX, IRFunction, original_name, read_module
-from ccls.readers.llvm.trips import (_checked_overlaps, _fallback_for_overlap, _halving_trip, _independent_entries,
-                                     _merged_counters, _trip_count)
+from ccls.readers.llvm.trips import (_checked_overlaps, _fallback_for_increment, _fallback_for_overlap, _halving_trip,
+                                     _independent_entries, _merged_counters, _trip_count)
 from ccls.readers.llvm.vector_bodies import count_from_scalar_copies
 from ccls.readers.scev import BudgetExhausted, FunctionAnalyses, MEMORY_ACCESS_STEPS, ReadingBudget, ValueMemo, spoken
 from ccls.taxonomy import with_vector
@@ -593,6 +593,11 @@ class _FunctionReader:
                 assumptions.append(f"loop %{header}: the vectorizer's copy for overlapping arrays, entered only "
                                    f"when a run-time alias check finds an overlap: taken as not run (the arrays "
                                    f"assumed apart)")
+            elif _fallback_for_increment(header, record, terminators, definitions):
+                trip = TripCount("expected", Polynomial.constant(0), trip.source_text)
+                assumptions.append(f"loop at line {header_line or '?'}: the scalar copy for an increment other "
+                                   f"than 1 (`a[i * inc]`, the vector copy made for 1), taken as not run: an "
+                                   f"increment that bounds no loop is 1 in the usual call")
             try:
                 independent = _independent_entries(record, analyses, body, definitions, defined_in, budget)
             except (BudgetExhausted, RecursionError):  # over budget, or a chain of values too long to follow
