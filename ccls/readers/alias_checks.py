@@ -64,6 +64,13 @@ def always_overlapping(definitions: Mapping[str, Any], terminators: Mapping[str,
     return out
 
 
+def is_vectorizer_check(condition: str, definitions: Mapping[str, Any]) -> bool:
+    """Whether a branch condition is the vectorizer's run-time alias or unit-stride check: which
+    copy runs is decided from the addresses (`always_overlapping`, the fallbacks in `trips`),
+    not by the data a loaded pointer points at."""
+    return _conflict_in(condition, definitions) is not None or bool(IDENT_CHECK.match(condition or ""))
+
+
 def _conflict_in(condition: str, definitions: Mapping[str, Any]) -> str | None:
     """The conflict value a branch condition carries: itself, or through the vectorizer's
     `select %min.iters.check, true, %conflict.rdx` / `or`."""

@@ -10,6 +10,7 @@ from typing import Callable
 
 from ccls.model import BasicBlock, MemoryAccess
 from ccls.polynomial import Polynomial
+from ccls.readers.alias_checks import is_vectorizer_check
 from ccls.readers.block_frequency import block_frequencies, two_armed_branches
 from ccls.readers.counter_branches import counter_branch_probabilities
 from ccls.readers.data_walks import BRANCH
@@ -90,6 +91,7 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
         data = {name for name, terminator in terminators.items()
                 if block_loop.get(name) is not None and terminator.opcode in ("br", "switch")
                 and len(terminator.operands) >= 3
+                and not is_vectorizer_check(terminator.operands[0].name, conditions.definitions)
                 and conditions.loaded_in_loop(terminator.operands[0].name, block_loop[name])}
     counted = _counter_branches(analyses, terminators, conditions.definitions)
     successors = {b: _successors(t) for b, t in terminators.items()}
@@ -145,7 +147,8 @@ def _branches_on_loaded_data(instr, loop_id: str | None, block_loop: dict[str, s
     if loop_id is None or len(operands) != 3 or conditions.budget.exhausted:
         return False
     targets = [op.name for op in operands[1:]]
-    if not all(_inside(block_loop.get(t), loop_id, conditions.analyses) for t in targets):
+    if not all(_inside(block_loop.get(t), loop_id, conditions.analyses) for t in targets) \
+            or is_vectorizer_check(operands[0].name, conditions.definitions):
         return False
     return conditions.loaded_in_loop(operands[0].name, loop_id)
 
