@@ -119,6 +119,15 @@ def test_program_filled_globals_are_the_writable_ones_that_start_empty():
           "@s = dso_local global { i32, [4 x i32] } { i32 1, [4 x i32] zeroinitializer }, align 4\n"
           "@e = external global [8 x float], align 4\n")
     assert program_filled_globals(ir) == {"a", "aa"}
+    # read from a file, or copied from the caller's memory: input; copied from another array: not
+    calls = ("@buf = internal global [64 x i8] zeroinitializer, align 16\n"
+             "@copy = internal global [64 x i8] zeroinitializer, align 16\n"
+             "define void @load(ptr %f, ptr %p) {\n"
+             "  %1 = call i64 @fread(ptr noundef nonnull @buf, i64 1, i64 64, ptr %f)\n"
+             "  call void @llvm.memcpy.p0.p0.i64(ptr align 1 getelementptr inbounds (i8, ptr @a, i64 4), ptr %p, "
+             "i64 8, i1 false)\n"
+             "  call void @llvm.memcpy.p0.p0.i64(ptr align 1 @copy, ptr @aa, i64 8, i1 false)\n  ret void\n}\n")
+    assert program_filled_globals(ir + calls) == {"aa", "copy"}
 
 
 @pytest.mark.skipif(shutil.which("llvm-mca-19") is None, reason="llvm-mca-19 is not installed")

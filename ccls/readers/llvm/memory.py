@@ -292,8 +292,44 @@ def program_filled_globals(ir: str) -> frozenset[str]:
     sums of them), where data behind a pointer argument or in a table written into the source
     may be any input. A predictor learns the regular directions such values take at a
     comparison: counting charges their branches no mispredictions (the best end of the range
-    in `counting.MISPREDICT_RATE`; 0% measured on TSVC's kernels, whose arrays are these)."""
-    return frozenset(m.group(1).strip('"') for m in _ZERO_FILLED.finditer(ir))
+    in `counting.MISPREDICT_RATE`; 0% measured on TSVC's kernels, whose arrays are these).
+    An array the module hands to a routine that reads input into memory (`fread(buf, …)`) or
+    copies into it (`memcpy(buf, src, n)`) holds input: not one of these."""
+    filled = {m.group(1).strip('"') for m in _ZERO_FILLED.finditer(ir)}
+    for m in _INPUT_CALL.finditer(ir) if filled else ():
+        arguments = _top_level_arguments(m.group("args"))
+        if m.group("callee").startswith(_COPIES) and len(arguments) >= 2:
+            if _GLOBAL_NAME.search(arguments[1]):
+                continue  # one of the program's arrays copied into another
+            arguments = arguments[:1]  # the destination
+        filled -= {name.strip('"') for argument in arguments for name in _GLOBAL_NAME.findall(argument)}
+    return frozenset(filled)
+
+
+def _top_level_arguments(text: str) -> list[str]:
+    """A call's arguments, split at the commas outside the constant expressions in them."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            if depth == 0:
+                return out + [text[start:i]]
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    return out + [text[start:]]
+
+
+# Calls that put input (a file's, a socket's, a string's, another buffer's bytes) into memory
+# they are given: libc's readers, and the memory copies (`llvm.memcpy.*` as LLVM spells them).
+_INPUT_CALL = re.compile(r"\bcall\b[^\n]*?@(?P<callee>fread|fread_unlocked|read|pread|pread64|readv|fgets|fgets_unlocked|gets|"
+                         r"getline|getdelim|recv|recvfrom|recvmsg|scanf|fscanf|sscanf|__isoc99_scanf|"
+                         r"__isoc99_fscanf|__isoc99_sscanf|memcpy|memmove|strcpy|strncpy|"
+                         r"llvm\.memcpy\.[\w.]+|llvm\.memmove\.[\w.]+)\((?P<args>[^\n]*)")
+_COPIES = ("memcpy", "memmove", "strcpy", "strncpy", "llvm.memcpy", "llvm.memmove")
+_GLOBAL_NAME = re.compile(r'@("[^"]+"|[-\w.$]+)')
 
 
 def global_sizes(ir: str) -> dict[str, int]:
