@@ -152,10 +152,12 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
                     overlapped[block.loop][cls].append(executed)
                 if instr.line is not None:
                     line_counts[instr.line][cls].append(executed)
-            if instr.data_dependent:
+            if instr.data_dependent and instr.program_data:
+                notes.add(f"branch at {_where(instr, block)} follows data the program stored in its own arrays "
+                          f"(zero-filled globals): assumed predicted (regular patterns), no mispredictions")
+            elif instr.data_dependent:
                 counts[MISPREDICT].append(times * MISPREDICT_RATE)
-                where = f"line {instr.line}" if instr.line else f"block %{block.name}"
-                notes.add(f"branch at {where} follows loaded data: assumed mispredicted "
+                notes.add(f"branch at {_where(instr, block)} follows loaded data: assumed mispredicted "
                           f"{float(MISPREDICT_RATE):.0%} of the time (0% if the data always goes one way, "
                           f"50% if it goes either way at random)")
             if instr.bulk_bytes is not None:
@@ -204,6 +206,15 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
         guessed_nest=nest,
         guessed_share=in_guessed / sum(run.values()) if in_guessed else 0.0,
     )
+
+
+def _mispredicted(instr: Instruction) -> bool:
+    """A branch charged MISPREDICT_RATE: on loaded data other than the program's own arrays."""
+    return instr.data_dependent and not instr.program_data
+
+
+def _where(instr: Instruction, block: BasicBlock) -> str:
+    return f"line {instr.line}" if instr.line else f"block %{block.name}"
 
 
 def _varying_exit_misses(loop: Loop, executions: dict[str, Polynomial]) -> Polynomial | None:
@@ -313,7 +324,7 @@ def _overlap_in_body(fn: FunctionIR, runs: dict[str, float]) -> dict[str, float]
         if alone <= 0 or trace >= alone or runs.get(loop, 0.0) <= 0:
             continue
         flushed = min(1.0, sum(float(MISPREDICT_RATE) * runs.get(b.name, 0.0) / runs[loop]
-                               for b in body for instr in b.instructions if instr.data_dependent))
+                               for b in body for instr in b.instructions if _mispredicted(instr)))
         share = trace / alone
         out[loop] = share + (1 - share) * flushed
     return out

@@ -80,6 +80,9 @@ class Instruction:
     # memcpy/memmove/memset: the bytes one call moves (constant or in the function's sizes);
     # None for anything else, or a size the reader cannot express.
     bulk_bytes: Polynomial | None = None
+    # A data-dependent branch whose data all come from arrays the program fills itself
+    # (`readers.llvm.memory.program_filled_globals`): charged no mispredictions.
+    program_data: bool = False
 
 
 @dataclass

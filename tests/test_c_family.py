@@ -84,6 +84,52 @@ def test_branch_on_loaded_data_is_charged_mispredictions_but_a_search_exit_is_no
     assert "branch.mispredict" not in counted["g"].counts
 
 
+def test_branch_on_the_programs_own_zero_filled_arrays_is_not_charged_mispredictions():
+    # `a` and `b` start empty: what the branch reads there the program stored itself; `t` is
+    # a table written in the source and `p` the caller's data: those stay at the mean rate.
+    counted, _ = analyse("float a[4096], b[4096]; int o[4096];\n"
+                         "int t[8] = {3, -1, 4, -1, 5, -9, 2, 6};\n"
+                         "void own(void) {\n for (int i = 0; i < 4096; i++)\n  if (a[i] > b[i])\n   o[i] = i;\n}\n"
+                         "void table(long n) {\n for (long i = 0; i < n; i++)\n  if (t[i & 7] > 0)\n   o[i & 4095] = 1;\n}\n"
+                         "void given(const float *p, long n) {\n for (long i = 0; i < n; i++)\n  if (p[i] > a[i])\n"
+                         "   o[i] = 1;\n}\n")
+    assert "branch.mispredict" not in counted["own"].counts
+    assert any("program stored in its own arrays" in a for a in counted["own"].assumptions)
+    assert counted["table"].counts["branch.mispredict"].evaluate({"n": 1000}) == pytest.approx(250, rel=0.01)
+    assert counted["given"].counts["branch.mispredict"].evaluate({"n": 1000}) == pytest.approx(250, rel=0.01)
+
+
+def test_a_vector_loops_remainder_under_a_moving_start_runs_less_than_a_vector_step():
+    # `i` starts at j + 1: the scalar remainder resumes after the vector loop (or, for the last
+    # few j, runs the few iterations left), never half the row.
+    counted, _ = analyse("float a[256], aa[256][256];\nvoid tri(void) {\n for (int j = 0; j < 256; j++)\n"
+                         "  for (int i = j + 1; i < 256; i++)\n   a[i] -= aa[j][i] * a[j];\n}\n")
+    trips = sorted(l.trip_count.iterations.constant_value() for l in counted["tri"].loops
+                   if l.trip_count.iterations.constant_value() is not None)
+    assert trips[0] < 8 and trips[-1] == 256  # the remainder's mean, the outer loop
+    assert any("the start of a remainder loop" in a for a in counted["tri"].assumptions)
+
+
+def test_program_filled_globals_are_the_writable_ones_that_start_empty():
+    from ccls.readers.llvm.memory import program_filled_globals
+    ir = ("@a = dso_local global [32000 x float] zeroinitializer, align 64\n"
+          "@aa = dso_local local_unnamed_addr global [256 x [256 x float]] zeroinitializer, align 64\n"
+          "@n = internal global i32 0, align 4\n"
+          "@t = internal constant [2 x i32] zeroinitializer, align 4\n"
+          "@s = dso_local global { i32, [4 x i32] } { i32 1, [4 x i32] zeroinitializer }, align 4\n"
+          "@e = external global [8 x float], align 4\n")
+    assert program_filled_globals(ir) == {"a", "aa"}
+    # read from a file, or copied from the caller's memory: input; copied from another array: not
+    calls = ("@buf = internal global [64 x i8] zeroinitializer, align 16\n"
+             "@copy = internal global [64 x i8] zeroinitializer, align 16\n"
+             "define void @load(ptr %f, ptr %p) {\n"
+             "  %1 = call i64 @fread(ptr noundef nonnull @buf, i64 1, i64 64, ptr %f)\n"
+             "  call void @llvm.memcpy.p0.p0.i64(ptr align 1 getelementptr inbounds (i8, ptr @a, i64 4), ptr %p, "
+             "i64 8, i1 false)\n"
+             "  call void @llvm.memcpy.p0.p0.i64(ptr align 1 @copy, ptr @aa, i64 8, i1 false)\n  ret void\n}\n")
+    assert program_filled_globals(ir + calls) == {"aa", "copy"}
+
+
 @pytest.mark.skipif(shutil.which("llvm-mca-19") is None, reason="llvm-mca-19 is not installed")
 def test_machine_cycles_see_the_dependency_chain_a_class_sum_cannot():
     # Same instructions per element; the first chains every add on the previous one.

@@ -105,3 +105,54 @@ def test_rows_of_a_run_time_length_and_a_stride_versioned_vector_copy(tmp_path):
                for a in fns["rank_update"].assumptions)
     inner = [l for l in fns["rank_update"].loops if l.depth == 3]
     assert sorted(str(l.trip_count.iterations) for l in inner)[0] == "0"  # the vector copy
+
+
+INCREMENT = """void axpy_inc(float *a, const float *b, int inc) {
+  for (int i = 0; i < 32000; i++)
+    a[i * inc] += b[i];
+}
+"""
+
+
+@needs_clang
+def test_a_stride_that_bounds_no_loop_is_an_increment_taken_as_1(tmp_path):
+    # `inc` only scales the index (BLAS's incx, TSVC's s171): 1 in the usual call, which the
+    # vectorizer versions for; the scalar copy for other increments is the one taken as not run
+    # (callgrind on TSVC's s171 with inc = 1: 1.07x of ccls's count, 5.9x when the scalar copy ran).
+    path = tmp_path / "v.c"
+    path.write_text(INCREMENT)
+    [counted] = count_sources([SourceFile(str(path), INCREMENT)], AnalysisOptions())
+    [fn] = [fn for fn in counted.functions if fn.name == "axpy_inc"]
+    assert any("the scalar copy for an increment other than 1" in a for a in fn.assumptions)
+    trips = sorted(l.trip_count.iterations.constant_value() for l in fn.loops)
+    assert trips[0] == 0 and 0 < trips[-1] <= 32000 / 4  # the scalar copy; the vector copy, 4+ floats a step
+
+
+RELOADED = """float a[32000], b[32000];
+float *xx;
+void sink(void);
+void half(void) {
+  xx = &b[16000];
+  for (int nl = 0; nl < 100; nl++) {
+    for (int i = 0; i < 16000; i++)
+      b[i] = xx[i] + a[i];
+    sink();
+  }
+}
+"""
+
+
+@needs_clang
+def test_an_alias_check_on_a_reloaded_pointer_is_not_a_branch_on_data(tmp_path):
+    # The check compares `xx`, loaded again after each call, with `b`: which copy runs is
+    # decided from the addresses (the scalar fallback taken as not run), not split 50/50 as a
+    # branch on loaded data (TSVC's s1421: 0.53x callgrind's instructions when split).
+    from ccls.frontends.c_family import analyze_with_clang
+    path = tmp_path / "v.c"
+    path.write_text(RELOADED)
+    result = analyze_with_clang(SourceFile(str(path), RELOADED), AnalysisOptions(), "c", [])
+    [fn] = [fn for fn in result.functions if fn.name == "half"]
+    inner = {key: loop for key, loop in fn.loops.items() if loop.parent is not None}
+    vector = [loop for loop in inner.values() if loop.trip_count.iterations.constant_value()]
+    assert vector and all(loop.entry_frequency == 1 for loop in vector)
+    assert all(not i.data_dependent for b in fn.blocks for i in b.instructions)

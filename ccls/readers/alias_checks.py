@@ -64,6 +64,13 @@ def always_overlapping(definitions: Mapping[str, Any], terminators: Mapping[str,
     return out
 
 
+def is_vectorizer_check(condition: str, definitions: Mapping[str, Any]) -> bool:
+    """Whether a branch condition is the vectorizer's run-time alias or unit-stride check: which
+    copy runs is decided from the addresses (`always_overlapping`, the fallbacks in `trips`),
+    not by the data a loaded pointer points at."""
+    return _conflict_in(condition, definitions) is not None or bool(IDENT_CHECK.match(condition or ""))
+
+
 def _conflict_in(condition: str, definitions: Mapping[str, Any]) -> str | None:
     """The conflict value a branch condition carries: itself, or through the vectorizer's
     `select %min.iters.check, true, %conflict.rdx` / `or`."""
@@ -86,6 +93,8 @@ def _without_unit_stride(condition: str, definitions: Mapping[str, Any], depth: 
     if instr is None or depth > 8:
         return None
     if IDENT_CHECK.match(condition):
+        if instr.opcode == "icmp" and scales_an_index_only(instr.operands[0].name, definitions):
+            return None  # an increment, not a row length: `unit_stride_increment`
         return instr.opcode == "icmp" and " ne " in instr.text  # `eq %m, 1` is false, `ne %m, 1` true
     if instr.opcode not in ("and", "or", "xor", "select"):
         return None
@@ -102,6 +111,38 @@ def _without_unit_stride(condition: str, definitions: Mapping[str, Any], depth: 
         return wanted
     return None if None in values else not wanted
 
+
+
+def scales_an_index_only(value: str, definitions: Mapping[str, Any]) -> bool:
+    """Whether `value` (or a cast of it) is used only to multiply an index (`a[i * inc]`) and in
+    unit-stride checks: an increment. A value also compared (a size that bounds or guards a
+    loop: syrk's row length `m`, also `k < m`) or added (a loop's own step, `i += inc`) is not."""
+    if not value:
+        return False  # a constant: nothing to tell
+    names, grown = {value}, True
+    while grown:
+        grown = False
+        for name, instr in definitions.items():
+            if name not in names and instr.opcode in ("zext", "sext", "trunc") and instr.operands \
+                    and instr.operands[0].name in names:
+                names.add(name)
+                grown = True
+    uses = [(name, instr) for name, instr in definitions.items() if name not in names
+            and not IDENT_CHECK.match(name) and any(op.name in names for op in instr.operands)]
+    return bool(uses) and all(instr.opcode in ("mul", "shl") for _, instr in uses)
+
+
+def unit_stride_increment(condition: str, definitions: Mapping[str, Any]) -> int | None:
+    """For a branch on LoopVersioning's unit-stride check whose symbolic stride only scales an
+    index (an increment, `a[i * inc]`, not a row length or a loop's step): the operand index (1: false, 2: true) of
+    the edge taken when the stride is not 1. Such an increment is 1 in the usual call (BLAS's
+    `incx`), which is why the vectorizer versions on it: that edge's copy is taken as not run.
+    None for any other branch."""
+    instr = definitions.get(condition)
+    if instr is None or not IDENT_CHECK.match(condition) or instr.opcode != "icmp" \
+            or not scales_an_index_only(instr.operands[0].name, definitions):
+        return None
+    return 2 if " ne " in instr.text else 1  # `eq %s, 1` is false for a stride other than 1
 
 
 def _decide(name: str, definitions: Mapping[str, Any], address: Callable, last_index: Callable,

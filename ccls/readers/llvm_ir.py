@@ -28,14 +28,15 @@ from ccls.readers.llvm.lines import (_DEFINE_DBG, _Speech, _inlined_from, _sourc
                                      _value_lines)
 from ccls.readers.llvm.machine import _contexts, _machine_code, _machine_per_ir_block, _traces
 from ccls.readers.llvm.memory import (DataConditions, _branches_on_loaded_data, _bulk_bytes, _memory_access,
-                                      _weigh_data_branches, global_sizes)
+                                      _weigh_data_branches, global_sizes,
+                                      program_filled_data, program_filled_globals)
 from ccls.readers.llvm.memory_chains import memory_chains
 from ccls.readers.llvm.named_bounds import _data_named_loads, _field_symbols, _named_loads
 from ccls.readers.llvm.opcodes import _BULK, _divisor_kind, _type_bits, classify
 from ccls.readers.llvm.reading import _Reading, _ancestors, _inside, _stopped_note, _successors
 from ccls.readers.llvm.text import TWIN_SUFFIX, IRFunction, original_name, read_module
-from ccls.readers.llvm.trips import (_checked_overlaps, _fallback_for_overlap, _halving_trip, _independent_entries,
-                                     _merged_counters, _trip_count)
+from ccls.readers.llvm.trips import (_checked_overlaps, _fallback_for_increment, _fallback_for_overlap, _halving_trip,
+                                     _independent_entries, _merged_counters, _trip_count)
 from ccls.readers.llvm.vector_bodies import count_from_scalar_copies
 from ccls.readers.scev import BudgetExhausted, FunctionAnalyses, MEMORY_ACCESS_STEPS, ReadingBudget, ValueMemo, spoken
 from ccls.taxonomy import with_vector
@@ -81,6 +82,7 @@ class ParsedModule:
     global_bytes: dict[str, int] = field(default_factory=dict)  # each global array's size in bytes
     allocators: frozenset[str] = frozenset()  # functions LLVM knows allocate memory (malloc, calloc…)
     global_maxima: dict[str, int] = field(default_factory=dict)  # `global_constants.stored_maxima`
+    program_filled: frozenset[str] = frozenset()  # `memory.program_filled_globals`
 
     def machine_blocks(self) -> set[tuple[str, ...]]:
         """The distinct machine code of every block, as BasicBlock.machine_code will hold it, and
@@ -214,7 +216,7 @@ def parse_module(module: ModuleText, main_file: str | None = None, printed: str 
     # header's, brought into existence by the file.
     kept = kept or from_headers
     return ParsedModule(module, kept, _source_lines(text), _inlined_from(text, subprograms), global_sizes(text),
-                        _allocators(text), stored_maxima(text))
+                        _allocators(text), stored_maxima(text), program_filled_globals(text))
 
 
 def _specialised_twins(functions: list[IRFunction]) -> dict[str, IRFunction]:
@@ -318,7 +320,8 @@ class _FunctionReader:
         self.terminators = {name: instrs[-1] for name, instrs in body if instrs}
         self.substituted: dict[str, Polynomial] = {}  # values named as sizes (`_name_sizes`)
         self.never_vectorised: dict[str, str] = {}  # headers of copies a run-time check never runs
-        self.conditions = DataConditions(analyses, self.definitions, self.loop_defined, self.loaded, budget)
+        self.conditions = DataConditions(analyses, self.definitions, self.loop_defined, self.loaded, budget,
+                                         parsed.program_filled)
 
     def read(self) -> FunctionIR:
         request, budget, assumptions = self.request, self.budget, self.assumptions
@@ -522,8 +525,9 @@ class _FunctionReader:
                                    reading) if callee in _BULK else None
                 data_dependent = opcode == "br" and _branches_on_loaded_data(instr, loop_id, block_loop,
                                                                               self.conditions)
+                program_data = data_dependent and program_filled_data(instr, loop_id, self.conditions)
                 block.instructions.append(Instruction(with_vector(cls, width), line, opcode, callee, access, divisor,
-                                                      data_dependent, bulk))
+                                                      data_dependent, bulk, program_data))
             blocks.append(block)
         return blocks, lines_seen
 
@@ -606,6 +610,11 @@ class _FunctionReader:
                 assumptions.append(f"loop %{header}: the vectorizer's copy for overlapping arrays, entered only "
                                    f"when a run-time alias check finds an overlap: taken as not run (the arrays "
                                    f"assumed apart)")
+            elif _fallback_for_increment(header, record, terminators, definitions):
+                trip = TripCount("expected", Polynomial.constant(0), trip.source_text)
+                assumptions.append(f"loop at line {header_line or '?'}: the scalar copy for an increment other "
+                                   f"than 1 (`a[i * inc]`, the vector copy made for 1), taken as not run: an "
+                                   f"increment that bounds no loop is 1 in the usual call")
             try:
                 independent = _independent_entries(record, analyses, body, definitions, defined_in, budget)
             except (BudgetExhausted, RecursionError):  # over budget, or a chain of values too long to follow

@@ -355,6 +355,7 @@ class ScevContext:
     # the symbolic operand is the start, and taking it would cancel the count to nothing)
     max_takes_constant: bool = False
     exit_values: dict[str, str] = field(default_factory=dict)  # FunctionAnalyses.exit_values
+    phi_blocks: dict[str, list[str]] = field(default_factory=dict)  # FunctionAnalyses.phi_blocks
     read_phi_merge: bool = False  # a phi was read as the values flowing into it (a remainder loop's start)
     _blocked: frozenset[str] = frozenset()  # the phis of the cycle being resolved
     _resolving: set[str] = field(default_factory=set)
@@ -771,6 +772,15 @@ class _Parser:
             # is a constant, or an enclosing loop's index when the loop is triangular (j = i):
             # values that move with the function's sizes are the computed ones.
             candidates = [v for v in incoming if not _CONSTANT_INCOMING.fullmatch(v)]
+            # The vectorizer's scalar remainder resumes where the vector loop left off (the value
+            # from its `middle.block`), or at the start where the count was too small for the
+            # vector loop: either way it runs fewer iterations than one vector step covers, so
+            # the value after the vector loop stands for both (their mean would count half the
+            # range where the start moves with an enclosing loop: `for (i = j + 1; …)`).
+            resumed = [v for v, block in zip(incoming, ctx.phi_blocks.get(name) or ())
+                       if block.startswith("middle.block") and not _CONSTANT_INCOMING.fullmatch(v)]
+            candidates = resumed if len(resumed) == 1 and len(incoming) == len(ctx.phi_blocks.get(name) or ()) \
+                else candidates
             values, exited, bypassed = [], [], set()
             for candidate in candidates:
                 value = _strip_quotes(candidate[1:]) if candidate.startswith("%") else ""

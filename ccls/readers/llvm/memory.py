@@ -10,6 +10,7 @@ from typing import Callable
 
 from ccls.model import BasicBlock, MemoryAccess
 from ccls.polynomial import Polynomial
+from ccls.readers.alias_checks import is_vectorizer_check
 from ccls.readers.block_frequency import block_frequencies, one_case_switches, two_armed_branches
 from ccls.readers.counter_branches import counter_branch_probabilities
 from ccls.readers.data_walks import BRANCH
@@ -28,8 +29,9 @@ class DataConditions:
     reading budget: False (not known to follow the data)."""
 
     def __init__(self, analyses: FunctionAnalyses, definitions: dict, loop_defined: dict[str, str | None],
-                 loaded: set[str], budget: ReadingBudget):
+                 loaded: set[str], budget: ReadingBudget, program_filled: frozenset[str] = frozenset()):
         self.analyses, self.definitions, self.loaded, self.budget = analyses, definitions, loaded, budget
+        self.program_filled = program_filled
         self._loop_defined = loop_defined
         self._known: dict[tuple[str, str], bool] = {}
 
@@ -41,6 +43,33 @@ class DataConditions:
                 inside=lambda name: _inside(self._loop_defined.get(name), loop_id, self.analyses),
                 through_phis=False, budget=self.budget)
         return self._known[key]
+
+    def reads_only_program_filled(self, condition: str, loop_id: str) -> bool:
+        """Whether every value loaded in the loop that `condition` is computed from is read
+        from a global array the program fills itself (`program_filled_globals`)."""
+        pending, seen, loads = [condition], set(), []
+        while pending:
+            name = pending.pop()
+            if not name or name in seen or not _inside(self._loop_defined.get(name), loop_id, self.analyses):
+                continue
+            seen.add(name)
+            definition = self.definitions.get(name)
+            if name in self.loaded:
+                loads.append(definition)
+            elif definition is not None and definition.opcode != "phi":
+                pending.extend(op.name for op in definition.operands)
+        return bool(loads) and all(self._global_base(load.operands[0]) in self.program_filled for load in loads)
+
+    def _global_base(self, pointer) -> str | None:
+        """The global an address points into, through the address arithmetic on it."""
+        for _ in range(16):
+            if pointer.is_global_variable:
+                return pointer.name
+            definition = self.definitions.get(pointer.name) if pointer.name else None
+            if definition is None or definition.opcode not in ("getelementptr", "bitcast", "addrspacecast"):
+                return None
+            pointer = definition.operands[0]
+        return None
 
 
 def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict, block_loop: dict[str, str],
@@ -63,6 +92,7 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
         data = {name for name, terminator in terminators.items()
                 if block_loop.get(name) is not None and terminator.opcode in ("br", "switch")
                 and len(terminator.operands) >= 3
+                and not is_vectorizer_check(terminator.operands[0].name, conditions.definitions)
                 and conditions.loaded_in_loop(terminator.operands[0].name, block_loop[name])}
     counted = _counter_branches(analyses, terminators, conditions.definitions)
     header_phis = {name: {i.name for i in instrs if i.opcode == "phi"} for name, instrs in body if name in analyses.loops}
@@ -141,9 +171,16 @@ def _branches_on_loaded_data(instr, loop_id: str | None, block_loop: dict[str, s
     if loop_id is None or len(operands) != 3 or conditions.budget.exhausted:
         return False
     targets = [op.name for op in operands[1:]]
-    if not all(_inside(block_loop.get(t), loop_id, conditions.analyses) for t in targets):
+    if not all(_inside(block_loop.get(t), loop_id, conditions.analyses) for t in targets) \
+            or is_vectorizer_check(operands[0].name, conditions.definitions):
         return False
     return conditions.loaded_in_loop(operands[0].name, loop_id)
+
+
+def program_filled_data(instr, loop_id: str, conditions: DataConditions) -> bool:
+    """A branch on loaded data (`_branches_on_loaded_data`) whose data all come from arrays the
+    program fills itself: see `program_filled_globals`."""
+    return conditions.reads_only_program_filled(instr.operands[0].name, loop_id)
 
 
 def _read_or_returned(condition: str, definitions: dict, loaded: set[str]) -> bool:
@@ -268,6 +305,56 @@ _NARROW_INDEX = re.compile(r"(?:\((\d+) \* )?\(zext i(8|16) %[-\w.$\"]+ to i\d+\
 
 _GLOBAL = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?(?:global|constant) ((?:\[[^=]*?\])|[^\s,]+) ', re.M)
 _ARRAY = re.compile(r"^\[(\d+) x (.+)\]$")
+
+
+# A writable global defined here with no contents of its own (`int a[N];`: zero at load).
+_ZERO_FILLED = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?global (?:\[[^=\n]*?\]|%[-\w.$]+|\w+) zeroinitializer\b', re.M)
+
+
+def program_filled_globals(ir: str) -> frozenset[str]:
+    """The module's writable global arrays that start empty (zero-filled at load): whatever a
+    branch reads there, the program's own code stored (constants, ramps, periodic patterns,
+    sums of them), where data behind a pointer argument or in a table written into the source
+    may be any input. A predictor learns the regular directions such values take at a
+    comparison: counting charges their branches no mispredictions (the best end of the range
+    in `counting.MISPREDICT_RATE`; 0% measured on TSVC's kernels, whose arrays are these).
+    An array the module hands to a routine that reads input into memory (`fread(buf, …)`) or
+    copies into it (`memcpy(buf, src, n)`) holds input: not one of these."""
+    filled = {m.group(1).strip('"') for m in _ZERO_FILLED.finditer(ir)}
+    for m in _INPUT_CALL.finditer(ir) if filled else ():
+        arguments = _top_level_arguments(m.group("args"))
+        if m.group("callee").startswith(_COPIES) and len(arguments) >= 2:
+            if _GLOBAL_NAME.search(arguments[1]):
+                continue  # one of the program's arrays copied into another
+            arguments = arguments[:1]  # the destination
+        filled -= {name.strip('"') for argument in arguments for name in _GLOBAL_NAME.findall(argument)}
+    return frozenset(filled)
+
+
+def _top_level_arguments(text: str) -> list[str]:
+    """A call's arguments, split at the commas outside the constant expressions in them."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            if depth == 0:
+                return out + [text[start:i]]
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    return out + [text[start:]]
+
+
+# Calls that put input (a file's, a socket's, a string's, another buffer's bytes) into memory
+# they are given: libc's readers, and the memory copies (`llvm.memcpy.*` as LLVM spells them).
+_INPUT_CALL = re.compile(r"\bcall\b[^\n]*?@(?P<callee>fread|fread_unlocked|read|pread|pread64|readv|fgets|fgets_unlocked|gets|"
+                         r"getline|getdelim|recv|recvfrom|recvmsg|scanf|fscanf|sscanf|__isoc99_scanf|"
+                         r"__isoc99_fscanf|__isoc99_sscanf|memcpy|memmove|strcpy|strncpy|"
+                         r"llvm\.memcpy\.[\w.]+|llvm\.memmove\.[\w.]+)\((?P<args>[^\n]*)")
+_COPIES = ("memcpy", "memmove", "strcpy", "strncpy", "llvm.memcpy", "llvm.memmove")
+_GLOBAL_NAME = re.compile(r'@("[^"]+"|[-\w.$]+)')
 
 
 def global_sizes(ir: str) -> dict[str, int]:

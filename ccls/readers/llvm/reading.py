@@ -71,7 +71,8 @@ def _scev_context(analyses: FunctionAnalyses, parameters: set[str], enclosing: s
     return ScevContext(parameters, analyses.value_scevs, analyses.phi_incoming, enclosing,
                        low_bits_set=analyses.low_bits_set, small_ranges=analyses.small_ranges,
                        substituted=substituted, memo=reading.memo.table(parameters, enclosing, addresses),
-                       budget=reading.budget, global_bases=addresses, exit_values=analyses.exit_values)
+                       budget=reading.budget, global_bases=addresses, exit_values=analyses.exit_values,
+                       phi_blocks=analyses.phi_blocks)
 
 
 def _named_sizes(size: Polynomial, reading: _Reading) -> Polynomial:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Callable
 from dataclasses import replace
 from fractions import Fraction
 
@@ -1014,25 +1015,45 @@ def _fallback_for_overlap(header: str, record, terminators: dict) -> bool:
     """Whether the loop is entered only on the overlap edge of a run-time alias check (through
     blocks with one way in and one way out): the scalar fallback of a vectorised loop that has
     no remainder to run."""
+    return _entered_only_on(header, record, terminators, lambda term: 2 if _ALIAS_CHECK.match(
+        term.operands[0].name or "") else None)
+
+
+def _fallback_for_increment(header: str, record, terminators: dict, definitions: dict) -> bool:
+    """Whether the loop is entered only on the other-than-1 edge of a unit-stride check on an
+    increment (`alias_checks.unit_stride_increment`), or on an alias check's overlap edge next
+    to one: the scalar copy beside a vector copy made for an increment of 1."""
+    def edge_of(term) -> int | None:
+        return 2 if _ALIAS_CHECK.match(term.operands[0].name or "") else \
+            alias_checks.unit_stride_increment(term.operands[0].name or "", definitions)
+    return any(alias_checks.unit_stride_increment(term.operands[0].name or "", definitions) is not None
+               for term in terminators.values() if term.opcode == "br" and len(term.operands) == 3) \
+        and _entered_only_on(header, record, terminators, edge_of)
+
+
+def _entered_only_on(header: str, record, terminators: dict, edge_of: Callable) -> bool:
+    """Whether the loop is entered only (through blocks with one way out) on the edges `edge_of`
+    names: a conditional branch's operand index (1: false, 2: true) or None. A block with one
+    way out that several branches reach (a preheader two checks share) is entered on each."""
     inside = set(record.blocks)
     predecessors: dict[str, list[str]] = {}
     for name, term in terminators.items():
         for target in _successors(term):
             predecessors.setdefault(target, []).append(name)
     edges = [(p, header) for p in predecessors.get(header, []) if p not in inside]
-    for _ in range(4):  # through a preheader with one way in and out
+    for _ in range(4):  # through a preheader with one way out
         forwarded = []
         for source, target in edges:
             term = terminators.get(source)
             if term is not None and term.opcode == "br" and len(_successors(term)) == 1 \
-                    and len(predecessors.get(source, [])) == 1:
-                forwarded.append((predecessors[source][0], source))
+                    and predecessors.get(source) and len(predecessors[source]) <= 4:
+                forwarded.extend((before, source) for before in predecessors[source])
             else:
                 forwarded.append((source, target))
         edges = forwarded
     return bool(edges) and all(
         term is not None and term.opcode == "br" and len(term.operands) == 3
-        and _ALIAS_CHECK.match(term.operands[0].name or "") and term.operands[2].name == target
+        and (side := edge_of(term)) is not None and term.operands[side].name == target
         for source, target in edges for term in [terminators.get(source)])
 
 
