@@ -128,6 +128,20 @@ def test_program_filled_globals_are_the_writable_ones_that_start_empty():
              "i64 8, i1 false)\n"
              "  call void @llvm.memcpy.p0.p0.i64(ptr align 1 @copy, ptr @aa, i64 8, i1 false)\n  ret void\n}\n")
     assert program_filled_globals(ir + calls) == {"aa", "copy"}
+    # a call's result stored there (`a[i] = rand() % 26`), or a table of the source copied in:
+    # input; a ramp of the index: the program's own
+    stores = ("@r = internal global [64 x i8] zeroinitializer, align 16\n"
+              "@ramp = internal global [64 x i8] zeroinitializer, align 16\n"
+              "@from_table = internal global [64 x i8] zeroinitializer, align 16\n"
+              "@table = internal constant [64 x i8] zeroinitializer, align 16\n"
+              "define void @fill(i64 %i) {\n"
+              "  %x = call i32 @rand()\n  %m = srem i32 %x, 26\n  %v = trunc i32 %m to i8\n"
+              "  %p = getelementptr inbounds [64 x i8], ptr @r, i64 0, i64 %i\n  store i8 %v, ptr %p, align 1\n"
+              "  %w = trunc i64 %i to i8\n"
+              "  %q = getelementptr inbounds [64 x i8], ptr @ramp, i64 0, i64 %i\n  store i8 %w, ptr %q, align 1\n"
+              "  call void @llvm.memcpy.p0.p0.i64(ptr align 1 @from_table, ptr @table, i64 8, i1 false)\n"
+              "  ret void\n}\n")
+    assert program_filled_globals(stores) == {"ramp"}
 
 
 @pytest.mark.skipif(shutil.which("llvm-mca-19") is None, reason="llvm-mca-19 is not installed")

@@ -318,17 +318,70 @@ def program_filled_globals(ir: str) -> frozenset[str]:
     may be any input. A predictor learns the regular directions such values take at a
     comparison: counting charges their branches no mispredictions (the best end of the range
     in `counting.MISPREDICT_RATE`; 0% measured on TSVC's kernels, whose arrays are these).
-    An array the module hands to a routine that reads input into memory (`fread(buf, …)`) or
-    copies into it (`memcpy(buf, src, n)`) holds input: not one of these."""
-    filled = {m.group(1).strip('"') for m in _ZERO_FILLED.finditer(ir)}
-    for m in _INPUT_CALL.finditer(ir) if filled else ():
-        arguments = _top_level_arguments(m.group("args"))
-        if m.group("callee").startswith(_COPIES) and len(arguments) >= 2:
-            if _GLOBAL_NAME.search(arguments[1]):
-                continue  # one of the program's arrays copied into another
-            arguments = arguments[:1]  # the destination
-        filled -= {name.strip('"') for argument in arguments for name in _GLOBAL_NAME.findall(argument)}
+    An array the module hands to a routine that reads input into memory (`fread(buf, …)`),
+    copies anything but another such array into (`memcpy(buf, src, n)`, a table written into
+    the source included), or stores a call's result into (`buf[i] = rand()`, a decoder's
+    output) holds input: not one of these."""
+    zero_filled = {m.group(1).strip('"') for m in _ZERO_FILLED.finditer(ir)}
+    filled = zero_filled - _stored_from_calls(ir) if zero_filled else set()
+    changed = True
+    while changed:  # a copy of a copy of input is input
+        changed = False
+        for m in _INPUT_CALL.finditer(ir) if filled else ():
+            arguments = _top_level_arguments(m.group("args"))
+            if m.group("callee").startswith(_COPIES) and len(arguments) >= 2:
+                sources = {name.strip('"') for name in _GLOBAL_NAME.findall(arguments[1])}
+                if sources and sources <= filled:
+                    continue  # one of the program's arrays copied into another
+                arguments = arguments[:1]  # the destination
+            taken = {name.strip('"') for argument in arguments for name in _GLOBAL_NAME.findall(argument)} & filled
+            if taken:
+                filled -= taken
+                changed = True
     return frozenset(filled)
+
+
+_DEFINITION = re.compile(r"^\s*(%[-\w.$]+|%\"[^\"]+\") = (.*)$", re.M)
+_STORE = re.compile(r"^\s*store (?:volatile )?[^,]*? (%[-\w.$]+|%\"[^\"]+\"), ptr (.*?)(?:, align \d+)?(?:, !.*)?$", re.M)
+_LOCAL_NAME = re.compile(r'%(?:"[^"]+"|[-\w.$]+)')
+
+
+def _stored_from_calls(ir: str) -> set[str]:
+    """Globals some store fills with a value computed from a call's result (not an LLVM
+    intrinsic's arithmetic): `buf[i] = rand() % 26`, `out[n++] = decode(…)`."""
+    out: set[str] = set()
+    for body in ir.split("\ndefine ")[1:]:
+        body = body.split("\n}\n", 1)[0]
+        definitions = {m.group(1): m.group(2) for m in _DEFINITION.finditer(body)}
+        for m in _STORE.finditer(body):
+            address = m.group(2)
+            bases = set(_GLOBAL_NAME.findall(address))
+            name = address.split()[0] if address.startswith("%") else None
+            for _ in range(4):  # through the address arithmetic on the global
+                text = definitions.get(name or "", "")
+                if not text.startswith(("getelementptr", "bitcast")):
+                    break
+                bases |= set(_GLOBAL_NAME.findall(text))
+                name = next(iter(_LOCAL_NAME.findall(text.split(",", 1)[1] if "," in text else "")), None)
+            if bases and _from_a_call(m.group(1), definitions):
+                out |= {base.strip('"') for base in bases}
+    return out
+
+
+def _from_a_call(value: str, definitions: dict[str, str]) -> bool:
+    """Whether `value` is computed, through arithmetic and merges, from a call's result."""
+    pending, seen = [value], set()
+    while pending and len(seen) < 64:
+        name = pending.pop()
+        text = definitions.get(name)
+        if name in seen or text is None:
+            continue
+        seen.add(name)
+        if re.match(r"(?:tail |musttail |notail )?call\b", text) and "@llvm." not in text.split("(", 1)[0]:
+            return True
+        if not text.startswith(("load", "alloca")):  # a loaded value is other memory's
+            pending.extend(_LOCAL_NAME.findall(text))
+    return False
 
 
 def _top_level_arguments(text: str) -> list[str]:
