@@ -103,6 +103,29 @@ MAX_BLOCKS_FOR_ARMS = 2000  # reachability per branch: quadratic in the blocks
 MAX_CASES = 64  # a switch's cases compared pairwise
 
 
+def _forward_walks(successors: Mapping[str, Sequence[str]], inside: Mapping[str, set[str]]):
+    """`forward(block)`: its successors less the edges back to a loop's header (`inside`: each
+    header's blocks); `reach(start)`: every block forward edges lead to from `start`, itself
+    included, walked once per start (chains of branches share targets)."""
+    def forward(block: str) -> list[str]:
+        return [t for t in successors.get(block, ()) if not (t in inside and block in inside[t])]
+
+    reached: dict[str, set[str]] = {}
+
+    def reach(start: str) -> set[str]:
+        if start not in reached:
+            seen, pending = {start}, [start]
+            while pending:
+                for target in forward(pending.pop()):
+                    if target not in seen:
+                        seen.add(target)
+                        pending.append(target)
+            reached[start] = seen
+        return reached[start]
+
+    return forward, reach
+
+
 def two_armed_branches(branches: Sequence[str], successors: Mapping[str, Sequence[str]],
                        loops: Mapping[str, tuple[Sequence[str], str | None]],
                        lines: Mapping[str, frozenset[int]] | None = None) -> set[str]:
@@ -117,23 +140,7 @@ def two_armed_branches(branches: Sequence[str], successors: Mapping[str, Sequenc
     if len(successors) > MAX_BLOCKS_FOR_ARMS:
         return set()
     inside = {header: set(members) for header, (members, _) in loops.items()}
-
-    def forward(block: str) -> list[str]:  # its successors, less the edges back to a loop's header
-        return [t for t in successors.get(block, ()) if not (t in inside and block in inside[t])]
-
-    reached: dict[str, set[str]] = {}  # one walk per start block: chains of branches share targets
-
-    def reach(start: str) -> set[str]:
-        if start in reached:
-            return reached[start]
-        seen, pending = {start}, [start]
-        while pending:
-            for target in forward(pending.pop()):
-                if target not in seen:
-                    seen.add(target)
-                    pending.append(target)
-        reached[start] = seen
-        return seen
+    forward, reach = _forward_walks(successors, inside)
 
     out = set()
     for block in branches:
@@ -171,18 +178,7 @@ def one_case_switches(switches: Sequence[str], successors: Mapping[str, Sequence
     if len(successors) > MAX_BLOCKS_FOR_ARMS:
         return {}
     inside = {header: set(members) for header, (members, _) in loops.items()}
-
-    def forward(block: str) -> list[str]:
-        return [t for t in successors.get(block, ()) if not (t in inside and block in inside[t])]
-
-    def reach(start: str) -> set[str]:
-        seen, pending = {start}, [start]
-        while pending:
-            for target in forward(pending.pop()):
-                if target not in seen:
-                    seen.add(target)
-                    pending.append(target)
-        return seen
+    forward, reach = _forward_walks(successors, inside)
 
     out: dict[str, set[str]] = {}
     for block in switches:

@@ -145,12 +145,12 @@ def read_call_sites(ir_text: str, file: str) -> ModuleCalls:
             continue
         call = _CALL.search(raw)
         if call and not call[1].startswith("llvm."):
-            arguments = _balanced_prefix(call[2])
+            arguments = balanced_prefix(call[2])
             dbg = _DBG.search(raw[call.start(2) + len(arguments):])
             pending.append((_unquote(call[1]), arguments, lines.get(int(dbg[1])) if dbg else None))
         elif (indirect := _INDIRECT_CALL.search(raw)) and _unquote(indirect[1]) in parameters[caller]:
             # A dispatcher calling the function it was handed: `ccls.sizes` follows it to each one.
-            arguments = _balanced_prefix(indirect[2])
+            arguments = balanced_prefix(indirect[2])
             dbg = _DBG.search(raw[indirect.start(2) + len(arguments):])
             pending.append(("%" + _unquote(indirect[1]), arguments, lines.get(int(dbg[1])) if dbg else None))
     sites = _without_fields_others_write(sites, stores)
@@ -470,7 +470,7 @@ def split_arguments(text: str) -> list[str]:
     return items
 
 
-def _balanced_prefix(text: str) -> str:
+def balanced_prefix(text: str) -> str:
     """The argument list up to its closing parenthesis (`text` starts just after the opening one)."""
     depth = 1
     for index, char in enumerate(text):

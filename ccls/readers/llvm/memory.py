@@ -12,6 +12,7 @@ from ccls.model import BasicBlock, MemoryAccess
 from ccls.polynomial import Polynomial
 from ccls.readers.alias_checks import is_vectorizer_check
 from ccls.readers.block_frequency import block_frequencies, one_case_switches, two_armed_branches
+from ccls.readers.call_sites import balanced_prefix, split_arguments
 from ccls.readers.counter_branches import counter_branch_probabilities
 from ccls.readers.data_walks import BRANCH
 from ccls.readers.global_constants import SCALAR_BYTES
@@ -328,7 +329,7 @@ def program_filled_globals(ir: str) -> frozenset[str]:
     while changed:  # a copy of a copy of input is input
         changed = False
         for m in _INPUT_CALL.finditer(ir) if filled else ():
-            arguments = _top_level_arguments(m.group("args"))
+            arguments = split_arguments(balanced_prefix(m.group("args")))
             if m.group("callee").startswith(_COPIES) and len(arguments) >= 2:
                 sources = {name.strip('"') for name in _GLOBAL_NAME.findall(arguments[1])}
                 if sources and sources <= filled:
@@ -382,22 +383,6 @@ def _from_a_call(value: str, definitions: dict[str, str]) -> bool:
         if not text.startswith(("load", "alloca")):  # a loaded value is other memory's
             pending.extend(_LOCAL_NAME.findall(text))
     return False
-
-
-def _top_level_arguments(text: str) -> list[str]:
-    """A call's arguments, split at the commas outside the constant expressions in them."""
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "([{<":
-            depth += 1
-        elif ch in ")]}>":
-            if depth == 0:
-                return out + [text[start:i]]
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(text[start:i])
-            start = i + 1
-    return out + [text[start:]]
 
 
 # Calls that put input (a file's, a socket's, a string's, another buffer's bytes) into memory
