@@ -369,6 +369,15 @@ def _stored_from_calls(ir: str) -> set[str]:
     return out
 
 
+_CALLEE = re.compile(r"(?:tail |musttail |notail )?call\b[^@]*@([-\w.$]+)\(")
+# C's math functions compute from their arguments alone: `a[i] = sinf(b[i])` is the program's
+# own data when b is (what they read is traced on through their arguments).
+_PURE_MATH = frozenset(f"{name}{suffix}" for suffix in ("", "f", "l") for name in (
+    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "exp", "exp2", "expm1",
+    "log", "log2", "log10", "log1p", "pow", "sqrt", "cbrt", "hypot", "fabs", "floor", "ceil", "round",
+    "trunc", "fmod", "fmin", "fmax", "copysign"))
+
+
 def _from_a_call(value: str, definitions: dict[str, str]) -> bool:
     """Whether `value` is computed, through arithmetic and merges, from a call's result."""
     pending, seen = [value], set()
@@ -378,7 +387,8 @@ def _from_a_call(value: str, definitions: dict[str, str]) -> bool:
         if name in seen or text is None:
             continue
         seen.add(name)
-        if re.match(r"(?:tail |musttail |notail )?call\b", text) and "@llvm." not in text.split("(", 1)[0]:
+        call = _CALLEE.match(text)
+        if call and not call.group(1).startswith("llvm.") and call.group(1) not in _PURE_MATH:
             return True
         if not text.startswith(("load", "alloca")):  # a loaded value is other memory's
             pending.extend(_LOCAL_NAME.findall(text))
