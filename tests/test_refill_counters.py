@@ -8,7 +8,6 @@ from fractions import Fraction
 import pytest
 
 from ccls.counting import count_function
-from ccls.polynomial import Polynomial
 from ccls.readers.refill_counters import refill_branch_probabilities
 from tests.test_data_loops import analyse
 
