@@ -31,14 +31,18 @@ def test_the_threshold_is_as_many_typical_bytecodes_as_l2_has_lines_and_the_resu
     assert 20 * PY.classes["py.call"].cu < entry.cu < 5000  # ~100s of ns: misses, not a bytecode
 
 
-def test_a_return_from_a_long_call_costs_the_caller_a_cold_restart_and_a_short_one_does_not():
-    r = analyse("""
+# A call long enough to cycle L2: 200,000 iterations.
+LONG_WORK = """
         def long_work():
             s = 0
             for i in range(200000):
                 s += i
             return s
+"""
 
+
+def test_a_return_from_a_long_call_costs_the_caller_a_cold_restart_and_a_short_one_does_not():
+    r = analyse(LONG_WORK + """
         def short_work():
             return 1
 
@@ -62,13 +66,7 @@ def test_a_return_from_a_long_call_costs_the_caller_a_cold_restart_and_a_short_o
 
 
 def test_each_return_inside_a_loop_is_cold_and_a_recursive_call_is_not_charged():
-    r = analyse("""
-        def long_work():
-            s = 0
-            for i in range(200000):
-                s += i
-            return s
-
+    r = analyse(LONG_WORK + """
         def repeat():
             for k in range(7):
                 long_work()

@@ -216,7 +216,7 @@ def parse_module(module: ModuleText, main_file: str | None = None, printed: str 
     # header's, brought into existence by the file.
     kept = kept or from_headers
     return ParsedModule(module, kept, _source_lines(text), _inlined_from(text, subprograms), global_sizes(text),
-                        _allocators(text), stored_maxima(text), program_filled_globals(text))
+                        _allocators(text), stored_maxima(text), program_filled_globals(text, functions))
 
 
 def _specialised_twins(functions: list[IRFunction]) -> dict[str, IRFunction]:

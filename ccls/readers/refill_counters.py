@@ -14,11 +14,12 @@ import re
 from fractions import Fraction
 from typing import Mapping, Sequence
 
-_NAME = r"(?:\"[^\"]+\"|[-\w.$]+)"
-_PHI_PAIR = re.compile(rf"\[\s*(%?{_NAME}),\s*%({_NAME})\s*\]")
-_ADD_CONSTANT = re.compile(rf"= add (?:nuw )?(?:nsw )?i\d+ %(?P<of>{_NAME}), (?P<k>-?\d+)$")
-_ZERO_TEST = re.compile(rf"= icmp (?P<predicate>eq|ne) i\d+ %(?P<of>{_NAME}), 0$")
-_BRANCH = re.compile(rf"^br i1 %(?P<cond>{_NAME}), label %(?P<true>{_NAME}), label %(?P<false>{_NAME})")
+from ccls.readers.llvm.text import VALUE_NAME
+
+_PHI_PAIR = re.compile(rf"\[\s*(%?{VALUE_NAME}),\s*%({VALUE_NAME})\s*\]")
+_ADD_CONSTANT = re.compile(rf"= add (?:nuw )?(?:nsw )?i\d+ %(?P<of>{VALUE_NAME}), (?P<k>-?\d+)$")
+_ZERO_TEST = re.compile(rf"= icmp (?P<predicate>eq|ne) i\d+ %(?P<of>{VALUE_NAME}), 0$")
+_BRANCH = re.compile(rf"^br i1 %(?P<cond>{VALUE_NAME}), label %(?P<true>{VALUE_NAME}), label %(?P<false>{VALUE_NAME})")
 
 
 def _bare(name: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, Sequence
 
 from ccls.model import BasicBlock, MemoryAccess
 from ccls.polynomial import Polynomial
@@ -19,7 +19,8 @@ from ccls.readers.global_constants import SCALAR_BYTES
 from ccls.readers.refill_counters import refill_branch_probabilities
 from ccls.readers.llvm.reading import (_Reading, _ancestors_innermost_first, _inside, _named_sizes, _scev_context,
                                        _successors)
-from ccls.readers.llvm.text import IRInstruction
+from ccls.readers.llvm.opcodes import classify
+from ccls.readers.llvm.text import IRFunction, IRInstruction
 from ccls.readers.scev import (BudgetExhausted, FunctionAnalyses, GLOBAL_BASE, NotPolynomial, ReadingBudget,
                                to_polynomial)
 
@@ -59,18 +60,9 @@ class DataConditions:
                 loads.append(definition)
             elif definition is not None and definition.opcode != "phi":
                 pending.extend(op.name for op in definition.operands)
-        return bool(loads) and all(self._global_base(load.operands[0]) in self.program_filled for load in loads)
+        return bool(loads) and all(_global_base(load.operands[0], self.definitions) in self.program_filled
+                                   for load in loads)
 
-    def _global_base(self, pointer) -> str | None:
-        """The global an address points into, through the address arithmetic on it."""
-        for _ in range(16):
-            if pointer.is_global_variable:
-                return pointer.name
-            definition = self.definitions.get(pointer.name) if pointer.name else None
-            if definition is None or definition.opcode not in ("getelementptr", "bitcast", "addrspacecast"):
-                return None
-            pointer = definition.operands[0]
-        return None
 
 
 def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict, block_loop: dict[str, str],
@@ -312,7 +304,7 @@ _ARRAY = re.compile(r"^\[(\d+) x (.+)\]$")
 _ZERO_FILLED = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?global (?:\[[^=\n]*?\]|%[-\w.$]+|\w+) zeroinitializer\b', re.M)
 
 
-def program_filled_globals(ir: str) -> frozenset[str]:
+def program_filled_globals(ir: str, functions: Sequence[IRFunction]) -> frozenset[str]:
     """The module's writable global arrays that start empty (zero-filled at load): whatever a
     branch reads there, the program's own code stored (constants, ramps, periodic patterns,
     sums of them), where data behind a pointer argument or in a table written into the source
@@ -324,7 +316,7 @@ def program_filled_globals(ir: str) -> frozenset[str]:
     the source included), or stores a call's result into (`buf[i] = rand()`, a decoder's
     output) holds input: not one of these."""
     zero_filled = {m.group(1).strip('"') for m in _ZERO_FILLED.finditer(ir)}
-    filled = zero_filled - _stored_from_calls(ir) if zero_filled else set()
+    filled = zero_filled - _stored_from_calls(functions) if zero_filled else set()
     changed = True
     while changed:  # a copy of a copy of input is input
         changed = False
@@ -342,56 +334,58 @@ def program_filled_globals(ir: str) -> frozenset[str]:
     return frozenset(filled)
 
 
-_DEFINITION = re.compile(r"^\s*(%[-\w.$]+|%\"[^\"]+\") = (.*)$", re.M)
-_STORE = re.compile(r"^\s*store (?:volatile )?[^,]*? (%[-\w.$]+|%\"[^\"]+\"), ptr (.*?)(?:, align \d+)?(?:, !.*)?$", re.M)
-_LOCAL_NAME = re.compile(r'%(?:"[^"]+"|[-\w.$]+)')
+def _global_base(pointer, definitions: dict) -> str | None:
+    """The global an address points into, through the address arithmetic on it."""
+    for _ in range(16):
+        if pointer.is_global_variable:
+            return pointer.name
+        definition = definitions.get(pointer.name)
+        if definition is None or definition.opcode not in ("getelementptr", "bitcast", "addrspacecast"):
+            return None
+        pointer = definition.operands[0]
+    return None
 
 
-def _stored_from_calls(ir: str) -> set[str]:
-    """Globals some store fills with a value computed from a call's result (not an LLVM
-    intrinsic's arithmetic): `buf[i] = rand() % 26`, `out[n++] = decode(…)`."""
+def _stored_from_calls(functions: Sequence[IRFunction]) -> set[str]:
+    """Globals some store fills with a value computed from a call's result: `buf[i] = rand() %
+    26`, `out[n++] = decode(…)`."""
     out: set[str] = set()
-    for body in ir.split("\ndefine ")[1:]:
-        body = body.split("\n}\n", 1)[0]
-        definitions = {m.group(1): m.group(2) for m in _DEFINITION.finditer(body)}
-        for m in _STORE.finditer(body):
-            address = m.group(2)
-            bases = set(_GLOBAL_NAME.findall(address))
-            name = address.split()[0] if address.startswith("%") else None
-            for _ in range(4):  # through the address arithmetic on the global
-                text = definitions.get(name or "", "")
-                if not text.startswith(("getelementptr", "bitcast")):
-                    break
-                bases |= set(_GLOBAL_NAME.findall(text))
-                name = next(iter(_LOCAL_NAME.findall(text.split(",", 1)[1] if "," in text else "")), None)
-            if bases and _from_a_call(m.group(1), definitions):
-                out |= {base.strip('"') for base in bases}
+    for fn in functions:
+        definitions = {i.name: i for _, instrs in fn.blocks for i in instrs if i.name}
+        for _, instrs in fn.blocks:
+            for instr in instrs:
+                if instr.opcode == "store" and len(instr.operands) >= 2 \
+                        and (base := _stored_base(instr.operands[1], definitions)) is not None \
+                        and _from_a_call(instr.operands[0].name, definitions):
+                    out.add(base)
     return out
 
 
-_CALLEE = re.compile(r"(?:tail |musttail |notail )?call\b[^@]*@([-\w.$]+)\(")
-# C's math functions compute from their arguments alone: `a[i] = sinf(b[i])` is the program's
-# own data when b is (what they read is traced on through their arguments).
-_PURE_MATH = frozenset(f"{name}{suffix}" for suffix in ("", "f", "l") for name in (
-    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "exp", "exp2", "expm1",
-    "log", "log2", "log10", "log1p", "pow", "sqrt", "cbrt", "hypot", "fabs", "floor", "ceil", "round",
-    "trunc", "fmod", "fmin", "fmax", "copysign"))
+def _stored_base(pointer, definitions: dict) -> str | None:
+    """`_global_base`, and the global of a constant address `getelementptr (…, ptr @g, …)`."""
+    if not pointer.name and "getelementptr" in pointer.text:
+        named = _GLOBAL_NAME.findall(pointer.text)
+        return named[0].strip('"') if len(named) == 1 else None
+    return _global_base(pointer, definitions)
 
 
-def _from_a_call(value: str, definitions: dict[str, str]) -> bool:
-    """Whether `value` is computed, through arithmetic and merges, from a call's result."""
+def _from_a_call(value: str, definitions: dict) -> bool:
+    """Whether `value` is computed, through arithmetic and merges, from what a call returns.
+    C's math functions and LLVM's intrinsics compute from their arguments alone (`a[i] =
+    sinf(b[i])` is the program's own data when b is): followed through, as `classify` tells
+    them from calls."""
     pending, seen = [value], set()
     while pending and len(seen) < 64:
         name = pending.pop()
-        text = definitions.get(name)
-        if name in seen or text is None:
+        definition = definitions.get(name)
+        if name in seen or definition is None:
             continue
         seen.add(name)
-        call = _CALLEE.match(text)
-        if call and not call.group(1).startswith("llvm.") and call.group(1) not in _PURE_MATH:
+        if definition.opcode in ("call", "invoke") and \
+                classify(definition.opcode, definition.text, "")[0] in ("call", "call_indirect"):
             return True
-        if not text.startswith(("load", "alloca")):  # a loaded value is other memory's
-            pending.extend(_LOCAL_NAME.findall(text))
+        if definition.opcode not in ("load", "alloca"):  # a loaded value is other memory's
+            pending.extend(op.name for op in definition.operands if op.name)
     return False
 
 
