@@ -9,7 +9,7 @@ import pytest
 
 from ccls import toolchain
 from ccls.frontends import SourceFile, frontend_for
-from ccls.frontends.cuda import analyze_cuda, analyze_cuda_with, cuda_functions, kernel_launches
+from ccls.frontends.cuda import _cccl_includes, analyze_cuda, analyze_cuda_with, cuda_functions, kernel_launches
 from ccls.options import AnalysisOptions
 from ccls.polynomial import Polynomial
 
@@ -320,3 +320,11 @@ def test_a_host_pass_failing_in_a_header_shows_the_error_line_first(compiler, tm
     first = error.message.splitlines()[0]
     assert "host_side.h:2:" in first and "error:" in first and "In file included" not in first
     assert (error.file, error.line) == (str(path), 2)
+
+
+def test_cccl_headers_are_found_where_nvcc_finds_them(monkeypatch, tmp_path):
+    cccl = tmp_path / "targets" / "x86_64-linux" / "include" / "cccl"
+    cccl.mkdir(parents=True)
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+    assert _cccl_includes() == ["-isystem", str(cccl)]
+

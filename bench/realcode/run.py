@@ -4,10 +4,11 @@
     python3 bench/realcode/run.py zlib=/tmp/zlib cjson=/tmp/cJSON/cJSON.c lz4=/tmp/lz4/lib \
         --flags zlib=-DHAVE_UNISTD_H
 
-Each argument is NAME=PATH[,PATH…] (a file or a folder; folders give their C/C++/Python files,
+Each argument is NAME=PATH[,PATH…] (a file or a folder; folders give their C/C++/CUDA/Python files,
 not walked below their top level unless --recursive). Every file is analysed by its own
 `ccls analyze FILE --format json` (so each file's time can be set against its own compile) and
-compiled bare by `clang-19 -O2 -c` (`clang++-19` for C++, Python's own `compile()` for Python).
+compiled bare by `clang-19 -O2 -c` (`clang++-19` for C++, `nvcc -O2 -c` for CUDA where nvcc is
+installed, else clang's own CUDA compile; Python's own `compile()` for Python).
 Per library it prints: files, functions, errors (the tools' own messages), seconds, the ratio to
 the bare compile (whole library and worst file), peak RSS, and the share of loops by kind.
 Targets (issue 17): no file over 10x its bare compile; every library finishes; unknown loops
@@ -29,7 +30,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-SUFFIXES = {".c": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".py": "python"}
+SUFFIXES = {".c": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".cu": "cuda", ".py": "python"}
 KINDS = ("constant", "symbolic", "data", "expected", "bounded", "unknown")
 FILE_RATIO_TARGET = 10.0
 UNKNOWN_TARGET = 0.15
@@ -93,6 +94,12 @@ def bare_compile(path: str, language: str, flags: list[str], timeout: float) -> 
     """Seconds of the compile ccls's analysis is set against, and its error text if it failed."""
     if language == "python":
         argv = [sys.executable, "-c", "import sys; compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')", path]
+    elif language == "cuda":
+        # What a CUDA user compiles with: nvcc (host and device code); clang's CUDA mode where
+        # the toolkit's driver is missing (device code for sm_70, no CUDA library needed).
+        argv = [shutil.which("nvcc"), "-O2", *flags, "-c", path, "-o", os.devnull] if shutil.which("nvcc") else \
+            [shutil.which("clang++-19") or "clang++", "-O2", "-x", "cuda", "--cuda-gpu-arch=sm_70", "-nocudalib",
+             *flags, "-c", path, "-o", os.devnull]
     else:
         compiler = shutil.which("clang++-19" if language == "cpp" else "clang-19") or \
             shutil.which("clang++" if language == "cpp" else "clang")

@@ -61,6 +61,26 @@ CCLS_DEV unsigned atomicAdd(unsigned *p, unsigned v) { return (unsigned)__nvvm_a
 """
 _PRELUDE_NAME = "ccls_cuda_prelude.h"
 
+# CUDA 12+ ships libcu++/CUB/Thrust under `include/cccl`, which nvcc adds by itself
+# (`SYSTEM_INCLUDES += -isystem $(TOP)/$(_TARGET_DIR_)/include/cccl` in bin/nvcc.profile) and clang-19
+# does not know of: `cooperative_groups.h` includes `<cuda/std/type_traits>` from there.
+_CCCL_DIRS = ("targets/x86_64-linux/include/cccl", "targets/sbsa-linux/include/cccl", "include/cccl")
+
+
+def _cccl_includes() -> list[str]:
+    """`-isystem` for the CUDA installation's CCCL headers, as nvcc passes them (none if absent).
+    The installation is looked for where clang looks (CUDA_HOME/CUDA_PATH, /usr/local/cuda) and
+    beside the nvcc on PATH."""
+    nvcc = toolchain.find_tool("nvcc")
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda",
+             os.path.dirname(os.path.dirname(os.path.realpath(nvcc))) if nvcc else None]
+    for root in filter(None, roots):
+        for relative in _CCCL_DIRS:
+            if os.path.isdir(os.path.join(root, relative)):
+                return ["-isystem", os.path.join(root, relative)]
+    return []
+
+
 # Flags from a compile database that mean the same to nvcc and clang (preprocessor, language).
 _PORTABLE_PREFIXES = ("-I", "-D", "-U", "-isystem", "-iquote", "-std=")
 
@@ -173,7 +193,7 @@ def _clang_device(clang: str, sm: str, flags: list[str], source: SourceFile, opt
                   work: str, buffer_path: str, out_path: str) -> tuple[str, toolchain.ToolResult]:
     stub_dir = _stub_headers(work)
     base = [clang, "-x", "cuda", "--cuda-device-only", f"--cuda-gpu-arch={sm}", "-S", options.optimization,
-            "-gline-tables-only", "-Wno-unknown-cuda-version", "-idirafter", stub_dir, *flags]
+            "-gline-tables-only", "-Wno-unknown-cuda-version", "-idirafter", stub_dir, *flags, *_cccl_includes()]
     attempts = [("clang", []), ("clang", ["-nocudalib"]),
                 ("clang-prelude", ["-nocudainc", "-nocudalib", "-include", _prelude(work)])]
     run: toolchain.ToolResult | None = None
@@ -468,7 +488,8 @@ def _analyze_host(source: SourceFile, options: AnalysisOptions, work: str,
         return FrontendResult(errors=[AnalysisError(
             source.path, None, "host code not analysed: clang found no CUDA installation "
                                "(install the CUDA toolkit to analyse host code in .cu files)")])
-    flags = ["--cuda-host-only", "-nocudalib", "-Wno-unknown-cuda-version", "-idirafter", _stub_headers(work)]
+    flags = ["--cuda-host-only", "-nocudalib", "-Wno-unknown-cuda-version", "-idirafter", _stub_headers(work),
+             *_cccl_includes()]
     host = analyze_with_clang(source, options, "cuda", flags)
     host.functions = [fn for fn in host.functions if not _HOST_ONLY_NAMES.search(fn.name)]
     return host
