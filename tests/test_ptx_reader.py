@@ -434,6 +434,70 @@ $L__BB0_5:
     assert "barrier" in [i.cls for b in fn.blocks if b.loop == "$L__BB0_3" for i in b.instructions]
 
 
+# nvcc -O3 for `for (s = blockDim.x / 2; s > 0; s >>= 1)` (a tree reduction over the block).
+BLOCK_TREE = kernel("""
+	mov.u32 %r1, %ntid.x;
+	mov.u32 %r3, %tid.x;
+	shr.u32 %r20, %r1, 1;
+	setp.eq.s32 %p4, %r20, 0;
+	@%p4 bra $L__BB0_9;
+$L__BB0_6:
+	setp.ge.u32 %p5, %r3, %r20;
+	@%p5 bra $L__BB0_8;
+	add.f32 %f1, %f1, %f2;
+$L__BB0_8:
+	bar.sync 0;
+	shr.u32 %r20, %r20, 1;
+	setp.ne.s32 %p6, %r20, 0;
+	@%p6 bra $L__BB0_6;
+$L__BB0_9:
+	ret;
+""")
+
+
+def test_a_tree_reduction_from_the_block_size_runs_log2_of_it():
+    loop = one(BLOCK_TREE).loops["$L__BB0_6"]
+    # blockDim/2, blockDim/4, …, 1: log2(blockDim.x) iterations, named after the block size.
+    assert (loop.trip_count.kind, loop.trip_count.iterations) == ("symbolic", Polynomial.symbol("log2(blockDim.x)"))
+    launched = one(BLOCK_TREE, launches={"k": [LITERAL_LAUNCH]}).loops["$L__BB0_6"]
+    assert (launched.trip_count.kind, launched.trip_count.iterations) == ("constant", Polynomial.constant(8))
+
+
+def test_a_doubling_loop_up_to_a_parameter_runs_log2_of_it():
+    fn = one(kernel("""
+	ld.param.u32 %r1, [k_param_1];
+	mov.u32 %r19, 1;
+$L__BB0_2:
+	shl.b32 %r6, %r19, 1;
+	add.f32 %f1, %f1, %f2;
+	setp.lt.u32 %p3, %r6, %r1;
+	mov.u32 %r19, %r6;
+	@%p3 bra $L__BB0_2;
+	ret;
+"""), parameter_names={"k": ["data", "n"]})
+    loop = fn.loops["$L__BB0_2"]
+    assert (loop.trip_count.kind, loop.trip_count.iterations) == ("symbolic", Polynomial.symbol("log2(n)"))
+
+
+def test_a_loop_over_the_block_size_is_named_after_it_or_takes_the_launch_value():
+    body = """
+	mov.u32 %r1, %ntid.x;
+	mov.u32 %r2, 0;
+$L__BB0_1:
+	add.f32 %f1, %f1, %f2;
+	add.s32 %r2, %r2, 1;
+	setp.lt.u32 %p1, %r2, %r1;
+	@%p1 bra $L__BB0_1;
+	ret;
+"""
+    fn = one(kernel(body))
+    assert fn.loops["$L__BB0_1"].trip_count.iterations == Polynomial.symbol("blockDim.x")
+    assert any("blockDim.x not given by a launch in this file: a named size (set it with --param blockDim.x=…)" in a
+               for a in fn.assumptions)
+    launched = one(kernel(body), launches={"k": [LITERAL_LAUNCH]}).loops["$L__BB0_1"]
+    assert (launched.trip_count.kind, launched.trip_count.iterations) == ("constant", Polynomial.constant(256))
+
+
 # nvcc -O3 unrolls `for (j = 0; j < n; ++j)` by 4: a main loop counting n - (n & 3) down by 4
 # and a remainder loop counting n & 3 down by 1 (from examples/row_normalize.cu, abridged).
 UNROLLED = kernel("""

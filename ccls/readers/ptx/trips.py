@@ -14,7 +14,7 @@ from ccls.model import TripCount
 from ccls.polynomial import Polynomial
 from ccls.readers.ptx.cfg import dominates
 from ccls.readers.ptx.instructions import FLOAT_TYPES, Instr, is_special, operand_types
-from ccls.readers.ptx.recurrence import simulate
+from ccls.readers.ptx.recurrence import geometric, simulate
 from ccls.readers.ptx.values import SPECIAL_RANGES, Analysis, coefficients, const, cuda_name, linear
 
 
@@ -112,6 +112,11 @@ def _trip_from_exit(an: Analysis, header: int, exit_block: int, where: str, size
         simulated = simulate(an, header, setp_index, cmp)
         if simulated is not None:
             return _finish_trip(an, header, const(simulated), setp, where, "")
+        logarithmic = geometric(an, header, setp_index, cmp, sizes)
+        if logarithmic is not None:
+            count, how = logarithmic
+            return _finish_trip(an, header, count, setp, where, f"{where}: the counter is {how}: {count.format()} "
+                                                                 f"iterations")
         if split is None:
             raise _Unknown("test is not linear in the iteration", setp.text)
         raise _Unknown("bound changes inside the loop", setp.text)
@@ -124,7 +129,7 @@ def _trip_from_exit(an: Analysis, header: int, exit_block: int, where: str, size
     count = _count(cmp, -c0 * (Fraction(1) / step), step)
     if count is None:
         raise _Unknown(f"compare {cmp} never reaches its bound with step {step}", setp.text)
-    return _finish_trip(an, header, count + 1, setp, where, "")
+    return _finish_trip(an, header, count + 1, setp, where, "", sizes=sizes)
 
 
 _GRID_SIZES = re.compile(r"%n(tid|ctaid)\.[xyz]\Z")  # blockDim, gridDim
@@ -190,13 +195,14 @@ def _shared_stride(an: Analysis, header: int, bound: Polynomial, k: Fraction, mo
 
 
 def _finish_trip(an: Analysis, header: int, trip: Polynomial, setp: Instr, where: str, note: str,
-                 kind: str | None = None, whole_iterations: bool = True) -> Trip:
+                 kind: str | None = None, whole_iterations: bool = True, sizes: Mapping[str, int] | None = None) -> Trip:
     """Replace ranged symbols: computed ones (`n & 3`, a division's remainder) by their mean, as
     the LLVM reader does; thread indices (threadIdx.x) by their extreme, an upper bound. Then
     check that only parameters and outer loop indices remain. `whole_iterations`: a count below 1
     is an error (not for a mean over threads)."""
     shown = an.readable(trip)
     source = f"{setp.text} → {shown.format()}"
+    trip, launched, named = _grid_sizes(trip, sizes) if sizes is not None else (trip, [], [])
     means: list[str] = []
     bounded: list[str] = []
     for s in sorted(trip.symbols):
@@ -227,6 +233,11 @@ def _finish_trip(an: Analysis, header: int, trip: Polynomial, setp: Instr, where
     if value is not None and (value <= 0 or (whole_iterations and value < 1)):
         raise _Unknown(f"computed {value} iterations", source)
     notes = [note] if note else []
+    if launched:
+        notes.append(f"{where}: {', '.join(launched)} from the launch in this file")
+    if named:
+        notes.append(f"{where}: {', '.join(named)} not given by a launch in this file: a named size "
+                     f"(set it with --param {named[0]}=…)")
     if means:
         notes.append(f"{where}: {', '.join(means)} (the expected value): {trip.format()} iterations "
                      f"(exact: {shown.format()})")
@@ -237,6 +248,22 @@ def _finish_trip(an: Analysis, header: int, trip: Polynomial, setp: Instr, where
     if kind is None:
         kind = "constant" if value is not None else "symbolic"
     return Trip(TripCount(kind, trip, source), "; ".join(notes) or None)  # type: ignore[arg-type]
+
+
+def _grid_sizes(trip: Polynomial, sizes: Mapping[str, int]) -> tuple[Polynomial, list[str], list[str]]:
+    """blockDim/gridDim in a trip count: their value where a launch in the file gives it, else
+    the named size `blockDim.x` (a parameter the user can set). Returns the count, the sizes
+    taken from launches and the sizes named."""
+    launched, named = [], []
+    for s in sorted(trip.symbols):
+        if _GRID_SIZES.match(s):
+            if s in sizes:
+                trip = trip.substitute(s, const(sizes[s]))
+                launched.append(f"{cuda_name(s)} = {sizes[s]}")
+            else:
+                trip = trip.substitute(s, Polynomial.symbol(cuda_name(s)))
+                named.append(cuda_name(s))
+    return trip, launched, named
 
 
 def _number(value: Fraction) -> str:
