@@ -463,6 +463,28 @@ def test_a_tree_reduction_from_the_block_size_runs_log2_of_it():
     assert (launched.trip_count.kind, launched.trip_count.iterations) == ("constant", Polynomial.constant(8))
 
 
+def test_a_warp_reduction_from_warp_size_halving_by_signed_division_is_simulated():
+    # `for (int offset = warpSize / 2; offset > 0; offset /= 2)`, nvcc 13.0 -O3: WARP_SZ is 32,
+    # and the signed division is (r + (r >>u 31)) >> 1.
+    fn = one(kernel("""
+	mov.u32 %r11, WARP_SZ;
+	setp.lt.s32 %p1, %r11, 2;
+	@%p1 bra $L__BB0_2;
+$L__BB0_1:
+	shr.u32 %r6, %r11, 31;
+	add.s32 %r7, %r11, %r6;
+	shr.s32 %r3, %r7, 1;
+	add.f32 %f7, %f7, %f5;
+	setp.gt.s32 %p3, %r11, 3;
+	mov.u32 %r11, %r3;
+	@%p3 bra $L__BB0_1;
+$L__BB0_2:
+	ret;
+"""))
+    loop = fn.loops["$L__BB0_1"]
+    assert (loop.trip_count.kind, loop.trip_count.iterations) == ("constant", Polynomial.constant(5))  # 16, 8, 4, 2, 1
+
+
 def test_a_doubling_loop_up_to_a_parameter_runs_log2_of_it():
     fn = one(kernel("""
 	ld.param.u32 %r1, [k_param_1];

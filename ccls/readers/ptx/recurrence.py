@@ -165,7 +165,28 @@ def _update(an: Analysis, index: int) -> tuple[str, str, int] | None:
     c = an.value(ins.operands[2], index).constant_value()
     if c is None or c.denominator != 1:
         return None
-    return ins.operands[1].strip(), ins.base, int(c)
+    return _unsigned_source(an, ins.operands[1].strip(), index) if ins.base == "shr" else ins.operands[1].strip(), \
+        ins.base, int(c)
+
+
+def _unsigned_source(an: Analysis, reg: str, at: int) -> str:
+    """A signed division by 2^k is `(r + (r >>u 31)) >> k`: the add rounds a negative r toward
+    zero and adds nothing to a counter that stays positive. Returns r, or `reg` itself."""
+    defs = an.reaching(reg, at)
+    if len(defs) != 1:
+        return reg
+    add = an.instrs[an.defs[defs[0]][0]]
+    if add.base != "add" or len(add.operands) != 3 or add.guard is not None:
+        return reg
+    for r, fix in ((add.operands[1].strip(), add.operands[2].strip()), (add.operands[2].strip(), add.operands[1].strip())):
+        fix_defs = an.reaching(fix, an.defs[defs[0]][0])
+        if len(fix_defs) != 1:
+            continue
+        sign = an.instrs[an.defs[fix_defs[0]][0]]
+        if (sign.base == "shr" and len(sign.operands) == 3 and sign.operands[1].strip() == r
+                and an.value(sign.operands[2], an.defs[fix_defs[0]][0]).constant_value() in (31, 63)):
+            return r
+    return reg
 
 
 def _through_move(an: Analysis, d: int, reg: str) -> tuple[str, str, int] | None:

@@ -145,6 +145,8 @@ class Analysis:
         lit = int_literal(operand)
         if lit is not None:
             return const(lit)
+        if operand == "WARP_SZ":  # PTX's run-time constant for CUDA's warpSize: 32 on every NVIDIA GPU to date
+            return const(32)
         if is_special(operand):
             return Polynomial.symbol(operand)
         if not operand.startswith("%") and re.fullmatch(r"[A-Za-z_$][\w$]*", operand) and operand not in self.defs_of:
