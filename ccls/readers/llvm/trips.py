@@ -1104,13 +1104,17 @@ def _on_allocation_failure(terminator: IRInstruction, target: str, reading: _Rea
 
 
 def _never_returns(block: str, terminators: dict, steps: int = 4) -> bool:
-    """`block` ends in `unreachable`, or falls through unconditionally (a few blocks) to one that does."""
+    """`block` ends in `unreachable`, or falls through unconditionally (a few blocks) to one that
+    does, or to a hang: unconditional branches that come round again with no way out (an
+    assertion's `while (1);`, as embedded code spells abort())."""
+    seen = set()
     for _ in range(steps):
         term = terminators.get(block)
         if term is None:
             return False
-        if term.opcode == "unreachable":
+        if term.opcode == "unreachable" or block in seen:
             return True
+        seen.add(block)
         targets = _successors(term)
         if term.opcode != "br" or len(targets) != 1:
             return False
