@@ -17,6 +17,7 @@ from ccls.readers.llvm import physical_bounds, tree_descents
 from ccls.readers.llvm.fixpoint import fixpoint_rounds
 from ccls.readers.llvm.named_rounds import named_rounds
 from ccls.readers.llvm.opcodes import _callee_name
+from ccls.readers.llvm.heap_children import child_growth, compared_with
 from ccls.readers.llvm.reading import _exit_test, _Reading, _scev_context, _start_and_step, _successors
 from ccls.readers.llvm.text import IRInstruction
 from ccls.readers.scev import (BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget, spoken, to_polynomial,
@@ -41,9 +42,13 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
     if header is None:
         return None
     inside = set(record.blocks)
+    header_phis = {i.name: i.text for i in header if i.opcode == "phi"}
     for instr in header:
         if instr.opcode != "phi":
             continue
+        if (sifted := _sift_down_trip(instr.name, header_phis, record, body, definitions, analyses, parameters,
+                                      assumptions, reading)) is not None:
+            return sifted
         pairs = _PHI_INCOMING.findall(instr.text)
         step = [v for v, block in pairs if block in inside]
         start = [v for v, block in pairs if block not in inside]
@@ -81,6 +86,31 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
     return None
 
 
+def _sift_down_trip(index: str, header_phis: dict[str, str], record, body: list, definitions: dict,
+                    analyses: FunctionAnalyses, parameters: set[str], assumptions: list[str],
+                    reading: _Reading | None) -> TripCount | None:
+    """A heap's sift-down whose children are carried round the loop (`heap_children`): at most
+    log₂ of the bound its children are compared with."""
+    inside = set(record.blocks)
+    instrs = [(i.name, i.text.split(", !")[0]) for name, block in body if name in inside for i in block]
+    grown = child_growth(index, header_phis, inside, instrs, definitions)
+    if grown is None:
+        return None
+    if (symbol := _growth_bound(index, grown, record, body, definitions, analyses, parameters, reading)) is not None:
+        iterations = Polynomial.symbol(symbol)
+    else:  # a bound an enclosing loop counts down from a constant (a heap emptied): its start
+        starts = [int(m[1]) for bound in compared_with(grown, instrs)
+                  if (m := _COUNTED_DOWN.match(analyses.value_scevs.get(bound, "")))]
+        if not starts or max(starts) < 2:
+            return None
+        iterations = Polynomial.constant(Fraction(math.log2(max(starts) + 1)).limit_denominator(1000))
+    assumptions.append(f"loop %{record.header}: %{index} moves each iteration to one of its children, which hold "
+                       f"twice it plus a small constant (a heap's child index), or the loop leaves: it at least "
+                       f"doubles until its children pass the bound, so at most {iterations} iterations, taken as that")
+    return TripCount("bounded", iterations, record.backedge_taken or "")
+
+
+_COUNTED_DOWN = re.compile(r"^\{(\d+),\+,-\d+\}")
 _SMALL_STEP = re.compile(r"^%(?P<name>[-\w.$]+) = (?:add(?: nuw)?(?: nsw)?|or(?: disjoint)?) i\d+ "
                          r"%(?P<phi>[-\w.$]+), (?P<c>\d+)$")
 
