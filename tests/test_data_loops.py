@@ -230,6 +230,23 @@ def test_a_sift_down_with_its_children_carried_round_is_bounded_by_log2_of_the_s
     assert not any("a heap's child index" in a for a in fs["wander"].assumptions)
 
 
+HEAP_FILL = """
+void heap_fill(int *a, const int *v) {  /* a sift-up after each insert: i halves from the heap's size */
+  for (int n = 0; n < 100; n++) {
+    int i = n; a[i] = v[n];
+    while (i > 0 && a[i / 2] < a[i]) { int t = a[i / 2]; a[i / 2] = a[i]; a[i] = t; i = i / 2; }
+  }
+}
+"""
+
+
+def test_a_halving_loop_started_at_an_enclosing_count_is_bounded_by_log2_of_its_largest():
+    fs = analyse(HEAP_FILL, "/tmp/ccls-test/heap_fill.c")
+    # i starts at n, which the enclosing loop counts up to 99: at most log2(100) halvings
+    assert ("bounded", Polynomial.constant(Fraction(math.log2(100)).limit_denominator(1000))) in trips(fs["heap_fill"])
+    assert any("an enclosing loop counts, at most 99" in a for a in fs["heap_fill"].assumptions)
+
+
 # LZ4's wild copy, inlined where the output pointer is carried from one copy to the next: the
 # vectorised copy counts up from `op` to `op + length`, its scalar remainder from where the
 # vector loop left off (`op + 32·n`): the pointer cancels in both.

@@ -70,6 +70,12 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
         if shrinking:
             symbol = _log2_symbol(start[0], analyses, parameters)
             how = f"divided by {2 ** k if 'shr' in step_text else k} each iteration"
+            if symbol is None and (top := _counter_max(start[0], analyses)) is not None and top >= 2:
+                # it starts at a count an enclosing loop keeps (a heap's size as it fills): at most its largest
+                iterations = Polynomial.constant(Fraction(math.log2(top + 1) / bits).limit_denominator(1000))
+                assumptions.append(f"loop %{record.header}: %{instr.name} is {how}, from a value an enclosing "
+                                   f"loop counts, at most {top}: trip count taken as {iterations}")
+                return TripCount("bounded", iterations, record.backedge_taken or "")
         else:
             symbol = _growth_bound(instr.name, {step[0], m["name"]}, record, body, definitions, analyses,
                                    parameters, reading)
@@ -98,19 +104,34 @@ def _sift_down_trip(index: str, header_phis: dict[str, str], record, body: list,
         return None
     if (symbol := _growth_bound(index, grown, record, body, definitions, analyses, parameters, reading)) is not None:
         iterations = Polynomial.symbol(symbol)
-    else:  # a bound an enclosing loop counts down from a constant (a heap emptied): its start
-        starts = [int(m[1]) for bound in compared_with(grown, instrs)
-                  if (m := _COUNTED_DOWN.match(analyses.value_scevs.get(bound, "")))]
-        if not starts or max(starts) < 2:
+    else:  # a bound an enclosing loop counts (a heap filled or emptied): its largest
+        tops = [top for bound in compared_with(grown, instrs) if (top := _counter_max(bound, analyses)) is not None]
+        if not tops or max(tops) < 2:
             return None
-        iterations = Polynomial.constant(Fraction(math.log2(max(starts) + 1)).limit_denominator(1000))
+        iterations = Polynomial.constant(Fraction(math.log2(max(tops) + 1)).limit_denominator(1000))
     assumptions.append(f"loop %{record.header}: %{index} moves each iteration to one of its children, which hold "
                        f"twice it plus a small constant (a heap's child index), or the loop leaves: it at least "
                        f"doubles until its children pass the bound, so at most {iterations} iterations, taken as that")
     return TripCount("bounded", iterations, record.backedge_taken or "")
 
 
-_COUNTED_DOWN = re.compile(r"^\{(\d+),\+,-\d+\}")
+_RECURRENCE = re.compile(r"^\{(?P<start>-?\d+),\+,(?P<step>-?\d+)\}(?:<\w+>)*<%(?P<loop>[-\w.$]+)>$")
+
+
+def _counter_max(value: str, analyses: FunctionAnalyses) -> int | None:
+    """The most `value`, a count an enclosing loop keeps, reaches: C for `{C,+,-k}` (counted down
+    from C), C + k·B for `{C,+,k}` over a loop whose back edge is taken a constant B times."""
+    m = _RECURRENCE.match(analyses.value_scevs.get(value, ""))
+    if m is None:
+        return None
+    start, step = int(m["start"]), int(m["step"])
+    if step <= 0:
+        return start
+    record = analyses.loops.get(m["loop"])
+    taken = re.sub(r"^i\d+ ", "", record.backedge_taken or "") if record is not None else ""
+    return start + step * int(taken) if taken.isdigit() else None
+
+
 _SMALL_STEP = re.compile(r"^%(?P<name>[-\w.$]+) = (?:add(?: nuw)?(?: nsw)?|or(?: disjoint)?) i\d+ "
                          r"%(?P<phi>[-\w.$]+), (?P<c>\d+)$")
 
