@@ -380,6 +380,18 @@ def test_exits_that_only_fail_are_not_early_exits():
     assert search.trip_count.kind == "expected"
 
 
+def test_an_assertion_that_hangs_is_not_an_early_exit():
+    # embedded code fails an assertion with `while (1);`: the exit into that hang never returns,
+    # so the loop runs to its count, not to a search's mean
+    counted, _ = analyse(
+        "void assert_or_hang(int ok) { if (!ok) while (1); }\n"
+        "long fill(long *q, long n, long cap) { long used = 0;\n for (long i = 0; i < n; i++) {\n"
+        "  assert_or_hang(used < cap);\n  q[used++] = i; }\n return used; }\n")
+    kinds = sorted(loop.trip_count.kind for loop in counted["fill"].loops)
+    assert kinds == ["bounded", "constant", "symbolic"]  # the hang itself 0; LLVM peels the rest in two
+    assert any("reach only code that does not return" in a for a in counted["fill"].assumptions)
+
+
 def test_early_exit_loop_at_its_worst_case_on_request():
     counted, _ = analyse(FIND, early_exit="worst")
     [loop] = counted["find"].loops

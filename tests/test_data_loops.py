@@ -2,9 +2,11 @@
 (`strlen(s)`), a linked list to its null link (`len(head)`), a count read from memory
 (`a->count`). Inline C, compiled by clang-19 as the C front end does, then the CLI's `--param`."""
 import json
+import math
 import shutil
 import subprocess
 import sys
+from fractions import Fraction
 
 import pytest
 
@@ -186,6 +188,63 @@ def test_a_heap_child_computed_then_merged_with_its_plus_one_is_bounded_by_log2_
     # inlined into a caller that counts n itself: log2 of that variable, n times
     assert ("bounded", Polynomial.symbol("log2(n)")) in trips(fs["build"])
     assert not any(kind == "unknown" for kind, _ in trips(fs["build"]))
+
+
+# A sift-down as sglib writes it: `l = 2*i + 1; r = l + 1` computed at the end of one round from
+# the index it chose, carried round the loop by LLVM; the loop leaves when the index stays.
+HEAP_DOWN_ROTATED = """
+void heap_down(int *a, int max) {
+  int m = 0, i, l, r;
+  do {
+    i = m; l = 2 * i + 1; r = l + 1;
+    if (l < max) {
+      if (a[m] < a[l]) m = l;
+      if (r < max) { if (a[m] < a[r]) m = r; }
+    }
+    if (m != i) { int t = a[i]; a[i] = a[m]; a[m] = t; }
+  } while (m != i);
+}
+int drain(int *a) {  /* a heap of 100 emptied: each delete sifts the last element down from the root */
+  int s = 0;
+  for (int n = 100; n > 0;) { s += a[0]; n--; a[0] = a[n]; heap_down(a, n); }
+  return s;
+}
+void wander(int *a, int max) {  /* the same children, but no exit when the index stays: not a descent */
+  int m = 0, l = 1, r = 2;
+  for (int k = 0; k < max; k += a[k] + 1) {
+    if (a[m] < a[l]) m = l; else if (a[m] < a[r]) m = r;
+    l = 2 * m + 1; r = 2 * m + 2;
+    if (r >= max) { m = 0; l = 1; r = 2; }
+  }
+}
+"""
+
+
+def test_a_sift_down_with_its_children_carried_round_is_bounded_by_log2_of_the_size():
+    fs = analyse(HEAP_DOWN_ROTATED, "/tmp/ccls-test/heap_down.c")
+    assert trips(fs["heap_down"]) == [("bounded", Polynomial.symbol("log2(max)"))]
+    assert any("a heap's child index" in a for a in fs["heap_down"].assumptions)
+    # inlined where the heap is emptied from 100: log2 of the size it starts at (99 once one is
+    # taken, so 100 values), at each of the 100 deletes
+    assert ("bounded", Polynomial.constant(Fraction(math.log2(100)).limit_denominator(1000))) in trips(fs["drain"])
+    assert not any("a heap's child index" in a for a in fs["wander"].assumptions)
+
+
+HEAP_FILL = """
+void heap_fill(int *a, const int *v) {  /* a sift-up after each insert: i halves from the heap's size */
+  for (int n = 0; n < 100; n++) {
+    int i = n; a[i] = v[n];
+    while (i > 0 && a[i / 2] < a[i]) { int t = a[i / 2]; a[i / 2] = a[i]; a[i] = t; i = i / 2; }
+  }
+}
+"""
+
+
+def test_a_halving_loop_started_at_an_enclosing_count_is_bounded_by_log2_of_its_largest():
+    fs = analyse(HEAP_FILL, "/tmp/ccls-test/heap_fill.c")
+    # i starts at n, which the enclosing loop counts up to 99: at most log2(100) halvings
+    assert ("bounded", Polynomial.constant(Fraction(math.log2(100)).limit_denominator(1000))) in trips(fs["heap_fill"])
+    assert any("an enclosing loop counts, at most 99" in a for a in fs["heap_fill"].assumptions)
 
 
 # LZ4's wild copy, inlined where the output pointer is carried from one copy to the next: the

@@ -60,8 +60,9 @@ def _calls(fn, callee: str) -> float:
 def test_a_bit_readers_refill_runs_once_per_byte_of_bits(functions):
     fn = functions["read_code"]
     trip = next(iter(fn.loops.values())).trip_count.iterations.constant_value()
-    # one refill on entry (outside the loop, not weighed), then 1 in 8 of the loop's rounds
-    assert _calls(fn, "next_byte") == pytest.approx(1 + float(trip) / 8)
+    # the bit on entry and each of the loop's rounds take one bit of the byte a refill brings:
+    # 1 in 8 of them refill (the entry's counter is kept in memory, the loop's in a register)
+    assert _calls(fn, "next_byte") == pytest.approx((1 + float(trip)) / 8)
 
 
 def test_a_switch_runs_one_case_per_execution(functions):
@@ -87,3 +88,50 @@ def test_refill_probabilities_from_the_loop_body():
     found = refill_branch_probabilities({"loop": ["loop", "refill", "merge"]}, {"loop": {"c"}}, terminators,
                                         definitions)
     assert found == {("loop", "refill"): Fraction(1, 8), ("loop", "merge"): Fraction(7, 8)}
+
+
+COUNTDOWNS = """
+void restart(void), flush(void), spend(void), visit(int);
+unsigned short restarts_left, until_flush, budget;
+int decode_unit(int n, int *out) {  /* a restart every so many units: the callee refills the counter */
+  if (restarts_left == 0) restart();
+  restarts_left--;
+  for (int i = 0; i < n; i++) out[i] = i;
+  return n;
+}
+void write_unit(void) {  /* a flush every 16 units, refilled here */
+  if (until_flush == 0) { flush(); until_flush = 16; }
+  until_flush--;
+}
+void pay(void) {  /* a budget that stays spent at zero: not a countdown */
+  if (budget == 0) { spend(); return; }
+  budget--;
+}
+void per_element(int n, unsigned char *left) {  /* one counter per element: the data decides */
+  for (int i = 0; i < n; i++) { if (left[i] == 0) { visit(i); left[i] = 4; } left[i]--; }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def countdowns():
+    return analyse(COUNTDOWNS, "/tmp/ccls-test/countdowns.c")
+
+
+def test_a_countdown_refilled_by_a_call_fires_once_in_the_default_count(countdowns):
+    # what restart() sets the counter to is not read: one unit in an unknown count (100) of them
+    fn = countdowns["decode_unit"]
+    assert _calls(fn, "restart") == pytest.approx(1 / 100)
+    assert any("counts down by 1" in note and "(the default count)" in note for note in fn.assumptions)
+
+
+def test_a_countdown_refilled_by_a_constant_fires_once_per_period(countdowns):
+    assert _calls(countdowns["write_unit"], "flush") == pytest.approx(1 / 16)
+
+
+def test_a_spent_budget_and_per_element_counters_are_not_countdowns(countdowns):
+    # no refill on the zero side: LLVM's static estimate (3/8 for `== 0`) stays
+    assert _calls(countdowns["pay"], "spend") == pytest.approx(12 / 32)
+    # a counter per element is tested once each: its loop's branch keeps its own weighing
+    fn = countdowns["per_element"]
+    assert not any("counts down" in note for note in fn.assumptions)

@@ -335,7 +335,7 @@ class _FunctionReader:
         blocks, lines_seen = self._blocks(memory_budget)
         budget.absorb(memory_budget)
         entries = _weigh_data_branches(blocks, self.body, self.terminators, self.block_loop, self.conditions,
-                                       assumptions)
+                                       assumptions, request.default_trip_count)
         loops, stopped = self._loops(blocks, entries, trips)
         assumptions.extend(share_unknown_nests(loops, request.default_trip_count))
         if budget.exhausted:

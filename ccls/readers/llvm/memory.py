@@ -16,7 +16,7 @@ from ccls.readers.call_sites import balanced_prefix, split_arguments
 from ccls.readers.counter_branches import counter_branch_probabilities
 from ccls.readers.data_walks import BRANCH
 from ccls.readers.global_constants import SCALAR_BYTES
-from ccls.readers.refill_counters import refill_branch_probabilities
+from ccls.readers.refill_counters import countdown_branch_probabilities, refill_branch_probabilities
 from ccls.readers.llvm.reading import (_Reading, _ancestors_innermost_first, _inside, _named_sizes, _scev_context,
                                        _successors)
 from ccls.readers.llvm.opcodes import classify
@@ -34,7 +34,7 @@ class DataConditions:
                  loaded: set[str], budget: ReadingBudget, program_filled: frozenset[str] = frozenset()):
         self.analyses, self.definitions, self.loaded, self.budget = analyses, definitions, loaded, budget
         self.program_filled = program_filled
-        self._loop_defined = loop_defined
+        self.loop_defined = loop_defined
         self._known: dict[tuple[str, str], bool] = {}
 
     def loaded_in_loop(self, condition: str, loop_id: str) -> bool:
@@ -42,7 +42,7 @@ class DataConditions:
         if key not in self._known:
             self._known[key] = _computed_from(
                 condition, self.definitions, lambda name, _: name in self.loaded,
-                inside=lambda name: _inside(self._loop_defined.get(name), loop_id, self.analyses),
+                inside=lambda name: _inside(self.loop_defined.get(name), loop_id, self.analyses),
                 through_phis=False, budget=self.budget)
         return self._known[key]
 
@@ -52,7 +52,7 @@ class DataConditions:
         pending, seen, loads = [condition], set(), []
         while pending:
             name = pending.pop()
-            if not name or name in seen or not _inside(self._loop_defined.get(name), loop_id, self.analyses):
+            if not name or name in seen or not _inside(self.loop_defined.get(name), loop_id, self.analyses):
                 continue
             seen.add(name)
             definition = self.definitions.get(name)
@@ -66,13 +66,16 @@ class DataConditions:
 
 
 def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict, block_loop: dict[str, str],
-                         conditions: DataConditions, assumptions: list[str]) -> dict[str, Fraction]:
+                         conditions: DataConditions, assumptions: list[str], default_count: int = 100
+                         ) -> dict[str, Fraction]:
     """Sets each block's share of its loop's iterations where a branch on loaded data decides
     whether it runs (`readers.block_frequency`, with LLVM's static branch probabilities); each
     loop's entries per iteration of its parent, the same way. A function without loops runs
     one path through its blocks per call: its branches on what it reads or is told by a call
     take their shares (a state machine's `if`s and `switch`es on its state exclude each other;
-    summing every block would run them all); those on its parameters stay sizes (`n > 0`)."""
+    summing every block would run them all); those on its parameters stay sizes (`n > 0`). A
+    counter kept in memory, counted down each pass and refilled at zero, refills on one pass in
+    its period, in loops or not (`countdown_branch_probabilities`)."""
     analyses = conditions.analyses
     if not analyses.loops:
         data = {name for name, terminator in terminators.items()
@@ -91,6 +94,11 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
     header_phis = {name: {i.name for i in instrs if i.opcode == "phi"} for name, instrs in body if name in analyses.loops}
     counted |= refill_branch_probabilities({h: r.blocks for h, r in analyses.loops.items()}, header_phis, terminators,
                                            conditions.definitions)
+    countdowns, countdown_notes = countdown_branch_probabilities(body, terminators, conditions.definitions,
+                                                                 conditions.loop_defined, default_count)
+    decided = {edge[0] for edge in counted}
+    counted |= {edge: p for edge, p in countdowns.items() if edge[0] not in decided}
+    assumptions.extend(countdown_notes)
     successors = {b: _successors(t) for b, t in terminators.items()}
     loops = {h: (r.blocks, r.parent) for h, r in analyses.loops.items()}
     # A branch on anything else that picks one of two arms (both doing work, meeting again)

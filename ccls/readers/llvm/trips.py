@@ -17,6 +17,7 @@ from ccls.readers.llvm import physical_bounds, tree_descents
 from ccls.readers.llvm.fixpoint import fixpoint_rounds
 from ccls.readers.llvm.named_rounds import named_rounds
 from ccls.readers.llvm.opcodes import _callee_name
+from ccls.readers.llvm.heap_children import child_growth, compared_with
 from ccls.readers.llvm.reading import _exit_test, _Reading, _scev_context, _start_and_step, _successors
 from ccls.readers.llvm.text import IRInstruction
 from ccls.readers.scev import (BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget, spoken, to_polynomial,
@@ -41,9 +42,13 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
     if header is None:
         return None
     inside = set(record.blocks)
+    header_phis = {i.name: i.text for i in header if i.opcode == "phi"}
     for instr in header:
         if instr.opcode != "phi":
             continue
+        if (sifted := _sift_down_trip(instr.name, header_phis, record, body, definitions, analyses, parameters,
+                                      assumptions, reading)) is not None:
+            return sifted
         pairs = _PHI_INCOMING.findall(instr.text)
         step = [v for v, block in pairs if block in inside]
         start = [v for v, block in pairs if block not in inside]
@@ -65,6 +70,12 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
         if shrinking:
             symbol = _log2_symbol(start[0], analyses, parameters)
             how = f"divided by {2 ** k if 'shr' in step_text else k} each iteration"
+            if symbol is None and (top := _counter_max(start[0], analyses)) is not None and top >= 2:
+                # it starts at a count an enclosing loop keeps (a heap's size as it fills): at most its largest
+                iterations = Polynomial.constant(Fraction(math.log2(top + 1) / bits).limit_denominator(1000))
+                assumptions.append(f"loop %{record.header}: %{instr.name} is {how}, from a value an enclosing "
+                                   f"loop counts, at most {top}: trip count taken as {iterations}")
+                return TripCount("bounded", iterations, record.backedge_taken or "")
         else:
             symbol = _growth_bound(instr.name, {step[0], m["name"]}, record, body, definitions, analyses,
                                    parameters, reading)
@@ -79,6 +90,46 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
         assumptions.append(f"loop %{record.header}: %{instr.name} is {how}; trip count taken as {iterations}")
         return TripCount("bounded", iterations, record.backedge_taken or "")
     return None
+
+
+def _sift_down_trip(index: str, header_phis: dict[str, str], record, body: list, definitions: dict,
+                    analyses: FunctionAnalyses, parameters: set[str], assumptions: list[str],
+                    reading: _Reading | None) -> TripCount | None:
+    """A heap's sift-down whose children are carried round the loop (`heap_children`): at most
+    log₂ of the bound its children are compared with."""
+    inside = set(record.blocks)
+    instrs = [(i.name, i.text.split(", !")[0]) for name, block in body if name in inside for i in block]
+    grown = child_growth(index, header_phis, inside, instrs, definitions)
+    if grown is None:
+        return None
+    if (symbol := _growth_bound(index, grown, record, body, definitions, analyses, parameters, reading)) is not None:
+        iterations = Polynomial.symbol(symbol)
+    else:  # a bound an enclosing loop counts (a heap filled or emptied): its largest
+        tops = [top for bound in compared_with(grown, instrs) if (top := _counter_max(bound, analyses)) is not None]
+        if not tops or max(tops) < 2:
+            return None
+        iterations = Polynomial.constant(Fraction(math.log2(max(tops) + 1)).limit_denominator(1000))
+    assumptions.append(f"loop %{record.header}: %{index} moves each iteration to one of its children, which hold "
+                       f"twice it plus a small constant (a heap's child index), or the loop leaves: it at least "
+                       f"doubles until its children pass the bound, so at most {iterations} iterations, taken as that")
+    return TripCount("bounded", iterations, record.backedge_taken or "")
+
+
+_RECURRENCE = re.compile(r"^\{(?P<start>-?\d+),\+,(?P<step>-?\d+)\}(?:<\w+>)*<%(?P<loop>[-\w.$]+)>$")
+
+
+def _counter_max(value: str, analyses: FunctionAnalyses) -> int | None:
+    """The most `value`, a count an enclosing loop keeps, reaches: C for `{C,+,-k}` (counted down
+    from C), C + k·B for `{C,+,k}` over a loop whose back edge is taken a constant B times."""
+    m = _RECURRENCE.match(analyses.value_scevs.get(value, ""))
+    if m is None:
+        return None
+    start, step = int(m["start"]), int(m["step"])
+    if step <= 0:
+        return start
+    record = analyses.loops.get(m["loop"])
+    taken = re.sub(r"^i\d+ ", "", record.backedge_taken or "") if record is not None else ""
+    return start + step * int(taken) if taken.isdigit() else None
 
 
 _SMALL_STEP = re.compile(r"^%(?P<name>[-\w.$]+) = (?:add(?: nuw)?(?: nsw)?|or(?: disjoint)?) i\d+ "
@@ -1104,13 +1155,17 @@ def _on_allocation_failure(terminator: IRInstruction, target: str, reading: _Rea
 
 
 def _never_returns(block: str, terminators: dict, steps: int = 4) -> bool:
-    """`block` ends in `unreachable`, or falls through unconditionally (a few blocks) to one that does."""
+    """`block` ends in `unreachable`, or falls through unconditionally (a few blocks) to one that
+    does, or to a hang: unconditional branches that come round again with no way out (an
+    assertion's `while (1);`, as embedded code spells abort())."""
+    seen = set()
     for _ in range(steps):
         term = terminators.get(block)
         if term is None:
             return False
-        if term.opcode == "unreachable":
+        if term.opcode == "unreachable" or block in seen:
             return True
+        seen.add(block)
         targets = _successors(term)
         if term.opcode != "br" or len(targets) != 1:
             return False
