@@ -60,7 +60,9 @@ class DataConditions:
                 loads.append(definition)
             elif definition is not None and definition.opcode != "phi":
                 pending.extend(op.name for op in definition.operands)
-        return bool(loads) and all(_global_base(load.operands[0], self.definitions) in self.program_filled
+        # An element at a constant index (`a[1]`) is addressed by a constant expression,
+        # `getelementptr (…, ptr @a, …)`, which names no instruction: read through it too.
+        return bool(loads) and all(_address_global(load.operands[0], self.definitions) in self.program_filled
                                    for load in loads)
 
 
@@ -355,13 +357,13 @@ def _stored_from_calls(functions: Sequence[IRFunction]) -> set[str]:
         for _, instrs in fn.blocks:
             for instr in instrs:
                 if instr.opcode == "store" and len(instr.operands) >= 2 \
-                        and (base := _stored_base(instr.operands[1], definitions)) is not None \
+                        and (base := _address_global(instr.operands[1], definitions)) is not None \
                         and _from_a_call(instr.operands[0].name, definitions):
                     out.add(base)
     return out
 
 
-def _stored_base(pointer, definitions: dict) -> str | None:
+def _address_global(pointer, definitions: dict) -> str | None:
     """`_global_base`, and the global of a constant address `getelementptr (…, ptr @g, …)`."""
     if not pointer.name and "getelementptr" in pointer.text:
         named = _GLOBAL_NAME.findall(pointer.text)
