@@ -34,6 +34,8 @@ class _Reading:
     # Loop header → the most bytes the nodes of the tree it descends occupy (`tree_descents`):
     # what its chased loads can reach.
     tree_bytes: dict[str, int] = field(default_factory=dict)
+    # The functions of this one's recursive cycle (`readers.recursion.recursive_cycles`), itself included.
+    recursion: frozenset[str] = frozenset()
 
 
 def _stopped_note(budget: ReadingBudget, stopped_lines: list[int | None], default_trip_count: int) -> str:
