@@ -112,6 +112,28 @@ def test_a_constant_element_of_the_programs_own_array_is_its_own_data_too():
     assert counted["table"].counts["branch.mispredict"].evaluate({"n": 1000}) == pytest.approx(250, rel=0.01)
 
 
+def test_an_index_read_from_data_into_a_local_array_reaches_no_more_than_that_array():
+    # cnt[idx[i]]: where the loaded index points is unknown, but C defines the access only
+    # inside cnt's 512 longs (4 KiB), as for a global array; the streamed arrays have no bound.
+    result = analyze_with_clang(SourceFile("/tmp/ccls-test/local.c", (
+        "float big[1 << 22];\nlong count(const int *idx, const long *init) {\n long cnt[512];\n"
+        " for (int i = 0; i < 512; i++) cnt[i] = init[i];\n for (int i = 0; i < (1 << 18); i++)\n"
+        "  cnt[idx[i]] += (long)big[i * 16];\n long s = 0;\n for (int i = 0; i < 512; i++) s += cnt[i];\n"
+        " return s;\n}\n")), AnalysisOptions(), "c", [])
+    (fn,) = result.functions
+    indirect = [i.access for b in fn.blocks for i in b.instructions
+                if i.access is not None and i.access.pattern == "indirect"]
+    assert indirect and all(a.span_bytes == 512 * 8 for a in indirect)
+
+
+def test_local_array_sizes_are_the_fixed_size_arrays_a_function_allocates():
+    from ccls.readers.llvm.memory import local_array_sizes
+    from ccls.readers.llvm.text import read_module
+    ir = ("define void @f(i64 %n) {\n  %link = alloca [512 x i32], align 16\n  %grid = alloca [4 x [8 x double]], align 16\n"
+          "  %one = alloca i32, align 4\n  %vla = alloca i32, i64 %n, align 16\n  ret void\n}\n")
+    assert local_array_sizes(read_module(ir).functions[0].blocks) == {"link": 2048, "grid": 256}
+
+
 def test_a_vector_loops_remainder_under_a_moving_start_runs_less_than_a_vector_step():
     # `i` starts at j + 1: the scalar remainder resumes after the vector loop (or, for the last
     # few j, runs the few iterations left), never half the row.

@@ -30,7 +30,8 @@ from ccls.readers.llvm.lines import (_DEFINE_DBG, _Speech, _inlined_from, _sourc
 from ccls.readers.llvm.machine import _contexts, _machine_code, _machine_per_ir_block, _traces
 from ccls.readers.llvm.memory import (DataConditions, _branches_on_loaded_data, _bulk_bytes, _memory_access,
                                       _weigh_data_branches, global_sizes,
-                                      program_filled_data, program_filled_globals)
+                                      program_filled_data, program_filled_globals,
+                                      local_array_sizes)
 from ccls.readers.llvm.memory_chains import memory_chains
 from ccls.readers.llvm.named_bounds import _data_named_loads, _field_symbols, _named_loads
 from ccls.readers.llvm.opcodes import _BULK, _divisor_kind, _type_bits, classify
@@ -304,7 +305,7 @@ class _FunctionReader:
             [f"defined by {os.path.basename(defined.header)}, whose implementation "
              f"{os.path.basename(request.file)} includes"] if defined.header else [])
         self.analyses = analyses = parsed.module.analyses.get(fn.name, FunctionAnalyses())
-        self.reading = _Reading(ValueMemo(), budget, parsed.global_bytes,
+        self.reading = _Reading(ValueMemo(), budget, parsed.global_bytes, local_array_sizes(fn.blocks),
                                 recursion=parsed.recursive.get(original_name(fn.name), frozenset()))
         arguments = [(name, type_text) for name, type_text in fn.arguments if name]
         self.parameters = [name for name, _ in arguments]

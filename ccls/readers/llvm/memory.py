@@ -260,8 +260,9 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
         # Within a global array (a tree's child table, `next[node]`), either reaches no more
         # than the array; a narrow index, no more than its type's range.
         # Down a tree of a known size (`tree_descents`), the nodes it can occupy.
+        # A local array (`int link[512];`, an alloca) bounds it the same way.
         spans = [s for s in (_narrow_index_span(scev), _global_array_bytes(scev, reading.global_bytes),
-                             reading.tree_bytes.get(loop_id)) if s]
+                             _local_array_bytes(scev, reading.local_bytes), reading.tree_bytes.get(loop_id)) if s]
         span = min(spans) if spans else None
         loaded_data = loaded - parameters  # once: the generator below would take the difference per name
         if any(_chased(name, inside, analyses, loaded_data, load_pointers, seen) for name in unknowns):
@@ -423,6 +424,29 @@ def _global_array_bytes(scev: str, global_bytes: dict[str, int]) -> int | None:
     """The size of the one global array an address points into, if it names one."""
     names = {n.strip('"') for n in re.findall(r'@("[^"]+"|[-\w.$]+)', scev)}
     return global_bytes.get(names.pop()) if len(names) == 1 else None
+
+
+def _local_array_bytes(scev: str, local_bytes: dict[str, int]) -> int | None:
+    """The size of the one local array (an alloca of an array type) an address points into, if it
+    names one and no global."""
+    if "@" in scev:
+        return None
+    names = {n.strip('"') for n in re.findall(r'%("[^"]+"|[-\w.$]+)', scev)} & local_bytes.keys()
+    return local_bytes[names.pop()] if len(names) == 1 else None
+
+
+def local_array_sizes(body) -> dict[str, int]:
+    """Bytes of each fixed-size local array a function allocates (`%link = alloca [512 x i32]`)."""
+    out = {}
+    for _, instrs in body:
+        for instr in instrs:
+            if instr.opcode == "alloca" and instr.name and (m := _ALLOCA.match(instr.text)) \
+                    and (size := _type_bytes(m.group(1).strip())):
+                out[instr.name] = size
+    return out
+
+
+_ALLOCA = re.compile(r"^%(?:\"[^\"]+\"|[-\w.$]+) = alloca (\[[^=,]*\])(?:,|$)")
 
 
 def _narrow_index_span(scev: str) -> int | None:

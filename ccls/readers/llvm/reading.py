@@ -19,6 +19,7 @@ class _Reading:
     memo: ValueMemo
     budget: ReadingBudget
     global_bytes: dict[str, int] = field(default_factory=dict)  # each global array's size (`global_sizes`)
+    local_bytes: dict[str, int] = field(default_factory=dict)  # each local array's size (`local_array_sizes`)
     definitions: dict = field(default_factory=dict)  # value name → its instruction
     allocators: frozenset[str] = frozenset()  # `ParsedModule.allocators`
     block_of: dict[str, str] = field(default_factory=dict)  # value name → its block
