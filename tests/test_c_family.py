@@ -155,10 +155,15 @@ def test_program_filled_globals_are_the_writable_ones_that_start_empty():
     ir = ("@a = dso_local global [32000 x float] zeroinitializer, align 64\n"
           "@aa = dso_local local_unnamed_addr global [256 x [256 x float]] zeroinitializer, align 64\n"
           "@n = internal global i32 0, align 4\n"
+          "@x = dso_local global double 0.000000e+00, align 8\n"
+          "@k = internal global i32 7, align 4\n"
           "@t = internal constant [2 x i32] zeroinitializer, align 4\n"
           "@s = dso_local global { i32, [4 x i32] } { i32 1, [4 x i32] zeroinitializer }, align 4\n"
           "@e = external global [8 x float], align 4\n")
-    assert filled(ir) == {"a", "aa"}
+    # zero-filled scalars (a state machine's flags) too; one with a value of its own is not
+    assert filled(ir) == {"a", "aa", "n", "x"}
+    read = "define void @r() {\n  %1 = call i32 (ptr, ...) @__isoc99_scanf(ptr @fmt, ptr noundef nonnull @n)\n  ret void\n}\n"
+    assert filled(ir + read) == {"a", "aa", "x"}  # read from input
     # read from a file, or copied from the caller's memory: input; copied from another array: not
     calls = ("@buf = internal global [64 x i8] zeroinitializer, align 16\n"
              "@copy = internal global [64 x i8] zeroinitializer, align 16\n"
@@ -167,7 +172,7 @@ def test_program_filled_globals_are_the_writable_ones_that_start_empty():
              "  call void @llvm.memcpy.p0.p0.i64(ptr align 1 getelementptr inbounds (i8, ptr @a, i64 4), ptr %p, "
              "i64 8, i1 false)\n"
              "  call void @llvm.memcpy.p0.p0.i64(ptr align 1 @copy, ptr @aa, i64 8, i1 false)\n  ret void\n}\n")
-    assert filled(ir + calls) == {"aa", "copy"}
+    assert filled(ir + calls) == {"aa", "copy", "n", "x"}
     # a call's result stored there (`a[i] = rand() % 26`), or a table of the source copied in:
     # input; a ramp of the index: the program's own
     stores = ("@r = internal global [64 x i8] zeroinitializer, align 16\n"

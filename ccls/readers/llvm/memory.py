@@ -303,15 +303,16 @@ _GLOBAL = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?(?:global|constant) 
 _ARRAY = re.compile(r"^\[(\d+) x (.+)\]$")
 
 
-# A writable global defined here with no contents of its own (`int a[N];`: zero at load).
-_ZERO_FILLED = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?global (?:\[[^=\n]*?\]|%[-\w.$]+|\w+) zeroinitializer\b', re.M)
+# A writable global defined here with no contents of its own (`int a[N];`, `char state;`: zero
+# at load).
+_ZERO_FILLED = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?global (?:(?:\[[^=\n]*?\]|%[-\w.$]+|\w+) zeroinitializer\b|(?:i\d+|float|double) (?:0|0\.0+e\+00)(?=,|$))', re.M)
 
 
 def program_filled_globals(ir: str, functions: Sequence[IRFunction]) -> frozenset[str]:
-    """The module's writable global arrays that start empty (zero-filled at load): whatever a
-    branch reads there, the program's own code stored (constants, ramps, periodic patterns,
-    sums of them), where data behind a pointer argument or in a table written into the source
-    may be any input. A predictor learns the regular directions such values take at a
+    """The module's writable globals that start empty (zero-filled at load: arrays, and scalars
+    such as a state machine's flags): whatever a branch reads there, the program's own code
+    stored (constants, ramps, periodic patterns, sums of them), where data behind a pointer
+    argument or in a table written into the source may be any input. A predictor learns the regular directions such values take at a
     comparison: counting charges their branches no mispredictions (the best end of the range
     in `counting.MISPREDICT_RATE`; 0% measured on TSVC's kernels, whose arrays are these).
     An array the module hands to a routine that reads input into memory (`fread(buf, …)`),
