@@ -99,6 +99,41 @@ def test_branch_on_the_programs_own_zero_filled_arrays_is_not_charged_mispredict
     assert counted["given"].counts["branch.mispredict"].evaluate({"n": 1000}) == pytest.approx(250, rel=0.01)
 
 
+def test_a_constant_element_of_the_programs_own_array_is_its_own_data_too():
+    # `m[1]`, `m[2]` are addressed by a constant expression (`getelementptr (…, ptr @m, …)`),
+    # not an instruction: still the zero-filled array the program stores into itself. The same
+    # reads of a table written in the source stay at the mean rate.
+    counted, _ = analyse("volatile long m[3];\nvolatile long t[3] = {1, 2, 3};\nint hits;\n"
+                         "void own(long n) {\n for (long i = 0; i < n; i++) {\n  m[0] = i;\n"
+                         "  if (m[1] == m[2]) hits++;\n }\n}\n"
+                         "void table(long n) {\n for (long i = 0; i < n; i++)\n  if (t[1] == t[2]) hits++;\n}\n")
+    assert "branch.mispredict" not in counted["own"].counts
+    assert any("program stored in its own arrays" in a for a in counted["own"].assumptions)
+    assert counted["table"].counts["branch.mispredict"].evaluate({"n": 1000}) == pytest.approx(250, rel=0.01)
+
+
+def test_an_index_read_from_data_into_a_local_array_reaches_no_more_than_that_array():
+    # cnt[idx[i]]: where the loaded index points is unknown, but C defines the access only
+    # inside cnt's 512 longs (4 KiB), as for a global array; the streamed arrays have no bound.
+    result = analyze_with_clang(SourceFile("/tmp/ccls-test/local.c", (
+        "float big[1 << 22];\nlong count(const int *idx, const long *init) {\n long cnt[512];\n"
+        " for (int i = 0; i < 512; i++) cnt[i] = init[i];\n for (int i = 0; i < (1 << 18); i++)\n"
+        "  cnt[idx[i]] += (long)big[i * 16];\n long s = 0;\n for (int i = 0; i < 512; i++) s += cnt[i];\n"
+        " return s;\n}\n")), AnalysisOptions(), "c", [])
+    (fn,) = result.functions
+    indirect = [i.access for b in fn.blocks for i in b.instructions
+                if i.access is not None and i.access.pattern == "indirect"]
+    assert indirect and all(a.span_bytes == 512 * 8 for a in indirect)
+
+
+def test_local_array_sizes_are_the_fixed_size_arrays_a_function_allocates():
+    from ccls.readers.llvm.memory import local_array_sizes
+    from ccls.readers.llvm.text import read_module
+    ir = ("define void @f(i64 %n) {\n  %link = alloca [512 x i32], align 16\n  %grid = alloca [4 x [8 x double]], align 16\n"
+          "  %one = alloca i32, align 4\n  %vla = alloca i32, i64 %n, align 16\n  ret void\n}\n")
+    assert local_array_sizes(read_module(ir).functions[0].blocks) == {"link": 2048, "grid": 256}
+
+
 def test_a_vector_loops_remainder_under_a_moving_start_runs_less_than_a_vector_step():
     # `i` starts at j + 1: the scalar remainder resumes after the vector loop (or, for the last
     # few j, runs the few iterations left), never half the row.
@@ -120,10 +155,15 @@ def test_program_filled_globals_are_the_writable_ones_that_start_empty():
     ir = ("@a = dso_local global [32000 x float] zeroinitializer, align 64\n"
           "@aa = dso_local local_unnamed_addr global [256 x [256 x float]] zeroinitializer, align 64\n"
           "@n = internal global i32 0, align 4\n"
+          "@x = dso_local global double 0.000000e+00, align 8\n"
+          "@k = internal global i32 7, align 4\n"
           "@t = internal constant [2 x i32] zeroinitializer, align 4\n"
           "@s = dso_local global { i32, [4 x i32] } { i32 1, [4 x i32] zeroinitializer }, align 4\n"
           "@e = external global [8 x float], align 4\n")
-    assert filled(ir) == {"a", "aa"}
+    # zero-filled scalars (a state machine's flags) too; one with a value of its own is not
+    assert filled(ir) == {"a", "aa", "n", "x"}
+    read = "define void @r() {\n  %1 = call i32 (ptr, ...) @__isoc99_scanf(ptr @fmt, ptr noundef nonnull @n)\n  ret void\n}\n"
+    assert filled(ir + read) == {"a", "aa", "x"}  # read from input
     # read from a file, or copied from the caller's memory: input; copied from another array: not
     calls = ("@buf = internal global [64 x i8] zeroinitializer, align 16\n"
              "@copy = internal global [64 x i8] zeroinitializer, align 16\n"
@@ -132,7 +172,7 @@ def test_program_filled_globals_are_the_writable_ones_that_start_empty():
              "  call void @llvm.memcpy.p0.p0.i64(ptr align 1 getelementptr inbounds (i8, ptr @a, i64 4), ptr %p, "
              "i64 8, i1 false)\n"
              "  call void @llvm.memcpy.p0.p0.i64(ptr align 1 @copy, ptr @aa, i64 8, i1 false)\n  ret void\n}\n")
-    assert filled(ir + calls) == {"aa", "copy"}
+    assert filled(ir + calls) == {"aa", "copy", "n", "x"}
     # a call's result stored there (`a[i] = rand() % 26`), or a table of the source copied in:
     # input; a ramp of the index: the program's own
     stores = ("@r = internal global [64 x i8] zeroinitializer, align 16\n"

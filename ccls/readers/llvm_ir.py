@@ -23,13 +23,15 @@ from ccls.polynomial import Polynomial
 from ccls.readers import data_walks
 from ccls.readers.dominance import immediate_dominators
 from ccls.readers.global_constants import stored_maxima
+from ccls.readers.recursion import recursive_cycles
 from ccls.readers.llvm import guarded_sizes, physical_bounds
 from ccls.readers.llvm.lines import (_DEFINE_DBG, _Speech, _inlined_from, _source_lines, _subprogram_info,
                                      _value_lines)
 from ccls.readers.llvm.machine import _contexts, _machine_code, _machine_per_ir_block, _traces
 from ccls.readers.llvm.memory import (DataConditions, _branches_on_loaded_data, _bulk_bytes, _memory_access,
                                       _weigh_data_branches, global_sizes,
-                                      program_filled_data, program_filled_globals)
+                                      program_filled_data, program_filled_globals,
+                                      local_array_sizes)
 from ccls.readers.llvm.memory_chains import memory_chains
 from ccls.readers.llvm.named_bounds import _data_named_loads, _field_symbols, _named_loads
 from ccls.readers.llvm.opcodes import _BULK, _divisor_kind, _type_bits, classify
@@ -83,6 +85,7 @@ class ParsedModule:
     allocators: frozenset[str] = frozenset()  # functions LLVM knows allocate memory (malloc, calloc…)
     global_maxima: dict[str, int] = field(default_factory=dict)  # `global_constants.stored_maxima`
     program_filled: frozenset[str] = frozenset()  # `memory.program_filled_globals`
+    recursive: dict[str, frozenset[str]] = field(default_factory=dict)  # `recursion.recursive_cycles`
 
     def machine_blocks(self) -> set[tuple[str, ...]]:
         """The distinct machine code of every block, as BasicBlock.machine_code will hold it, and
@@ -216,7 +219,8 @@ def parse_module(module: ModuleText, main_file: str | None = None, printed: str 
     # header's, brought into existence by the file.
     kept = kept or from_headers
     return ParsedModule(module, kept, _source_lines(text), _inlined_from(text, subprograms), global_sizes(text),
-                        _allocators(text), stored_maxima(text), program_filled_globals(text, functions))
+                        _allocators(text), stored_maxima(text), program_filled_globals(text, functions),
+                        recursive_cycles(functions))
 
 
 def _specialised_twins(functions: list[IRFunction]) -> dict[str, IRFunction]:
@@ -301,7 +305,8 @@ class _FunctionReader:
             [f"defined by {os.path.basename(defined.header)}, whose implementation "
              f"{os.path.basename(request.file)} includes"] if defined.header else [])
         self.analyses = analyses = parsed.module.analyses.get(fn.name, FunctionAnalyses())
-        self.reading = _Reading(ValueMemo(), budget, parsed.global_bytes)
+        self.reading = _Reading(ValueMemo(), budget, parsed.global_bytes, local_array_sizes(fn.blocks),
+                                recursion=parsed.recursive.get(original_name(fn.name), frozenset()))
         arguments = [(name, type_text) for name, type_text in fn.arguments if name]
         self.parameters = [name for name, _ in arguments]
         self.block_loop: dict[str, str] = {}  # block → the header of the innermost loop it is in

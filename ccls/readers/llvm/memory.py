@@ -60,7 +60,9 @@ class DataConditions:
                 loads.append(definition)
             elif definition is not None and definition.opcode != "phi":
                 pending.extend(op.name for op in definition.operands)
-        return bool(loads) and all(_global_base(load.operands[0], self.definitions) in self.program_filled
+        # An element at a constant index (`a[1]`) is addressed by a constant expression,
+        # `getelementptr (…, ptr @a, …)`, which names no instruction: read through it too.
+        return bool(loads) and all(_address_global(load.operands[0], self.definitions) in self.program_filled
                                    for load in loads)
 
 
@@ -266,8 +268,9 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
         # Within a global array (a tree's child table, `next[node]`), either reaches no more
         # than the array; a narrow index, no more than its type's range.
         # Down a tree of a known size (`tree_descents`), the nodes it can occupy.
+        # A local array (`int link[512];`, an alloca) bounds it the same way.
         spans = [s for s in (_narrow_index_span(scev), _global_array_bytes(scev, reading.global_bytes),
-                             reading.tree_bytes.get(loop_id)) if s]
+                             _local_array_bytes(scev, reading.local_bytes), reading.tree_bytes.get(loop_id)) if s]
         span = min(spans) if spans else None
         loaded_data = loaded - parameters  # once: the generator below would take the difference per name
         if any(_chased(name, inside, analyses, loaded_data, load_pointers, seen) for name in unknowns):
@@ -308,15 +311,16 @@ _GLOBAL = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?(?:global|constant) 
 _ARRAY = re.compile(r"^\[(\d+) x (.+)\]$")
 
 
-# A writable global defined here with no contents of its own (`int a[N];`: zero at load).
-_ZERO_FILLED = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?global (?:\[[^=\n]*?\]|%[-\w.$]+|\w+) zeroinitializer\b', re.M)
+# A writable global defined here with no contents of its own (`int a[N];`, `char state;`: zero
+# at load).
+_ZERO_FILLED = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?global (?:(?:\[[^=\n]*?\]|%[-\w.$]+|\w+) zeroinitializer\b|(?:i\d+|float|double) (?:0|0\.0+e\+00)(?=,|$))', re.M)
 
 
 def program_filled_globals(ir: str, functions: Sequence[IRFunction]) -> frozenset[str]:
-    """The module's writable global arrays that start empty (zero-filled at load): whatever a
-    branch reads there, the program's own code stored (constants, ramps, periodic patterns,
-    sums of them), where data behind a pointer argument or in a table written into the source
-    may be any input. A predictor learns the regular directions such values take at a
+    """The module's writable globals that start empty (zero-filled at load: arrays, and scalars
+    such as a state machine's flags): whatever a branch reads there, the program's own code
+    stored (constants, ramps, periodic patterns, sums of them), where data behind a pointer
+    argument or in a table written into the source may be any input. A predictor learns the regular directions such values take at a
     comparison: counting charges their branches no mispredictions (the best end of the range
     in `counting.MISPREDICT_RATE`; 0% measured on TSVC's kernels, whose arrays are these).
     An array the module hands to a routine that reads input into memory (`fread(buf, …)`),
@@ -363,13 +367,13 @@ def _stored_from_calls(functions: Sequence[IRFunction]) -> set[str]:
         for _, instrs in fn.blocks:
             for instr in instrs:
                 if instr.opcode == "store" and len(instr.operands) >= 2 \
-                        and (base := _stored_base(instr.operands[1], definitions)) is not None \
+                        and (base := _address_global(instr.operands[1], definitions)) is not None \
                         and _from_a_call(instr.operands[0].name, definitions):
                     out.add(base)
     return out
 
 
-def _stored_base(pointer, definitions: dict) -> str | None:
+def _address_global(pointer, definitions: dict) -> str | None:
     """`_global_base`, and the global of a constant address `getelementptr (…, ptr @g, …)`."""
     if not pointer.name and "getelementptr" in pointer.text:
         named = _GLOBAL_NAME.findall(pointer.text)
@@ -429,6 +433,29 @@ def _global_array_bytes(scev: str, global_bytes: dict[str, int]) -> int | None:
     """The size of the one global array an address points into, if it names one."""
     names = {n.strip('"') for n in re.findall(r'@("[^"]+"|[-\w.$]+)', scev)}
     return global_bytes.get(names.pop()) if len(names) == 1 else None
+
+
+def _local_array_bytes(scev: str, local_bytes: dict[str, int]) -> int | None:
+    """The size of the one local array (an alloca of an array type) an address points into, if it
+    names one and no global."""
+    if "@" in scev:
+        return None
+    names = {n.strip('"') for n in re.findall(r'%("[^"]+"|[-\w.$]+)', scev)} & local_bytes.keys()
+    return local_bytes[names.pop()] if len(names) == 1 else None
+
+
+def local_array_sizes(body) -> dict[str, int]:
+    """Bytes of each fixed-size local array a function allocates (`%link = alloca [512 x i32]`)."""
+    out = {}
+    for _, instrs in body:
+        for instr in instrs:
+            if instr.opcode == "alloca" and instr.name and (m := _ALLOCA.match(instr.text)) \
+                    and (size := _type_bytes(m.group(1).strip())):
+                out[instr.name] = size
+    return out
+
+
+_ALLOCA = re.compile(r"^%(?:\"[^\"]+\"|[-\w.$]+) = alloca (\[[^=,]*\])(?:,|$)")
 
 
 def _narrow_index_span(scev: str) -> int | None:

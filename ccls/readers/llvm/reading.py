@@ -19,6 +19,7 @@ class _Reading:
     memo: ValueMemo
     budget: ReadingBudget
     global_bytes: dict[str, int] = field(default_factory=dict)  # each global array's size (`global_sizes`)
+    local_bytes: dict[str, int] = field(default_factory=dict)  # each local array's size (`local_array_sizes`)
     definitions: dict = field(default_factory=dict)  # value name → its instruction
     allocators: frozenset[str] = frozenset()  # `ParsedModule.allocators`
     block_of: dict[str, str] = field(default_factory=dict)  # value name → its block
@@ -34,6 +35,8 @@ class _Reading:
     # Loop header → the most bytes the nodes of the tree it descends occupy (`tree_descents`):
     # what its chased loads can reach.
     tree_bytes: dict[str, int] = field(default_factory=dict)
+    # The functions of this one's recursive cycle (`readers.recursion.recursive_cycles`), itself included.
+    recursion: frozenset[str] = frozenset()
 
 
 def _stopped_note(budget: ReadingBudget, stopped_lines: list[int | None], default_trip_count: int) -> str:

@@ -13,6 +13,7 @@ from ccls.early_exit import early_exit_trip, first_difference_trip
 from ccls.model import TripCount
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers import alias_checks, data_walks
+from ccls.readers.recursion import recursing_pass
 from ccls.readers.llvm import physical_bounds, tree_descents
 from ccls.readers.llvm.fixpoint import fixpoint_rounds
 from ccls.readers.llvm.named_rounds import named_rounds
@@ -499,6 +500,12 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
         assumptions.append(f"loop %{record.header}: trip count depends on data; at most {spoken(bound)}, which "
                            f"depends on {_variables_note(named, symbols)}; {how}")
         return trip
+    if (callee := recursing_pass(record, terminators, reading)) is not None:
+        assumptions.append(f"loop %{record.header}: trip count unknown ({reason}); each pass calls {callee}, in a "
+                           f"recursion with this function ({', '.join(sorted(reading.recursion))}): its calls form a tree, fewer "
+                           f"than one per invocation on average, so it is taken to run once per entry (not "
+                           f"{default_trip_count} passes each recursing)")
+        return TripCount("expected", Polynomial.constant(1), text)
     if (rounds := fixpoint_rounds(record, analyses, terminators, reading)) is not None:
         expected, why = rounds
         assumptions.append(f"loop %{record.header}: {why}")

@@ -1,0 +1,102 @@
+"""Recursion in a module: the functions that can call one another back, read from the direct
+calls of its IR (an as-built twin or LLVM's clone stands for its original)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ccls.readers.llvm.physical_bounds import _on_every_iteration
+from ccls.readers.llvm.text import IRFunction, original_name
+
+
+def direct_callees(fn: IRFunction) -> set[str]:
+    """The functions `fn` calls by name (original names), LLVM's intrinsics left out."""
+    out = set()
+    for _, instrs in fn.blocks:
+        for instr in instrs:
+            if instr.opcode in ("call", "invoke") and instr.operands:
+                callee = instr.operands[-1]
+                # `@f`: a function by name; `%fp`, a pointer loaded at run time, names none
+                if callee.name and "@" in callee.text and not callee.name.startswith("llvm.") \
+                        and not callee.is_global_variable:
+                    out.add(original_name(callee.name))
+    return out
+
+
+def recursive_cycles(functions: Sequence[IRFunction]) -> dict[str, frozenset[str]]:
+    """Each defined function that can be called again before it returns (it calls itself, or a
+    function that calls back into it) → the functions of that cycle (its strongly connected
+    component of the call graph, itself included)."""
+    calls: dict[str, set[str]] = {}
+    for fn in functions:
+        if not fn.is_declaration:
+            calls.setdefault(original_name(fn.name), set()).update(direct_callees(fn))
+    out: dict[str, frozenset[str]] = {}
+    for component in _components(calls):
+        if len(component) > 1 or next(iter(component)) in calls[next(iter(component))]:
+            for name in component:
+                out[name] = frozenset(component)
+    return out
+
+
+def _components(calls: dict[str, set[str]]) -> list[set[str]]:
+    """Tarjan's strongly connected components, with an explicit stack (call chains of thousands)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[set[str]] = []
+    for root in calls:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(calls[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, callees = work[-1]
+            for callee in callees:
+                if callee not in calls:
+                    continue  # declared only: no calls of its own here
+                if callee not in index:
+                    index[callee] = low[callee] = len(index)
+                    stack.append(callee)
+                    on_stack.add(callee)
+                    work.append((callee, iter(sorted(calls[callee]))))
+                    break
+                if callee in on_stack:
+                    low[node] = min(low[node], index[callee])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = set()
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.add(member)
+                        if member == node:
+                            break
+                    out.append(component)
+    return out
+
+
+def recursing_pass(record, terminators: dict, reading) -> str | None:
+    """A loop that, on every pass, calls a function of its own function's recursive cycle
+    (`reading.recursion`): the callee named, or None. A recursion's calls form a tree: among N
+    invocations N − 1 are calls made by another, fewer than one per invocation on average (a tree
+    walk's loop over a node's children runs once per node on average, leaves included). A loop
+    that recursed on each of a guessed 100 passes would make 100^depth calls: over the
+    recursion, such a loop runs about once per entry."""
+    if not reading.recursion:
+        return None
+    inside = set(record.blocks)
+    for block in record.blocks:
+        for instr in reading.instructions.get(block, ()):
+            if instr.opcode not in ("call", "invoke") or not instr.operands:
+                continue
+            callee = instr.operands[-1]
+            if callee.name and "@" in callee.text and original_name(callee.name) in reading.recursion \
+                    and _on_every_iteration(block, record.header, inside, terminators):
+                return original_name(callee.name)
+    return None
