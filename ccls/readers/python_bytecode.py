@@ -165,9 +165,11 @@ class _Val:
     made_at: int | None = None  # a generator expression: the offset of the call that made it
     item_bytes: int | None = None  # a flat sequence (str, bytes, array): bytes per item
     text: str | None = None  # a short string constant's own text (an array's typecode)
+    literal: bool = False  # a constant the code states that is no size (a float, a bool, a complex)
 
 
 _UNKNOWN = _Val()
+_LITERAL = _Val(literal=True)
 _NULL = _Val(is_null=True)
 # Builtins that read a sequence they are handed and keep nothing of it that could grow it.
 _READS_SEQUENCE = frozenset(("len", "sorted", "list", "tuple", "set", "frozenset", "sum", "min", "max", "any",
@@ -201,7 +203,7 @@ def _const_value(value: object) -> _Val:
         return _Val(container="tuple", length=Polynomial.constant(len(value)))
     if isinstance(value, types.CodeType):
         return _Val(code=value)
-    return _UNKNOWN
+    return _LITERAL
 
 
 def _polys(v: _Val) -> list[Polynomial]:
@@ -546,7 +548,8 @@ def _shifted(plus: bool, a: _Val, b: _Val) -> _Val:
 def _unknown_base(v: _Val, name: str) -> _Val:
     """A local whose value the reader does not know, as an unknown integer named ``name``."""
     if (v.poly is not None or v.seq is not None or v.rng is not None or v.iter is not None or v.length is not None
-            or v.items is not None or v.container is not None or v.code is not None or v.is_str or v.is_none):
+            or v.items is not None or v.container is not None or v.code is not None or v.is_str or v.is_none
+            or v.literal):
         return v
     return replace(v, base=name, shift=Polynomial.constant(0))
 
@@ -1536,7 +1539,7 @@ class _FunctionReader:
         bindings = {}
         for name, value, index in targets:
             others = [s for s in self.stores.get(name, []) if s != (body_start, index)]
-            if value is not _UNKNOWN and not any(b in loop.body or b == -1 for b, _ in others):
+            if value is not _UNKNOWN and not value.literal and not any(b in loop.body or b == -1 for b, _ in others):
                 bindings[name] = value
         return bindings
 
@@ -1812,6 +1815,7 @@ class _ModuleInfo:
         self.code = code
         self.shadowed = _shadowed_names(code) if code is not None else frozenset()
         self._args = (file, lines or [], default_trip_count, early_exit)
+        self.default_trip_count = default_trip_count
         self._reader: _FunctionReader | None = None
         self._values: dict[str, _Val | None] = {}
         self._rebound = _rebound_globals(code) if code is not None else frozenset()
