@@ -718,6 +718,7 @@ class _FunctionReader:
         self._subscripted: set[str] | None = None  # locals with an item stored or deleted, `_keeps_keys`
         self._scanning = False
         self._block_of = {ins.offset: b for b in self.live for ins in self.blocks[b].instrs}
+        self._reach: dict[int, set[int]] = {}  # block → the blocks reachable from its end
         self._depth = 0
 
     def _lines(self) -> dict[int, int | None]:
@@ -886,11 +887,12 @@ class _FunctionReader:
                 return loop.bindings[name]
         if name in self.overrides and name not in self.stores:
             return replace(self.overrides[name], base=None, shift=None)
-        if name in self.symbol_names and name not in self.stores:
+        sites = self.stores.get(name, [])
+        if name in self.symbol_names and (not sites or self._before_any_store(sites, block, at)):
             is_param = name in self.parameters
             return _Val(poly=Polynomial.symbol(name) if is_param else None, seq=name, name=name)
-        sites = self.stores.get(name, [])
-        if name not in self.symbol_names and len(sites) == 1 and sites[0][0] in self.live:
+        if len(sites) == 1 and sites[0][0] in self.live and (
+                name not in self.symbol_names or self._after_the_store(sites[0], block, at)):
             value = self._single_store(name, *sites[0])
             visible = {f"@{lp.id}" for lp in loops}
             if {s for p in _polys(value) for s in p.symbols if s.startswith("@")} <= visible:
@@ -905,6 +907,37 @@ class _FunctionReader:
                         value = replace(value, length=grown)
                 return replace(value, name=name, direct=True, base=None, shift=None)
         return _Val(name=name, direct=name not in self.symbol_names)
+
+    def _before_any_store(self, sites: list[tuple[int, int]], block: int, at: int | None) -> bool:
+        """Whether a parameter read at ``at`` in ``block`` still holds the value the call passed:
+        no store to it can run before the read (``xs = [x for x in xs if x]`` reads the argument)."""
+        if at is None or any(b not in self.live for b, _ in sites):
+            return False  # a nested function's nonlocal write (-1), or a position not given
+        for b, i in sites:
+            if block in self._reached_from(b) or (b == block and self.blocks[b].instrs[i].offset < at):
+                return False
+        return True
+
+    def _after_the_store(self, site: tuple[int, int], block: int, at: int | None) -> bool:
+        """Whether a parameter's one store runs on every path to a read at ``at`` in ``block``
+        (it dominates the read): the read sees what it stored, not the argument."""
+        b, i = site
+        if at is None or block not in self.dom:
+            return False
+        return self.blocks[b].instrs[i].offset < at if b == block else b in self.dom[block]
+
+    def _reached_from(self, start: int) -> set[int]:
+        """The blocks a path from the end of ``start`` reaches (``start`` itself only round a loop)."""
+        if start not in self._reach:
+            seen: set[int] = set()
+            todo = list(self.blocks[start].succs)
+            while todo:
+                b = todo.pop()
+                if b not in seen and b in self.blocks:
+                    seen.add(b)
+                    todo.extend(self.blocks[b].succs)
+            self._reach[start] = seen
+        return self._reach[start]
 
     def _attribute(self, base: _Val, attr: str) -> _Val | None:
         """``self.attr`` in a method, when __init__ binds it once (`_ModuleInfo.attribute`)."""
