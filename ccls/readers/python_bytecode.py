@@ -64,8 +64,13 @@ _EXACT_CLASS = {
     **dict.fromkeys(("CALL_INTRINSIC_1", "CALL_INTRINSIC_2"), "py.call"),
     **dict.fromkeys(("GET_ITER", "FOR_ITER", "END_FOR", "GET_YIELD_FROM_ITER"), "py.iter"),
     **dict.fromkeys(("LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE",
-                     "DICT_MERGE", "LIST_TO_TUPLE", "FORMAT_VALUE",
-                     "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE"), "py.build"),
+                     "DICT_MERGE", "LIST_TO_TUPLE"), "py.build"),
+    # Measured apart from a tuple's or a list's allocation: a dict display makes a hash table and
+    # inserts each key, a set display hashes each item, an f-string turns each value into text.
+    **dict.fromkeys(("BUILD_MAP", "BUILD_CONST_KEY_MAP"), "py.build.map"),
+    "BUILD_SET": "py.build.set",
+    **dict.fromkeys(("FORMAT_VALUE", "BUILD_STRING", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE"),
+                    "py.build.format"),
     # Neither allocates a container: unpacking pushes items the sequence holds; a comprehension's
     # append adds one item to a list that grows geometrically.
     **dict.fromkeys(("UNPACK_SEQUENCE", "UNPACK_EX"), "py.build.unpack"),
