@@ -117,6 +117,29 @@ def test_globals_appends_and_unpacking_have_their_own_measured_prices():
     assert table["py.load"].cu < table["py.load.global"].cu and table["py.build.append"].cu < table["py.build"].cu
 
 
+def test_dict_and_set_displays_and_f_strings_have_their_own_measured_prices():
+    fs = read("""
+        def f(a, b):
+            pair = (a, b)
+            table = {a: b}
+            named = {"x": a, "y": b}
+            seen = {a, b}
+            return f"{a} and {b}", pair, table, named, seen
+    """)
+    by_opcode: dict[str, set[str]] = {}
+    for b in fs["f"].blocks:
+        for i in b.instructions:
+            by_opcode.setdefault(i.opcode, set()).add(i.cls)
+    assert by_opcode["BUILD_TUPLE"] == {"py.build"}
+    assert by_opcode["BUILD_MAP"] == by_opcode["BUILD_CONST_KEY_MAP"] == {"py.build.map"}
+    assert by_opcode["BUILD_SET"] == {"py.build.set"}
+    assert by_opcode["FORMAT_VALUE"] == by_opcode["BUILD_STRING"] == {"py.build.format"}
+    table = load_tables().cost["cpython-3.11"].classes
+    for cls in ("py.build.map", "py.build.set", "py.build.format"):
+        assert table[cls].method == "measured" and "cpython_bytecode.py" in table[cls].source
+        assert table[cls].cu > table["py.build"].cu  # more than a tuple's or a list's allocation
+
+
 def test_min_max_of_several_values_and_builtin_types_cost_their_measured_work_once_per_call():
     from ccls.counting import block_executions
     fs = read("""

@@ -230,14 +230,30 @@ def test_worst_case_policy_takes_the_range_itself():
 
 
 
-def test_reassigned_parameter_and_opaque_iterables_are_unknown_not_guessed():
+def test_a_parameter_reassigned_once_is_its_new_value_after_it_and_opaque_iterables_are_unknown():
     f = read("""
         def r(n, d):
-            n = n + 1
+            n = n + 1          # reads the argument, then every later read sees n + 1
             for i in range(n):
                 pass
             for key in d.keys():
                 pass
+        """)["r"]
+    trips = sorted((lp.line, lp.trip_count.kind, lp.trip_count.iterations) for lp in f.loops.values())
+    assert trips == [(4, "symbolic", n + 1), (6, "unknown", Polynomial.constant(100))]
+
+
+def test_a_parameter_read_on_a_path_a_store_may_come_before_stays_unknown():
+    f = read("""
+        def r(n, flag):
+            if flag:
+                n = 2 * n
+            for i in range(n):     # n or 2n: neither store dominates, the argument may have changed
+                pass
+            while flag:
+                for j in range(n): # inside a loop that stores n after reading it: unknown
+                    pass
+                n = n - 1
         """)["r"]
     assert {lp.trip_count.kind for lp in f.loops.values()} == {"unknown"}
 
@@ -840,3 +856,14 @@ def test_a_list_repeated_k_times_copies_its_length_times_k():
     assert got == ["2·h", "w", "w"]
     inner = [lp for lp in work_loops(f) if lp.parent is not None]
     assert len(inner) == 1 and f.loops[inner[0].parent].trip_count.iterations == Polynomial.symbol("h")
+
+
+def test_a_parameter_rebound_to_a_filtered_copy_of_itself_keeps_its_length():
+    f = read("""
+        def add(widgets):
+            widgets = [w for w in widgets if w]   # reads the argument before the store
+            for w in widgets:                      # the copy: at most as many items
+                pass
+        """)["add"]
+    assert {(lp.trip_count.kind, str(lp.trip_count.iterations)) for lp in f.loops.values()} == \
+        {("symbolic", "len(widgets)")}

@@ -438,3 +438,55 @@ def test_the_language_server_s_call_sites_keep_python_s_length_and_attribute_siz
     assert again[("/src/example.py", "solve")]["len(board)"].value == 64  # solve([0] * 64)
     assert again[("/src/example.py", "Spline.at")]["self.degree"].value == 3  # Spline(…, 3) sets self.degree
     assert fs["Spline.at"].inferred_sizes == {"self.degree": 3.0}  # the same as one file's own analysis
+
+
+def test_a_size_a_call_passes_as_data_made_at_run_time_is_taken_at_the_default_trip_count():
+    fs = counted("""
+        class Board:
+            def __init__(self):
+                self.history = []
+            def move(self, pos):
+                self.history.append(pos)
+            def replay(self, history):
+                for pos in history:
+                    self.move(pos)
+        def copy_game(board, other):
+            other.replay(board.history)      # an attribute's list: its length is the program's data
+        def walk(n):
+            for i in range(n):
+                pass
+        def first(items):
+            walk(len(items))                 # passes on its own parameter's length: stated
+        def second(hexes):
+            walk(hexes.count)                # a number from the data: left out, the other call states one
+        def scaled(f):
+            for i in range(10):
+                pass
+        def main():
+            scaled(2.5)                      # a float literal is no size and no run-time value
+    """)
+    assert fs["Board.replay"].inferred_sizes == {"len(history)": 100.0}  # the default trip count, not 1000
+    assert ("len(history) taken as 100, the default trip count: the call at line 11 passes a value the program "
+            "makes as it runs (its data, not an input size), as unknown as a loop's count") \
+        in fs["Board.replay"].assumptions
+    assert fs["walk"].inferred_sizes == {}  # first's len(items) is known only where first is called
+    assert not any("taken as" in a for a in fs["walk"].assumptions)
+    assert fs["scaled"].inferred_sizes == {}
+
+
+def test_run_time_sizes_follow_the_default_trip_count_option():
+    from ccls.engine import count_source
+    from ccls.frontends import SourceFile
+    from ccls.options import AnalysisOptions
+    source = textwrap.dedent("""
+        def total(values):
+            s = 0
+            for v in values:
+                s += v
+            return s
+        def report(table):
+            return total(table.rows)
+    """)
+    fs = {f.name: f for f in count_source(SourceFile("/src/example.py", source),
+                                          AnalysisOptions(default_trip_count=30)).functions}
+    assert fs["total"].inferred_sizes == {"len(values)": 30.0}

@@ -17,8 +17,10 @@ def analyse_python(source: SourceFile, options: AnalysisOptions) -> FrontendResu
     calls, errors, functions = None, list(read.errors), read.functions
     if read.functions:
         try:
-            calls, targets = module_calls_and_targets(read, source.path, source.text)
+            calls, targets, guessed = module_calls_and_targets(read, source.path, source.text)
             functions = [_renamed_calls(fn, targets.get(fn.name, {})) for fn in functions]
+            for fn in functions:
+                fn.assumptions.extend(_size_notes(fn, guessed.get(fn.name, ()), options))
         except Exception as e:  # noqa: BLE001 — a reader bug must not cost the file its counts
             errors.append(AnalysisError(source.path, None, f"internal error reading the call sites: "
                                                            f"{type(e).__name__}: {e}"))
@@ -34,3 +36,10 @@ def _renamed_calls(fn: FunctionIR, targets: dict[str, str]) -> FunctionIR:
         block.instructions = [replace(i, callee=targets[i.callee]) if i.callee in targets else i
                               for i in block.instructions]
     return fn
+
+
+def _size_notes(fn: FunctionIR, notes: list[str], options: AnalysisOptions) -> list[str]:
+    """The notes on sizes its calls pass as values made at run time (each starts with the size's
+    name), for the sizes its loops run over that the user does not set."""
+    used = {symbol for loop in fn.loops.values() for symbol in loop.trip_count.iterations.symbols}
+    return [note for note in notes if (name := note.split(" ", 1)[0]) in used and not options.given(name)]

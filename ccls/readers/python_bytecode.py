@@ -64,8 +64,13 @@ _EXACT_CLASS = {
     **dict.fromkeys(("CALL_INTRINSIC_1", "CALL_INTRINSIC_2"), "py.call"),
     **dict.fromkeys(("GET_ITER", "FOR_ITER", "END_FOR", "GET_YIELD_FROM_ITER"), "py.iter"),
     **dict.fromkeys(("LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE",
-                     "DICT_MERGE", "LIST_TO_TUPLE", "FORMAT_VALUE",
-                     "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE"), "py.build"),
+                     "DICT_MERGE", "LIST_TO_TUPLE"), "py.build"),
+    # Measured apart from a tuple's or a list's allocation: a dict display makes a hash table and
+    # inserts each key, a set display hashes each item, an f-string turns each value into text.
+    **dict.fromkeys(("BUILD_MAP", "BUILD_CONST_KEY_MAP"), "py.build.map"),
+    "BUILD_SET": "py.build.set",
+    **dict.fromkeys(("FORMAT_VALUE", "BUILD_STRING", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE"),
+                    "py.build.format"),
     # Neither allocates a container: unpacking pushes items the sequence holds; a comprehension's
     # append adds one item to a list that grows geometrically.
     **dict.fromkeys(("UNPACK_SEQUENCE", "UNPACK_EX"), "py.build.unpack"),
@@ -165,9 +170,11 @@ class _Val:
     made_at: int | None = None  # a generator expression: the offset of the call that made it
     item_bytes: int | None = None  # a flat sequence (str, bytes, array): bytes per item
     text: str | None = None  # a short string constant's own text (an array's typecode)
+    literal: bool = False  # a constant the code states that is no size (a float, a bool, a complex)
 
 
 _UNKNOWN = _Val()
+_LITERAL = _Val(literal=True)
 _NULL = _Val(is_null=True)
 # Builtins that read a sequence they are handed and keep nothing of it that could grow it.
 _READS_SEQUENCE = frozenset(("len", "sorted", "list", "tuple", "set", "frozenset", "sum", "min", "max", "any",
@@ -201,7 +208,7 @@ def _const_value(value: object) -> _Val:
         return _Val(container="tuple", length=Polynomial.constant(len(value)))
     if isinstance(value, types.CodeType):
         return _Val(code=value)
-    return _UNKNOWN
+    return _LITERAL
 
 
 def _polys(v: _Val) -> list[Polynomial]:
@@ -546,7 +553,8 @@ def _shifted(plus: bool, a: _Val, b: _Val) -> _Val:
 def _unknown_base(v: _Val, name: str) -> _Val:
     """A local whose value the reader does not know, as an unknown integer named ``name``."""
     if (v.poly is not None or v.seq is not None or v.rng is not None or v.iter is not None or v.length is not None
-            or v.items is not None or v.container is not None or v.code is not None or v.is_str or v.is_none):
+            or v.items is not None or v.container is not None or v.code is not None or v.is_str or v.is_none
+            or v.literal):
         return v
     return replace(v, base=name, shift=Polynomial.constant(0))
 
@@ -715,6 +723,7 @@ class _FunctionReader:
         self._subscripted: set[str] | None = None  # locals with an item stored or deleted, `_keeps_keys`
         self._scanning = False
         self._block_of = {ins.offset: b for b in self.live for ins in self.blocks[b].instrs}
+        self._reach: dict[int, set[int]] = {}  # block → the blocks reachable from its end
         self._depth = 0
 
     def _lines(self) -> dict[int, int | None]:
@@ -883,11 +892,12 @@ class _FunctionReader:
                 return loop.bindings[name]
         if name in self.overrides and name not in self.stores:
             return replace(self.overrides[name], base=None, shift=None)
-        if name in self.symbol_names and name not in self.stores:
+        sites = self.stores.get(name, [])
+        if name in self.symbol_names and (not sites or self._before_any_store(sites, block, at)):
             is_param = name in self.parameters
             return _Val(poly=Polynomial.symbol(name) if is_param else None, seq=name, name=name)
-        sites = self.stores.get(name, [])
-        if name not in self.symbol_names and len(sites) == 1 and sites[0][0] in self.live:
+        if len(sites) == 1 and sites[0][0] in self.live and (
+                name not in self.symbol_names or self._after_the_store(sites[0], block, at)):
             value = self._single_store(name, *sites[0])
             visible = {f"@{lp.id}" for lp in loops}
             if {s for p in _polys(value) for s in p.symbols if s.startswith("@")} <= visible:
@@ -902,6 +912,37 @@ class _FunctionReader:
                         value = replace(value, length=grown)
                 return replace(value, name=name, direct=True, base=None, shift=None)
         return _Val(name=name, direct=name not in self.symbol_names)
+
+    def _before_any_store(self, sites: list[tuple[int, int]], block: int, at: int | None) -> bool:
+        """Whether a parameter read at ``at`` in ``block`` still holds the value the call passed:
+        no store to it can run before the read (``xs = [x for x in xs if x]`` reads the argument)."""
+        if at is None or any(b not in self.live for b, _ in sites):
+            return False  # a nested function's nonlocal write (-1), or a position not given
+        for b, i in sites:
+            if block in self._reached_from(b) or (b == block and self.blocks[b].instrs[i].offset < at):
+                return False
+        return True
+
+    def _after_the_store(self, site: tuple[int, int], block: int, at: int | None) -> bool:
+        """Whether a parameter's one store runs on every path to a read at ``at`` in ``block``
+        (it dominates the read): the read sees what it stored, not the argument."""
+        b, i = site
+        if at is None or block not in self.dom:
+            return False
+        return self.blocks[b].instrs[i].offset < at if b == block else b in self.dom[block]
+
+    def _reached_from(self, start: int) -> set[int]:
+        """The blocks a path from the end of ``start`` reaches (``start`` itself only round a loop)."""
+        if start not in self._reach:
+            seen: set[int] = set()
+            todo = list(self.blocks[start].succs)
+            while todo:
+                b = todo.pop()
+                if b not in seen and b in self.blocks:
+                    seen.add(b)
+                    todo.extend(self.blocks[b].succs)
+            self._reach[start] = seen
+        return self._reach[start]
 
     def _attribute(self, base: _Val, attr: str) -> _Val | None:
         """``self.attr`` in a method, when __init__ binds it once (`_ModuleInfo.attribute`)."""
@@ -1536,7 +1577,7 @@ class _FunctionReader:
         bindings = {}
         for name, value, index in targets:
             others = [s for s in self.stores.get(name, []) if s != (body_start, index)]
-            if value is not _UNKNOWN and not any(b in loop.body or b == -1 for b, _ in others):
+            if value is not _UNKNOWN and not value.literal and not any(b in loop.body or b == -1 for b, _ in others):
                 bindings[name] = value
         return bindings
 
@@ -1812,6 +1853,7 @@ class _ModuleInfo:
         self.code = code
         self.shadowed = _shadowed_names(code) if code is not None else frozenset()
         self._args = (file, lines or [], default_trip_count, early_exit)
+        self.default_trip_count = default_trip_count
         self._reader: _FunctionReader | None = None
         self._values: dict[str, _Val | None] = {}
         self._rebound = _rebound_globals(code) if code is not None else frozenset()

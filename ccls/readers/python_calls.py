@@ -33,7 +33,7 @@ attributes its class sets.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Iterator
 
@@ -67,10 +67,11 @@ def module_calls(read: ModuleRead, file: str, text: str) -> ModuleCalls:
 
 
 def module_calls_and_targets(read: ModuleRead, file: str,
-                             text: str) -> tuple[ModuleCalls, dict[str, dict[str, str]]]:
-    """`module_calls`, and per caller the module function each call name of its reaches
+                             text: str) -> tuple[ModuleCalls, dict[str, dict[str, str]], dict[str, list[str]]]:
+    """`module_calls`, per caller the module function each call name of its reaches
     (``self.step`` → ``Walker.step``, ``Board`` → ``Board.__init__``), where `_resolve` decides
-    one for every call of that name: the callee the inclusive cost follows."""
+    one for every call of that name: the callee the inclusive cost follows; and per callee the
+    notes of the sizes its calls pass only as values made at run time (`_settle_run_time_values`)."""
     parameters = {f.name: tuple(f.parameters) + tuple(length_parameter(p) for p in f.parameters)
                   for f in read.functions}
     own = {f.name: list(f.parameters) for f in read.functions}
@@ -105,15 +106,18 @@ def module_calls_and_targets(read: ModuleRead, file: str,
             if target is None:
                 continue
             callee, bound = target
-            args = _arguments(site, own[callee], bound, defs.get(callee), known, command_line)
+            args = _arguments(site, own[callee], bound, defs.get(callee), known, command_line,
+                              data=caller != MODULE_CALLER)
             if args is not None and any(a is not None for a in args):
                 sites.append(CallSite(caller, callee, line, args))
     sites += _protocol_sites(text, read, own)
+    sites, guessed = _settle_run_time_values(sites, parameters,
+                                             read.module.default_trip_count if read.module is not None else 100)
     renamed = {caller: {name: callee for name, callee in named.items() if callee is not None and callee != name}
                for caller, named in targets.items()}
     # Only this module's calls reach its functions: never a C call to a function of that name.
     return (ModuleCalls(file, parameters, tuple(sites + attribute_sites), internal=frozenset(parameters)),
-            {caller: named for caller, named in renamed.items() if named})
+            {caller: named for caller, named in renamed.items() if named}, guessed)
 
 
 def _protocol_sites(text: str, read: ModuleRead, own: dict[str, list[str]]) -> list[CallSite]:
@@ -346,9 +350,12 @@ def _resolve(caller: str, caller_def: _Def | None, caller_params: list[str], sit
 
 
 def _arguments(site: _Site, params: list[str], bound: int, definition: _Def | None,
-               known: set[str], command_line: tuple[frozenset[str], dict[str, Expr]] = (frozenset(), {})) -> tuple | None:
+               known: set[str], command_line: tuple[frozenset[str], dict[str, Expr]] = (frozenset(), {}),
+               data: bool = False) -> tuple | None:
     """The call's value for each of the callee's parameters, then for ``len(p)`` of each
-    (``args.width`` of a parsed command line: the option's default, `_command_line`)."""
+    (``args.width`` of a parsed command line: the option's default, `_command_line`). With
+    `data` (a call inside the program's functions), a value made at run time is `RUN_TIME`; at the
+    module's top level it is an input (``int(sys.argv[1])``) and passes nothing."""
     n_keywords = len(site.keywords or ())
     positional = site.args[:len(site.args) - n_keywords] if n_keywords else site.args
     values: dict[str, _Val] = {}
@@ -374,7 +381,52 @@ def _arguments(site: _Site, params: list[str], bound: int, definition: _Def | No
         ints.append(_expr(value.poly, known) if value.poly is not None else _option_default(value, command_line))
         size = _length(value)
         lengths.append(_expr(size[0], known) if size is not None and size[1] != "unknown" else None)
+        if data and _made_at_run_time(value):
+            ints[-1] = RUN_TIME if ints[-1] is None and value.container is None and not value.is_str else ints[-1]
+            lengths[-1] = RUN_TIME if lengths[-1] is None and value.poly is None else lengths[-1]
     return tuple(ints + lengths)
+
+
+# What a call inside the program's functions passes that the program computes as it runs: an
+# attribute's list (``board.history``), a list built in a loop of unknown count, a number read from
+# its data (``hex.count``). Such a size is a guess of the same kind as the count of a loop that
+# nothing bounds, so it is taken at the default trip count (`_settle_run_time_values`), as
+# ``self.<attr>`` sizes no call sets are (`_ModuleInfo.attribute`): not at the default parameter
+# value, which stands for an input size (an entry point's, or what the top level reads: argv).
+RUN_TIME = ("run time",)
+
+
+def _made_at_run_time(value: _Val) -> bool:
+    """Whether an argument is a value the program makes as it runs (not a literal, not None, not
+    the loop count an API such as pyperf's bench_time_func chooses: `_UNKNOWN_ARG`)."""
+    return value is not _UNKNOWN_ARG and not value.literal and not value.is_none and value.code is None
+
+
+def _settle_run_time_values(sites: list[CallSite], parameters: dict[str, tuple[str, ...]],
+                            default_trip_count: int) -> tuple[list[CallSite], dict[str, list[str]]]:
+    """Each `RUN_TIME` argument as the default trip count, where no call of the same function
+    states a value for that parameter (a constant, a caller's parameter: those decide, the
+    run-time one stays unknown, as before); calls left passing nothing are dropped. The sites,
+    and per callee a note for each parameter so taken."""
+    stated = {(s.callee, i) for s in sites for i, a in enumerate(s.args) if a is not None and a != RUN_TIME}
+    out: list[CallSite] = []
+    lines: dict[tuple[str, int], list[int]] = {}
+    for s in sites:
+        args = tuple(a if a != RUN_TIME else None if (s.callee, i) in stated else ("const", default_trip_count)
+                     for i, a in enumerate(s.args))
+        for i, a in enumerate(s.args):
+            if a == RUN_TIME and args[i] is not None:
+                lines.setdefault((s.callee, i), []).append(s.line)
+        if any(a is not None for a in args):
+            out.append(replace(s, args=args) if args != s.args else s)
+    notes: dict[str, list[str]] = {}
+    for (callee, i), at in sorted(lines.items()):
+        where = ", ".join(str(line) for line in sorted({line for line in at if line is not None}))
+        notes.setdefault(callee, []).append(
+            f"{parameters[callee][i]} taken as {default_trip_count}, the default trip count: the call"
+            f"{'s' if len(at) > 1 else ''}{f' at line {where}' if where else ''} pass{'' if len(at) > 1 else 'es'} "
+            f"a value the program makes as it runs (its data, not an input size), as unknown as a loop's count")
+    return out, notes
 
 
 def _option_default(value: _Val, command_line: tuple[frozenset[str], dict[str, Expr]]) -> Expr | None:

@@ -17,10 +17,14 @@ Method (all snippets are our own, run in this process):
    snippet counts by its relative error. ns -> cycles with this machine's reported clock.
 5. A family split out of another (py.load.global out of py.load: a global or builtin is two
    dict lookups, a local an index; py.build.append and py.build.unpack out of py.build: neither
-   allocates a container) is fitted in a second stage, on what is left of the time of the
+   allocates a container; py.build.map, py.build.set and py.build.format out of py.build: a dict
+   display makes a hash table, a set display hashes its items, an f-string converts values to
+   text) is fitted in a second stage, on what is left of the time of the
    snippets that run it once the others are priced, so that a split leaves the other families
    as they were. Snippets added later with ``--add`` (timed with the reference snippets of
    cpython_builtins.py and divided by that run's speed ratio) take part only in that stage.
+   On a loaded machine the ratio moves between runs (1.7-4.5 on 2026-11-25): the dict, set and
+   f-string snippets were added four times and each kept at its least time (the saved rows).
 Raw times, counts and the fit residuals go to cpython-<ver>-measurements.json next to this script;
 ``--refit`` rebuilds the table from that file. The table is written through envelope.py, like the
 CPU and GPU tables: a rerun whose numbers are unchanged keeps the file's date.
@@ -51,7 +55,8 @@ from envelope import envelope, write_table  # noqa: E402
 
 FAMILIES = ("py.load", "py.store", "py.binary_add", "py.binary_mul", "py.binary_div", "py.binary_other",
             "py.compare", "py.call", "py.branch", "py.iter", "py.build", "py.subscr", "py.attr",
-            "py.return", "py.other", "py.load.global", "py.build.unpack", "py.build.append")
+            "py.return", "py.other", "py.load.global", "py.build.unpack", "py.build.append",
+            "py.build.map", "py.build.set", "py.build.format")
 
 _LOAD = {"LOAD_FAST", "LOAD_CONST", "LOAD_DEREF", "LOAD_CLOSURE",
          "LOAD_CLASSDEREF", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "LOAD_FAST_LOAD_FAST",
@@ -74,6 +79,12 @@ _BUILD = {"BUILD_TUPLE", "BUILD_LIST", "BUILD_SET", "BUILD_MAP", "BUILD_CONST_KE
 # already holds; a comprehension's append adds one item to a list that grows geometrically.
 _UNPACK = {"UNPACK_SEQUENCE", "UNPACK_EX"}
 _APPEND = {"LIST_APPEND", "SET_ADD", "MAP_ADD"}
+# Containers and strings that cost several times a tuple's or a list's allocation: a dict display
+# makes a hash table and inserts each key; a set display hashes each item into a table; an f-string
+# converts each value to text (int and float to decimal) and joins the pieces.
+_BUILD_MAP = {"BUILD_MAP", "BUILD_CONST_KEY_MAP"}
+_BUILD_SET = {"BUILD_SET"}
+_FORMAT = {"FORMAT_VALUE", "BUILD_STRING", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE"}
 _SUBSCR = {"BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "BINARY_SLICE", "STORE_SLICE"}
 _ATTR = {"LOAD_ATTR", "STORE_ATTR", "DELETE_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR"}
 _RETURN = {"RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE", "RETURN_GENERATOR"}
@@ -90,6 +101,12 @@ def family(opname: str, argrepr: str = "") -> str:
         return "py.build.unpack"
     if opname in _APPEND:
         return "py.build.append"
+    if opname in _BUILD_MAP:
+        return "py.build.map"
+    if opname in _BUILD_SET:
+        return "py.build.set"
+    if opname in _FORMAT:
+        return "py.build.format"
     if opname in _STORE:
         return "py.store"
     if opname == "BINARY_OP":
@@ -159,6 +176,9 @@ SNIPPETS = [
     ("for_tuple3", "for i in t: pass"), ("expr_stmt", "a"),
     # added 2026-11-24 with --add (times put in the table's time by that run's speed ratio):
     ("unpack_tuple3", "c, e, k = t"), ("listcomp_32", "c = [v for v in r]"),
+    # added 2026-11-25 with --add (the same way):
+    ("build_dict", "c = {a: b}"), ("build_dict_const_keys", "c = {'p': a, 'q': b}"), ("build_set", "c = {a, b}"),
+    ("fstring_ints", 'c = f"{a} {b}"'), ("fstring_float", 'c = f"{x}"'),
 ]
 
 
