@@ -660,6 +660,8 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
         tier = "DRAM" if working_set > cache.l2_bytes else tier
         notes.add("pointer chase: each load waits for the previous one; nodes assumed scattered beyond L2")
         return [(with_vector(f"{base}.{tier}.chase", width), Fraction(1))]
+    if access.pattern == "indirect" and access.span_bytes is not None:
+        return _gathered(base, width, float(access.span_bytes), tier, cache, notes)
     stride = access.stride_bytes.constant_value() if access.stride_bytes is not None else None
     prefetchable = access.pattern in ("unit", "unknown") or (
         access.pattern == "strided" and stride is not None and abs(stride) <= cache.line_bytes)
@@ -712,6 +714,24 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
     if miss:
         shares[tier] = shares.get(tier, Fraction(0)) + miss
     return [(with_vector(served(level), width), share) for level, share in shares.items() if share]
+
+
+def _gathered(base: str, width: int | None, span: float, tier: str, cache: CacheGeometry,
+              notes: set[str]) -> list[tuple[str, Fraction]]:
+    """A gather or scatter (`b[idx[i]]`) within one array of `span` bytes, its index read from
+    data: the array's lines that L1 holds are hits (a share L1 / span for indices spread over
+    it), and the rest come from the nearest cache that holds the whole array, never from
+    farther than the loop's working set reaches: every access is a miss only where the array
+    is too large for any cache."""
+    in_l1 = min(Fraction(1), Fraction(cache.l1_bytes) / Fraction(span))
+    levels = ("L2", "L3", "DRAM")
+    held = _near(span, cache) or "DRAM"
+    held = "L2" if held == "L1" else held
+    level = levels[min(levels.index(held), levels.index(tier))] if tier in levels else held
+    notes.add(f"accesses at indices read from data within an array of {_human_bytes(span)}: "
+              f"{float(in_l1):.0%} find their line in L1, the rest come from {level}")
+    return [(with_vector(f"{base}.{cls}", width), share)
+            for cls, share in (("L1", in_l1), (level, 1 - in_l1)) if share]
 
 
 # At most this share of L1's sets: a stride of 8 lines or a multiple (512 B, 1 KiB rows). Copies

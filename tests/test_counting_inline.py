@@ -78,6 +78,22 @@ def test_a_chase_inside_one_known_array_is_served_by_the_cache_that_holds_the_ar
         assert not any("DRAM" in c for c in counted.counts)
 
 
+def test_a_gather_within_one_known_array_hits_l1_for_the_share_l1_holds_and_misses_to_the_arrays_cache():
+    # b[idx[i]] within a 192 KiB array (4x the 48 KiB L1, inside the 2 MiB L2) while a[i] streams
+    # 80 MB past: a quarter of the gathers find their line in L1, the rest come from L2, not DRAM.
+    gather = MemoryAccess("indirect", 8, span_bytes=4 * 48 * 1024)
+    counted = count_function(one_loop(STREAM, gather), None, {"n": 10_000_000}.__getitem__)
+    assert counted.counts["load.L2"] == N * Fraction(3, 4)
+    assert counted.counts["load.L1"] == N * Fraction(1, 4) + N * (1 - Fraction(8, LINE))
+    assert not any("DRAM" in c for c in counted.counts)
+    assert any("within an array of 192 KiB: 25% find their line in L1" in a for a in counted.assumptions)
+    # beyond every cache (a 1 GiB array), each gather is a miss to DRAM
+    huge = MemoryAccess("indirect", 8, span_bytes=1 << 30)
+    far = count_function(one_loop(STREAM, huge), None, {"n": 10_000_000}.__getitem__).counts
+    l1_share = Fraction(48 * 1024, 1 << 30)
+    assert far["load.DRAM"] == N * (1 - l1_share)
+
+
 def test_an_invariant_load_stays_in_l1_whatever_streams_past_it():
     counts = counts_at(one_loop(STREAM, INVARIANT), 10_000_000)
     assert counts["load.stream"] == N * Fraction(8, LINE)
