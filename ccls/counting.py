@@ -611,12 +611,24 @@ def _iteration_footprints(fn: FunctionIR, runs: dict[str, float], values: dict[s
                 bytes_ = min(_span(access, trips, values, cache.line_bytes, inside),
                              cache.line_bytes * math.prod(trips.get(l, 0.0) for l in inside)) \
                     if access.loop_strides and access.pattern in ("unit", "strided") else per_iteration
-                key = (loop, access.region or f"#{id(instr)}")
+                key = (loop, access.region or f"#{id(instr)}", _own_lines(access, values, cache.line_bytes))
                 reach[key] = max(reach.get(key, 0.0), bytes_)
     out: dict[str, float] = defaultdict(float)
-    for (loop, _), value in reach.items():
+    for (loop, *_), value in reach.items():
         out[loop] += value
     return dict(out)
+
+
+def _own_lines(access: MemoryAccess, values: dict[str, float], line_bytes: int) -> int:
+    """Which lines of its stream a copy of a wide-strided walk touches: copies whose offsets
+    differ by a line or more modulo the stride (a[2i][2i] and a[2i+1][2i+1] of an unrolled
+    diagonal) never meet the same line, so their footprints add; copies a whole number of
+    strides apart (a stencil's b[(i-1)n], b[(i+1)n]) revisit each other's lines: one phase."""
+    stride = access.stride_bytes.constant_value() if access.stride_bytes is not None else None
+    if access.pattern != "strided" or stride is None or abs(stride) < 2 * line_bytes or access.offset is None:
+        return 0
+    offset = _number(access.offset, values)
+    return 0 if offset is None else int((offset % abs(float(stride))) // line_bytes)
 
 
 def _store_strides(fn: FunctionIR) -> dict[str, frozenset[Fraction]]:

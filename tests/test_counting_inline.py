@@ -181,3 +181,27 @@ def test_an_exit_the_data_places_is_missed_once_per_entry_unless_it_comes_first(
     assert _exit_varies(search)  # a search's hit: a different iteration each entry
     assert not _exit_varies(first_difference)  # leaves at the first iteration almost every entry
     assert not _exit_varies(counted)
+
+
+def _diagonal_copy(offset_bytes: int) -> MemoryAccess:
+    """One of two unrolled copies of a diagonal walk d[i][i] of floats in rows 1028 bytes apart:
+    the pair moves 2056 bytes per iteration, and every pass of the loop around reads it again."""
+    step = Polynomial.constant(2056)
+    return MemoryAccess("strided", 4, step, loop_strides=(("loop", step), ("outer", Polynomial())),
+                        region="2056·loop + d", offset=Polynomial.constant(offset_bytes))
+
+
+def test_unrolled_copies_of_a_wide_stride_touch_lines_of_their_own_so_their_footprints_add():
+    # 500 iterations: each copy touches 500 lines (32 KB, inside the 48 KiB L1), both 64 KB, so
+    # the next pass finds them in L2. Copies a whole stride apart would share their lines.
+    body = [Instruction("load", line=3, access=_diagonal_copy(0)), Instruction("load", line=3, access=_diagonal_copy(1028)),
+            Instruction("int_add"), Instruction("branch")]
+    fn = FunctionIR(
+        name="f", display_name="f", file="/w/f.c", line=1, end_line=9, language="c", arch="x86_64", parameters=["n"],
+        blocks=[BasicBlock("entry", None, [Instruction("branch")]), BasicBlock("outer", "outer", [Instruction("branch")]),
+                BasicBlock("loop", "loop", body), BasicBlock("exit", None, [Instruction("return")])],
+        loops={"outer": Loop("outer", None, 1, TripCount("constant", Polynomial.constant(100)), line=1),
+               "loop": Loop("loop", "outer", 2, TripCount("symbolic", N), line=2)})
+    counted = count_function(fn, None, {"n": 500}.__getitem__)
+    assert any("data reread by every iteration of loop %outer, found in L2" in a for a in counted.assumptions)
+    assert not any("found in L1" in a for a in counted.assumptions)
