@@ -611,12 +611,24 @@ def _iteration_footprints(fn: FunctionIR, runs: dict[str, float], values: dict[s
                 bytes_ = min(_span(access, trips, values, cache.line_bytes, inside),
                              cache.line_bytes * math.prod(trips.get(l, 0.0) for l in inside)) \
                     if access.loop_strides and access.pattern in ("unit", "strided") else per_iteration
-                key = (loop, access.region or f"#{id(instr)}")
+                key = (loop, access.region or f"#{id(instr)}", _own_lines(access, values, cache.line_bytes))
                 reach[key] = max(reach.get(key, 0.0), bytes_)
     out: dict[str, float] = defaultdict(float)
-    for (loop, _), value in reach.items():
+    for (loop, *_), value in reach.items():
         out[loop] += value
     return dict(out)
+
+
+def _own_lines(access: MemoryAccess, values: dict[str, float], line_bytes: int) -> int:
+    """Which lines of its stream a copy of a wide-strided walk touches: copies whose offsets
+    differ by a line or more modulo the stride (a[2i][2i] and a[2i+1][2i+1] of an unrolled
+    diagonal) never meet the same line, so their footprints add; copies a whole number of
+    strides apart (a stencil's b[(i-1)n], b[(i+1)n]) revisit each other's lines: one phase."""
+    stride = access.stride_bytes.constant_value() if access.stride_bytes is not None else None
+    if access.pattern != "strided" or stride is None or abs(stride) < 2 * line_bytes or access.offset is None:
+        return 0
+    offset = _number(access.offset, values)
+    return 0 if offset is None else int((offset % abs(float(stride))) // line_bytes)
 
 
 def _store_strides(fn: FunctionIR) -> dict[str, frozenset[Fraction]]:
@@ -660,6 +672,8 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
         tier = "DRAM" if working_set > cache.l2_bytes else tier
         notes.add("pointer chase: each load waits for the previous one; nodes assumed scattered beyond L2")
         return [(with_vector(f"{base}.{tier}.chase", width), Fraction(1))]
+    if access.pattern == "indirect" and access.span_bytes is not None:
+        return _gathered(base, width, float(access.span_bytes), tier, cache, notes)
     stride = access.stride_bytes.constant_value() if access.stride_bytes is not None else None
     prefetchable = access.pattern in ("unit", "unknown") or (
         access.pattern == "strided" and stride is not None and abs(stride) <= cache.line_bytes)
@@ -712,6 +726,24 @@ def _tiered(instr: Instruction, loop_id: str | None, working_set: float, cache: 
     if miss:
         shares[tier] = shares.get(tier, Fraction(0)) + miss
     return [(with_vector(served(level), width), share) for level, share in shares.items() if share]
+
+
+def _gathered(base: str, width: int | None, span: float, tier: str, cache: CacheGeometry,
+              notes: set[str]) -> list[tuple[str, Fraction]]:
+    """A gather or scatter (`b[idx[i]]`) within one array of `span` bytes, its index read from
+    data: the array's lines that L1 holds are hits (a share L1 / span for indices spread over
+    it), and the rest come from the nearest cache that holds the whole array, never from
+    farther than the loop's working set reaches: every access is a miss only where the array
+    is too large for any cache."""
+    in_l1 = min(Fraction(1), Fraction(cache.l1_bytes) / Fraction(span))
+    levels = ("L2", "L3", "DRAM")
+    held = _near(span, cache) or "DRAM"
+    held = "L2" if held == "L1" else held
+    level = levels[min(levels.index(held), levels.index(tier))] if tier in levels else held
+    notes.add(f"accesses at indices read from data within an array of {_human_bytes(span)}: "
+              f"{float(in_l1):.0%} find their line in L1, the rest come from {level}")
+    return [(with_vector(f"{base}.{cls}", width), share)
+            for cls, share in (("L1", in_l1), (level, 1 - in_l1)) if share]
 
 
 # At most this share of L1's sets: a stride of 8 lines or a multiple (512 B, 1 KiB rows). Copies

@@ -835,3 +835,15 @@ def test_aliased_column_loads_cost_their_measured_cycles_in_the_x86_64_table():
         assert aliased.method == "measured" and "loads and stores each element" in aliased.source
         assert aliased.cu > 1.5 * crowded.cu
     assert tables["aarch64"].lookup("load.L2.crowded.aliased") == tables["aarch64"].lookup("load.L2.crowded")
+
+
+def test_an_address_scalar_evolution_cannot_follow_stays_within_the_global_array_it_names():
+    # k runs on across both loops: ScalarEvolution gives the store no affine address, but it
+    # stays inside flat[], 256 KiB, and so does the working set it adds.
+    code = ("float flat[256 * 256], aa[256][256];\nvoid f(void) {\n  int k = -1;\n"
+            "  for (int i = 0; i < 256; i++)\n    for (int j = 0; j < 256; j++) {\n"
+            "      k++;\n      flat[k] = aa[i][j] * 2.0f;\n    }\n}\n")
+    result = analyze_with_clang(SourceFile("/tmp/ccls-test/unit.c", code), AnalysisOptions(), "c", [])
+    stores = [i.access for f in result.functions for b in f.blocks if b.loop for i in b.instructions
+              if i.access is not None and i.cls.startswith("store")]
+    assert stores and all(a.pattern == "unknown" and a.span_bytes == 256 * 256 * 4 for a in stores)

@@ -78,6 +78,22 @@ def test_a_chase_inside_one_known_array_is_served_by_the_cache_that_holds_the_ar
         assert not any("DRAM" in c for c in counted.counts)
 
 
+def test_a_gather_within_one_known_array_hits_l1_for_the_share_l1_holds_and_misses_to_the_arrays_cache():
+    # b[idx[i]] within a 192 KiB array (4x the 48 KiB L1, inside the 2 MiB L2) while a[i] streams
+    # 80 MB past: a quarter of the gathers find their line in L1, the rest come from L2, not DRAM.
+    gather = MemoryAccess("indirect", 8, span_bytes=4 * 48 * 1024)
+    counted = count_function(one_loop(STREAM, gather), None, {"n": 10_000_000}.__getitem__)
+    assert counted.counts["load.L2"] == N * Fraction(3, 4)
+    assert counted.counts["load.L1"] == N * Fraction(1, 4) + N * (1 - Fraction(8, LINE))
+    assert not any("DRAM" in c for c in counted.counts)
+    assert any("within an array of 192 KiB: 25% find their line in L1" in a for a in counted.assumptions)
+    # beyond every cache (a 1 GiB array), each gather is a miss to DRAM
+    huge = MemoryAccess("indirect", 8, span_bytes=1 << 30)
+    far = count_function(one_loop(STREAM, huge), None, {"n": 10_000_000}.__getitem__).counts
+    l1_share = Fraction(48 * 1024, 1 << 30)
+    assert far["load.DRAM"] == N * (1 - l1_share)
+
+
 def test_an_invariant_load_stays_in_l1_whatever_streams_past_it():
     counts = counts_at(one_loop(STREAM, INVARIANT), 10_000_000)
     assert counts["load.stream"] == N * Fraction(8, LINE)
@@ -165,3 +181,27 @@ def test_an_exit_the_data_places_is_missed_once_per_entry_unless_it_comes_first(
     assert _exit_varies(search)  # a search's hit: a different iteration each entry
     assert not _exit_varies(first_difference)  # leaves at the first iteration almost every entry
     assert not _exit_varies(counted)
+
+
+def _diagonal_copy(offset_bytes: int) -> MemoryAccess:
+    """One of two unrolled copies of a diagonal walk d[i][i] of floats in rows 1028 bytes apart:
+    the pair moves 2056 bytes per iteration, and every pass of the loop around reads it again."""
+    step = Polynomial.constant(2056)
+    return MemoryAccess("strided", 4, step, loop_strides=(("loop", step), ("outer", Polynomial())),
+                        region="2056·loop + d", offset=Polynomial.constant(offset_bytes))
+
+
+def test_unrolled_copies_of_a_wide_stride_touch_lines_of_their_own_so_their_footprints_add():
+    # 500 iterations: each copy touches 500 lines (32 KB, inside the 48 KiB L1), both 64 KB, so
+    # the next pass finds them in L2. Copies a whole stride apart would share their lines.
+    body = [Instruction("load", line=3, access=_diagonal_copy(0)), Instruction("load", line=3, access=_diagonal_copy(1028)),
+            Instruction("int_add"), Instruction("branch")]
+    fn = FunctionIR(
+        name="f", display_name="f", file="/w/f.c", line=1, end_line=9, language="c", arch="x86_64", parameters=["n"],
+        blocks=[BasicBlock("entry", None, [Instruction("branch")]), BasicBlock("outer", "outer", [Instruction("branch")]),
+                BasicBlock("loop", "loop", body), BasicBlock("exit", None, [Instruction("return")])],
+        loops={"outer": Loop("outer", None, 1, TripCount("constant", Polynomial.constant(100)), line=1),
+               "loop": Loop("loop", "outer", 2, TripCount("symbolic", N), line=2)})
+    counted = count_function(fn, None, {"n": 500}.__getitem__)
+    assert any("data reread by every iteration of loop %outer, found in L2" in a for a in counted.assumptions)
+    assert not any("found in L1" in a for a in counted.assumptions)

@@ -278,7 +278,8 @@ def _memory_access(pointer: str, element_bytes: int, loop_id: str | None, ancest
         # a[idx[i]]: the address depends on a loaded value.
         if unknowns & loaded_data:
             return MemoryAccess("indirect", element_bytes, span_bytes=span)
-        return MemoryAccess("unknown", element_bytes)
+        # An address ScalarEvolution cannot follow still stays inside the one array it names.
+        return MemoryAccess("unknown", element_bytes, span_bytes=span)
     stride = _stride(address, loop_id)
     if stride.is_zero:
         return MemoryAccess("invariant", element_bytes, stride)
