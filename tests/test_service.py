@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -76,6 +77,19 @@ def test_the_digest_follows_imports_at_any_depth(tmp_path, monkeypatch):
                                              "ccls.sub.helper")
     finally:
         digest.forget()
+
+
+def test_import_statements_are_those_a_search_from_every_line_start_finds():
+    source = (b"import os, ccls.model as model\n"
+              b"from ccls.readers import (call_sites,\n    scev)  # import of two\n"
+              b"x = 'not an import'\n"
+              b"def f():\n    from .sub import late\n\timport ccls.deep\n"
+              b"text = '''\nimport ccls.quoted\n'''\n")
+    search = re.compile(rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]*))",
+                        re.MULTILINE)
+    assert digest._import_statements(source) == search.findall(source) == [
+        (b"", b"", b"os, ccls.model as model"), (b"ccls.readers", b"(call_sites,\n    scev)", b""),
+        (b".sub", b"late", b""), (b"", b"", b"ccls.deep"), (b"", b"", b"ccls.quoted")]
 
 
 def test_the_digest_changes_with_a_counting_module(tmp_path, monkeypatch):
