@@ -40,6 +40,7 @@ from ccls.model import AnalysisError, BasicBlock, FunctionIR, Instruction, Loop,
 from ccls.options import INSTANCE_ATTRIBUTE
 from ccls.readers.block_frequency import block_frequencies
 from ccls.readers.dominance import dominator_sets, immediate_dominators
+from ccls.readers.python_ast import syntax_tree
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 
 ARCH = "cpython-3.11"  # cost table id; the interpreter's own version goes into an assumption
@@ -2092,7 +2093,7 @@ def _class_family(lines: list[str]) -> dict[str, frozenset[str]] | None:
     instance of either may run the other's methods); None when the source does not parse."""
     import ast
     try:
-        tree = ast.parse("\n".join(lines))
+        tree = syntax_tree("\n".join(lines))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     bases = {node.name: {b.id for b in node.bases if isinstance(b, ast.Name)}
@@ -2114,7 +2115,7 @@ def _array_names(lines: list[str]) -> tuple[frozenset[str], frozenset[str]]:
     its top-level imports; nothing when one of those names is also bound otherwise."""
     import ast
     try:
-        tree = ast.parse("\n".join(lines))
+        tree = syntax_tree("\n".join(lines))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return frozenset(), frozenset()
     names, modules, other = set(), set(), set()
@@ -2139,7 +2140,7 @@ def _decorated_functions(lines: list[str]) -> frozenset[str]:
     parse."""
     import ast
     try:
-        tree = ast.parse("\n".join(lines))
+        tree = syntax_tree("\n".join(lines))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return frozenset(("*",))
     out = {node.name for node in ast.walk(tree)
@@ -2157,7 +2158,7 @@ def _enum_members(lines: list[str]) -> dict[str, tuple[int, int]]:
     the class's line. A class that derives from anything else of the module is left out."""
     import ast
     try:
-        tree = ast.parse("\n".join(lines))
+        tree = syntax_tree("\n".join(lines))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     out: dict[str, tuple[int, int]] = {}
@@ -2190,7 +2191,7 @@ def _list_classes(lines: list[str]) -> frozenset[str]:
     is an empty list, as ``list()`` is."""
     import ast
     try:
-        tree = ast.parse("\n".join(lines))
+        tree = syntax_tree("\n".join(lines))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return frozenset()
     nodes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}

@@ -40,6 +40,7 @@ from typing import Iterator
 from ccls.model import CallSite
 from ccls.polynomial import Polynomial
 from ccls.readers.call_sites import NOT_PASSED, Expr, ModuleCalls
+from ccls.readers.python_ast import syntax_tree
 from ccls.readers.python_bytecode import MODULE_CALLER, ModuleRead, _length, _Site, _Val, named_difference
 
 
@@ -129,7 +130,7 @@ def _protocol_sites(text: str, read: ModuleRead, own: dict[str, list[str]]) -> l
     ``__reduce__`` returning something else, ``__slots__``) or the attributes are not all
     named (``setattr``, ``self.__dict__[k] = …``)."""
     try:
-        tree = ast.parse(text)
+        tree = syntax_tree(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     out: list[CallSite] = []
@@ -465,7 +466,7 @@ def _global_objects(text: str) -> frozenset[str]:
     planner; planner = Planner()`` in a function), never by ``import``, ``def`` or ``class``:
     names of objects, whose ``.m()`` is a method call, not a module's function."""
     try:
-        tree = ast.parse(text)
+        tree = syntax_tree(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return frozenset()
     assigned: set[str] = set()
@@ -522,7 +523,7 @@ def _command_line(text: str, read: ModuleRead) -> tuple[frozenset[str], dict[str
     what ``args.width`` holds when the program runs without that option, as a parameter holds
     its default. An option declared twice with different defaults is left out."""
     try:
-        tree = ast.parse(text)
+        tree = syntax_tree(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return frozenset(), {}
     parsed: set[str] = set()
@@ -549,7 +550,7 @@ def _definitions(text: str, read: ModuleRead) -> dict[str, _Def]:
     """Every function the syntax tree declares, by qualified name: whether it is a method (and
     which kind), and its parameters' integer defaults."""
     try:
-        tree = ast.parse(text)
+        tree = syntax_tree(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     module = read.module
