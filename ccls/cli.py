@@ -161,12 +161,12 @@ def _typed(spec: OptionSpec):
 
 def _analysis_options(args: argparse.Namespace) -> AnalysisOptions:
     """AnalysisOptions from the analysis flags; relative paths in flags are the working directory's."""
-    from ccls.compile_db import anchored
-
     chosen = {spec.field: getattr(args, spec.flag.lstrip("-").replace("-", "_")) for spec in OPTION_SPECS}
     chosen["parameter_values"] = tuple(sorted(dict(chosen["parameter_values"]).items()))  # as settings: by name, last wins
     for name in ("flags_override", "extra_flags"):
-        if chosen[name] is not None:
+        if chosen[name]:  # None (no override) and () stay as they are
+            from ccls.compile_db import anchored  # with flags only: a Python file's run loads no C machinery
+
             chosen[name] = anchored(chosen[name], os.getcwd())
     return AnalysisOptions(**chosen)
 
