@@ -413,7 +413,7 @@ class _FunctionReader:
                 named(next(iter(size.symbols)), value, self.definitions[value].type_text)
         counted = self.reading.counted_values  # the values a count was read in: those alone bound it
         for symbol, values in counted.items():
-            for value in values & self.definitions.keys():
+            for value in sorted(values & self.definitions.keys()):  # sorted: a tie's reason never depends on hashing
                 named(symbol, value, self.definitions[value].type_text)
         names, parameters = data_walks.Names(self.definitions, set(self.parameters)), set(self.parameters)
         for instr in self.definitions.values():
