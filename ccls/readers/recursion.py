@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ccls.readers.llvm.physical_bounds import _on_every_iteration
+from ccls.readers.llvm.physical_bounds import on_every_iteration
 from ccls.readers.llvm.text import IRFunction, original_name
 
 
@@ -97,6 +97,6 @@ def recursing_pass(record, terminators: dict, reading) -> str | None:
                 continue
             callee = instr.operands[-1]
             if callee.name and "@" in callee.text and original_name(callee.name) in reading.recursion \
-                    and _on_every_iteration(block, record.header, inside, terminators):
+                    and on_every_iteration(block, record.header, inside, terminators):
                 return original_name(callee.name)
     return None

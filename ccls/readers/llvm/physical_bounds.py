@@ -44,7 +44,7 @@ def _reaches_avoiding(start: str, goals: set[str], avoid: str, inside: set[str],
     return False
 
 
-def _on_every_iteration(block: str, header: str, inside: set[str], terminators: dict) -> bool:
+def on_every_iteration(block: str, header: str, inside: set[str], terminators: dict) -> bool:
     """Whether `block` runs on every iteration that goes round again: each path from the header
     to a block that jumps back to it passes through `block`."""
     if block == header:
@@ -80,7 +80,7 @@ def shift_width_trip(record, analyses: FunctionAnalyses, terminators: dict,
             if width is None or recurrence is None or recurrence["loop"].strip('"') != record.header:
                 continue
             bits, step = int(width[1]), int(recurrence["step"])
-            if not 0 < step < bits or not _on_every_iteration(block, record.header, inside, terminators):
+            if not 0 < step < bits or not on_every_iteration(block, record.header, inside, terminators):
                 continue
             # the iterations that go round again each shift by a distinct amount in [0, bits)
             most = _passes_below(bits, step, block, record.header)
@@ -248,7 +248,7 @@ def array_index_trip(record, analyses: FunctionAnalyses, terminators: dict,
             if recurrence is None or recurrence[1] == 0:
                 continue
             if every is None:
-                every = _on_every_iteration(block, record.header, inside, terminators)
+                every = on_every_iteration(block, record.header, inside, terminators)
             if not every:
                 break
             n, step = int(m["n"]), abs(recurrence[1])
@@ -492,7 +492,7 @@ def _rising_counter_trip(record, terminators: dict, reading: _Reading, adds: re.
         m = _ICMP.search(test)
         if m is None:
             continue
-        if not _on_every_iteration(block, record.header, inside, terminators):
+        if not on_every_iteration(block, record.header, inside, terminators):
             continue  # a test on some paths only (`if (r == 15 && k > 48) fail`): others go round past it
         predicate = m["predicate"] if branch["true"].strip('"') in inside else _INVERSE[m["predicate"]]  # goes on
         value, bound = m["a"], m["b"]
@@ -586,7 +586,7 @@ def shifted_out_trip(record, terminators: dict, reading: _Reading) -> tuple[int,
             if candidate not in shifted:
                 continue
             phi, bits, k, sees_phi = shifted[candidate]
-            if not _on_every_iteration(block, record.header, inside, terminators):
+            if not on_every_iteration(block, record.header, inside, terminators):
                 break
             most = math.ceil(bits / k) + sees_phi
             named = variable_name(phi)
