@@ -19,6 +19,7 @@ from ccls.frontends import FrontendResult, SourceFile, frontend_for
 from ccls.model import AnalysisError, AtPoint, CountedFunction, Finding, FunctionIR, LoopSummary, Metrics
 from ccls.options import AnalysisOptions
 from ccls.polynomial import LOG2_PREFIX, Polynomial
+from ccls.readers.components import strongly_connected
 from ccls.report_types import FunctionReport, ReportSettings
 from ccls.scoring import NORMALIZATION_WORDS, NORMALIZATIONS, absolute_score, composite_scores, grade_for
 from ccls.sizes import InferredSize, field_sizes, infer_sizes, sizes_of_globals, value_ceilings
@@ -437,8 +438,11 @@ def _inclusive_metrics(functions: list[CountedFunction], metrics: list[Metrics],
 def _inclusive_costs(functions: list[CountedFunction], metrics: list[Metrics], options: AnalysisOptions,
                      peers: Sequence[CohortPeer] = ()) -> list[tuple[_Inclusive | None, list[str], list[str]]]:
     """Self cost plus, for each call to a function analysed in the same run (or a peer), that
-    function's inclusive cost × the number of calls. Recursion is cut (counted once); other
-    callees are listed as unknown. Calls made inside loops of guessed count (unknown, or only a
+    function's inclusive cost × the number of calls. Recursion is cut, the same whichever
+    function is reached first: calls within a recursive cycle (a strongly connected component of
+    the call graph: itself, or functions that call one another back) add nothing, as the
+    recursion's depth is unknown; a caller outside the cycle includes each member it calls.
+    Other callees are listed as unknown. Calls made inside loops of guessed count (unknown, or only a
     worst case), to a function whose cost runs partly in such loops of its own (or its callees'),
     join one nest with them, as if inlined (`ccls.unknown_nests.across_call`): the default is
     shared, not multiplied. A function's such loops count only where they are open from its
@@ -457,10 +461,12 @@ def _inclusive_costs(functions: list[CountedFunction], metrics: list[Metrics], o
         callees.append({})
         metrics.append(peer.metrics)
     default = options.default_trip_count
+    cycle_of = {member: frozenset(component) for component in strongly_connected(
+        {i: {index[c] for c in calls if c in index} for i, calls in enumerate(callees)}) for member in component}
     memo: dict[int, _Inclusive] = {}
     notes: dict[int, list[str]] = {}
 
-    def total(i: int, active: frozenset[int]) -> _Inclusive:
+    def total(i: int) -> _Inclusive:
         if i in memo:
             return memo[i]
         own = metrics[i]
@@ -472,11 +478,11 @@ def _inclusive_costs(functions: list[CountedFunction], metrics: list[Metrics], o
         guessed_cu = own.cu * (fn.guessed_share if fn is not None else 0.0)
         for callee, calls in callees[i].items():
             j = index.get(callee)
-            if j is None or j in active:
+            if j is None or j in cycle_of[i]:
                 continue
             # A callee's cost is its own, at the sizes its callers pass (the largest).
             times = point.calls.get(callee, 0.0) if point is not None else evaluate_count(calls, at)
-            sub = total(j, active | {j})
+            sub = total(j)
             k, around, lines = fn.guessed_calls.get(callee, (0, 1.0, ())) if fn is not None else (0, 1.0, ())
             inside = min(times, evaluate_count(fn.guessed_call_counts[callee], at)) if k else 0.0
             factor, joint = across_call(k, around, sub.guessed_depth, sub.guessed_product, sub.guessed_share, default)
@@ -511,7 +517,7 @@ def _inclusive_costs(functions: list[CountedFunction], metrics: list[Metrics], o
             out.append((None, [], []))
             continue
         unknown = sorted(c or "(indirect call)" for c in fn.calls if index.get(c) is None)
-        out.append((total(i, frozenset({i})), unknown, notes.get(i, [])))
+        out.append((total(i), unknown, notes.get(i, [])))
     return out
 
 

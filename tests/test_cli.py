@@ -165,3 +165,28 @@ def test_inline_assembly_is_analysed_not_a_crash(tmp_path, arch):
     assert result.returncode == 0, result.stderr
     [mix] = [f for f in json.loads(result.stdout)["functions"] if f["name"] == "mix"]
     assert "·n" in mix["cost_expression"]  # the loop counted
+
+
+def test_inclusive_costs_of_a_recursive_cycle_do_not_depend_on_the_order_of_functions(tmp_path):
+    # is_even and is_odd call each other; each also calls a costly leaf. Each one's inclusive cost
+    # is its own and its leaf's (the cycle cut: the recursion's depth is unknown), whichever comes
+    # first in the file; a caller outside the cycle includes both.
+    leaf = ("__attribute__((noinline)) double leaf(const double *a, int n) "
+            "{ double s = 0; for (int i = 0; i < n; i++) s += a[i] / 3.0; return s; }\n")
+    even = ("__attribute__((noinline)) double is_even(const double *a, int n) "
+            "{ return n <= 0 ? 1.0 : leaf(a, 64) + is_odd(a, n - 1); }\n")
+    odd = ("__attribute__((noinline)) double is_odd(const double *a, int n) "
+           "{ return n <= 0 ? 0.0 : leaf(a, 32) + is_even(a, n - 1); }\n")
+    head = "double is_odd(const double *a, int n);\ndouble is_even(const double *a, int n);\n"
+    inclusive = []
+    for name, order in (("one.c", (leaf, even, odd)), ("two.c", (leaf, odd, even))):
+        src = tmp_path / name
+        src.write_text(head + "".join(order))
+        done = run("analyze", str(src), "--format", "json")
+        assert done.returncode == 0, done.stderr
+        by_name = {f["name"]: f for f in json.loads(done.stdout)["functions"]}
+        inclusive.append({fn: by_name[fn]["inclusive_metrics"]["CU"] for fn in ("is_even", "is_odd")})
+        for fn in ("is_even", "is_odd"):
+            assert by_name[fn]["inclusive_metrics"]["CU"] == pytest.approx(
+                by_name[fn]["metrics"]["CU"] + by_name["leaf"]["metrics"]["CU"])
+    assert inclusive[0] == pytest.approx(inclusive[1])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ccls.readers.components import strongly_connected
 from ccls.readers.llvm.physical_bounds import on_every_iteration
 from ccls.readers.llvm.text import IRFunction, original_name
 
@@ -31,53 +32,10 @@ def recursive_cycles(functions: Sequence[IRFunction]) -> dict[str, frozenset[str
         if not fn.is_declaration:
             calls.setdefault(original_name(fn.name), set()).update(direct_callees(fn))
     out: dict[str, frozenset[str]] = {}
-    for component in _components(calls):
+    for component in strongly_connected(calls):
         if len(component) > 1 or next(iter(component)) in calls[next(iter(component))]:
             for name in component:
                 out[name] = frozenset(component)
-    return out
-
-
-def _components(calls: dict[str, set[str]]) -> list[set[str]]:
-    """Tarjan's strongly connected components, with an explicit stack (call chains of thousands)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    out: list[set[str]] = []
-    for root in calls:
-        if root in index:
-            continue
-        work = [(root, iter(sorted(calls[root])))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, callees = work[-1]
-            for callee in callees:
-                if callee not in calls:
-                    continue  # declared only: no calls of its own here
-                if callee not in index:
-                    index[callee] = low[callee] = len(index)
-                    stack.append(callee)
-                    on_stack.add(callee)
-                    work.append((callee, iter(sorted(calls[callee]))))
-                    break
-                if callee in on_stack:
-                    low[node] = min(low[node], index[callee])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    component = set()
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.add(member)
-                        if member == node:
-                            break
-                    out.append(component)
     return out
 
 
