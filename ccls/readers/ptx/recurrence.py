@@ -10,7 +10,7 @@ from typing import Mapping
 
 from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers.ptx.instructions import FLOAT_TYPES, is_special, operand_types
-from ccls.readers.ptx.values import Analysis, const, cuda_name
+from ccls.readers.ptx.values import GRID_SIZES, Analysis, const, cuda_name
 
 
 _RECURRENCES = {"shr": lambda x, c: x >> c, "shl": lambda x, c: x << c, "mul": lambda x, c: x * c,
@@ -58,9 +58,6 @@ def simulate(an: Analysis, header: int, setp_index: int, cmp: str) -> int | None
             return None
         return None
     return None
-
-
-_GRID_SIZE = ("%ntid.", "%nctaid.")  # blockDim, gridDim
 
 
 def geometric(an: Analysis, header: int, setp_index: int, cmp: str,
@@ -115,7 +112,7 @@ def _log2_size(value: Polynomial, sizes: Mapping[str, int]) -> tuple[Polynomial,
         return None
     symbol, a = terms[0][0][0][0], terms[0][1]
     if is_special(symbol):
-        if not symbol.startswith(_GRID_SIZE):
+        if not GRID_SIZES.match(symbol):
             return None
         name = cuda_name(symbol)
         if symbol in sizes:
@@ -126,8 +123,7 @@ def _log2_size(value: Polynomial, sizes: Mapping[str, int]) -> tuple[Polynomial,
     else:
         name = symbol
     offset = Fraction(math.log2(float(a))).limit_denominator(1000)  # a size halved before the loop
-    return Polynomial.symbol(f"{LOG2_PREFIX}{name})") + const(offset) if offset else \
-        Polynomial.symbol(f"{LOG2_PREFIX}{name})"), name
+    return Polynomial.symbol(f"{LOG2_PREFIX}{name})") + const(offset), name
 
 
 def _tested_recurrence(an: Analysis, header: int, operand: str, at: int) -> _Recurrence | None:

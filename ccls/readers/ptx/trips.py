@@ -4,7 +4,6 @@ loops), or a simulated constant recurrence (`s >>= 1`). Counts are per thread.""
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping
@@ -15,7 +14,7 @@ from ccls.polynomial import Polynomial
 from ccls.readers.ptx.cfg import dominates
 from ccls.readers.ptx.instructions import FLOAT_TYPES, Instr, is_special, operand_types
 from ccls.readers.ptx.recurrence import geometric, simulate
-from ccls.readers.ptx.values import SPECIAL_RANGES, Analysis, coefficients, const, cuda_name, linear
+from ccls.readers.ptx.values import GRID_SIZES, SPECIAL_RANGES, Analysis, coefficients, const, cuda_name, linear
 
 
 _NEGATE = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "le": "gt", "gt": "le",
@@ -132,7 +131,6 @@ def _trip_from_exit(an: Analysis, header: int, exit_block: int, where: str, size
     return _finish_trip(an, header, count + 1, setp, where, "", sizes=sizes)
 
 
-_GRID_SIZES = re.compile(r"%n(tid|ctaid)\.[xyz]\Z")  # blockDim, gridDim
 
 
 def _count(cmp: str, t: Polynomial, step: Fraction) -> Polynomial | None:
@@ -158,7 +156,7 @@ def _stride_loop(an: Analysis, header: int, c0: Polynomial, c1: Polynomial, cmp:
     if len(c1.terms) != 1:
         raise _Unknown("step is not a constant", setp.text)
     mono, k = c1.terms[0]
-    if k <= 0 or not mono or not all(_GRID_SIZES.match(s) for s, _ in mono) or cmp not in ("lt", "le", "ne"):
+    if k <= 0 or not mono or not all(GRID_SIZES.match(s) for s, _ in mono) or cmp not in ("lt", "le", "ne"):
         raise _Unknown("step is not a constant", setp.text)
     stride = "·".join(cuda_name(s) + (f"^{p}" if p > 1 else "") for s, p in mono)
     if k != 1:
@@ -256,7 +254,7 @@ def _grid_sizes(trip: Polynomial, sizes: Mapping[str, int]) -> tuple[Polynomial,
     taken from launches and the sizes named."""
     launched, named = [], []
     for s in sorted(trip.symbols):
-        if _GRID_SIZES.match(s):
+        if GRID_SIZES.match(s):
             if s in sizes:
                 trip = trip.substitute(s, const(sizes[s]))
                 launched.append(f"{cuda_name(s)} = {sizes[s]}")

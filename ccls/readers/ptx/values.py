@@ -17,6 +17,7 @@ from ccls.readers.ptx.instructions import FLOAT_TYPES, Instr, int_literal, is_sp
 
 _CUDA_NAMES = {"tid": "threadIdx", "ntid": "blockDim", "ctaid": "blockIdx", "nctaid": "gridDim"}
 # Value ranges of special registers used to bound trip counts (PTX ISA, "Special Registers").
+GRID_SIZES = re.compile(r"%n(tid|ctaid)\.[xyz]\Z")  # blockDim, gridDim: the launch's sizes
 SPECIAL_RANGES = {"%tid.x": (0, 1023), "%tid.y": (0, 1023), "%tid.z": (0, 63), "%laneid": (0, 31)}
 
 
