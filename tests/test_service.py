@@ -276,3 +276,26 @@ def test_tool_versions_are_remembered_in_the_cache_dir_by_the_binary(tmp_path, m
         monkeypatch.undo()
         toolchain.find_tool.cache_clear()
         toolchain.forget_tool_versions()
+
+
+def test_tools_other_than_the_compiler_are_keyed_by_their_binary_without_running_it(tmp_path, monkeypatch):
+    from ccls import toolchain
+    from ccls.service.versions import tool_versions
+
+    fake, log = tmp_path / "bin" / "my-opt", tmp_path / "runs"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\necho run >> {log}\necho 'my opt 1.0'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("CCLS_OPT", str(fake))
+    toolchain.find_tool.cache_clear()
+    try:
+        cache = CountCache(str(tmp_path / "cache"))
+        [first] = tool_versions(cache, ["opt"])
+        assert first.startswith(str(fake)) and not log.exists()  # no --version run for a first key
+        fake.write_text(fake.read_text() + "# replaced: another size\n")
+        [second] = tool_versions(cache, ["opt"])
+        assert second != first and second.startswith(str(fake)) and not log.exists()
+    finally:
+        monkeypatch.undo()
+        toolchain.find_tool.cache_clear()
+        toolchain.forget_tool_versions()
