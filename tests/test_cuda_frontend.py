@@ -193,6 +193,9 @@ def test_host_code_goes_through_the_c_family_front_end(tmp_path):
     assert host.arch == "x86_64" and host.language == "cuda"
     assert "fp_div" in {i.cls.split(".")[0] for b in host.blocks for i in b.instructions}
     assert not any("__device_stub__" in fn.name for fn in result.functions)
+    # The stub headers' temporary folder is named by what it is: the same source, the same flags.
+    again = {fn.display_name: fn for fn in analyze_cuda(SourceFile(str(path), MIXED), AnalysisOptions()).functions}
+    assert "<ccls stub headers>" in host.compile_flags and again["host_mean"].compile_flags == host.compile_flags
 
 
 def test_registered_for_cu_and_cuh():

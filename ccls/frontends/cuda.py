@@ -212,6 +212,9 @@ def _clang_device(clang: str, sm: str, flags: list[str], source: SourceFile, opt
     return "clang-prelude", run
 
 
+_STUBS_AS_FLAG = "<ccls stub headers>"  # the folder `_stub_headers` writes, as compile flags name it
+
+
 def _stub_headers(work: str) -> str:
     stub_dir = os.path.join(work, "stub-include")
     os.makedirs(stub_dir, exist_ok=True)
@@ -488,8 +491,10 @@ def _analyze_host(source: SourceFile, options: AnalysisOptions, work: str,
         return FrontendResult(errors=[AnalysisError(
             source.path, None, "host code not analysed: clang found no CUDA installation "
                                "(install the CUDA toolkit to analyse host code in .cu files)")])
-    flags = ["--cuda-host-only", "-nocudalib", "-Wno-unknown-cuda-version", "-idirafter", _stub_headers(work),
-             *_cccl_includes()]
+    stub_dir = _stub_headers(work)
+    flags = ["--cuda-host-only", "-nocudalib", "-Wno-unknown-cuda-version", "-idirafter", stub_dir, *_cccl_includes()]
     host = analyze_with_clang(source, options, "cuda", flags)
     host.functions = [fn for fn in host.functions if not _HOST_ONLY_NAMES.search(fn.name)]
+    for fn in host.functions:  # the stubs' folder is temporary: reported by what it is, so outputs repeat
+        fn.compile_flags = tuple(_STUBS_AS_FLAG if flag == stub_dir else flag for flag in fn.compile_flags)
     return host
