@@ -103,27 +103,49 @@ MAX_BLOCKS_FOR_ARMS = 2000  # reachability per branch: quadratic in the blocks
 MAX_CASES = 64  # a switch's cases compared pairwise
 
 
-def _forward_walks(successors: Mapping[str, Sequence[str]], inside: Mapping[str, set[str]]):
-    """`forward(block)`: its successors less the edges back to a loop's header (`inside`: each
-    header's blocks); `reach(start)`: every block forward edges lead to from `start`, itself
-    included, walked once per start (chains of branches share targets)."""
-    def forward(block: str) -> list[str]:
-        return [t for t in successors.get(block, ()) if not (t in inside and block in inside[t])]
+class _ForwardWalks:
+    """Blocks as bits of one integer. `forward(block)`: its successors less the edges back to a
+    loop's header (`inside`: each header's blocks); `reach(block)`: the bits of every block forward
+    edges lead to from it, itself included; each walk stops where an earlier one was complete
+    (chains of branches share their targets: linear, not quadratic, in the blocks)."""
 
-    reached: dict[str, set[str]] = {}
+    def __init__(self, successors: Mapping[str, Sequence[str]], inside: Mapping[str, set[str]]):
+        self.successors, self.inside = successors, inside
+        names = list(dict.fromkeys([*successors, *(t for ts in successors.values() for t in ts)]))
+        self.bit = {name: 1 << i for i, name in enumerate(names)}
+        self._names = names
+        self._next = {name: [self.bit[t] for t in self.forward(name)] for name in successors}
+        self._index = {1 << i: name for i, name in enumerate(names)}
+        self._reached: dict[int, int] = {}
 
-    def reach(start: str) -> set[str]:
-        if start not in reached:
-            seen, pending = {start}, [start]
+    def forward(self, block: str) -> list[str]:
+        return [t for t in self.successors.get(block, ()) if not (t in self.inside and block in self.inside[t])]
+
+    def reach(self, block: str) -> int:
+        start = self.bit[block]
+        if start not in self._reached:
+            seen, pending = 0, [start]
             while pending:
-                for target in forward(pending.pop()):
-                    if target not in seen:
-                        seen.add(target)
-                        pending.append(target)
-            reached[start] = seen
-        return reached[start]
+                node = pending.pop()
+                if seen & node:
+                    continue
+                done = self._reached.get(node)
+                if done is not None:
+                    seen |= done
+                    continue
+                seen |= node
+                pending.extend(self._next.get(self._index[node], ()))
+            self._reached[start] = seen
+        return self._reached[start]
 
-    return forward, reach
+    def mask(self, blocks) -> int:
+        out = 0
+        for block in blocks:
+            out |= self.bit.get(block, 0)
+        return out
+
+    def names(self, mask: int) -> set[str]:
+        return {name for name in self._names if mask & self.bit[name]}
 
 
 def two_armed_branches(branches: Sequence[str], successors: Mapping[str, Sequence[str]],
@@ -140,23 +162,25 @@ def two_armed_branches(branches: Sequence[str], successors: Mapping[str, Sequenc
     if len(successors) > MAX_BLOCKS_FOR_ARMS:
         return set()
     inside = {header: set(members) for header, (members, _) in loops.items()}
-    forward, reach = _forward_walks(successors, inside)
+    walks = _ForwardWalks(successors, inside)
+    headers = walks.mask(inside)
 
     out = set()
     for block in branches:
-        targets = list(dict.fromkeys(forward(block)))
+        targets = list(dict.fromkeys(walks.forward(block)))
         if len(targets) != 2 or len(successors.get(block, ())) != 2:
             continue
-        first, second = reach(targets[0]), reach(targets[1])
-        if targets[1] in first or targets[0] in second or not first & second:
+        first, second = walks.reach(targets[0]), walks.reach(targets[1])
+        if first & walks.bit[targets[1]] or second & walks.bit[targets[0]] or not first & second:
             continue
         # One side entering a loop the other skips is a guard on its size, whatever the
         # compiler's threading made of the join (`if (n > 0) for …`): not two arms.
-        own_loops = (first - second) & inside.keys(), (second - first) & inside.keys()
+        own_loops = first & ~second & headers, second & ~first & headers
         if bool(own_loops[0]) != bool(own_loops[1]):
             continue
-        if lines is not None and _source_lines({b for h in own_loops[0] for b in inside[h]}, lines) & \
-                _source_lines({b for h in own_loops[1] for b in inside[h]}, lines):
+        if lines is not None and own_loops[0] and \
+                _source_lines({b for h in walks.names(own_loops[0]) for b in inside[h]}, lines) & \
+                _source_lines({b for h in walks.names(own_loops[1]) for b in inside[h]}, lines):
             continue
         out.add(block)
     return out
@@ -178,20 +202,23 @@ def one_case_switches(switches: Sequence[str], successors: Mapping[str, Sequence
     if len(successors) > MAX_BLOCKS_FOR_ARMS:
         return {}
     inside = {header: set(members) for header, (members, _) in loops.items()}
-    forward, reach = _forward_walks(successors, inside)
+    walks = _ForwardWalks(successors, inside)
 
     out: dict[str, set[str]] = {}
     for block in switches:
-        targets = [t for t in dict.fromkeys(forward(block)) if t not in unreachable]
+        targets = [t for t in dict.fromkeys(walks.forward(block)) if t not in unreachable]
         if len(targets) < 2 or len(set(successors.get(block, ())) - unreachable) != len(targets):
             continue
         if len(targets) > MAX_CASES:
             continue
-        reached = [reach(t) for t in targets]
-        common = set.intersection(*reached)
-        if common and all(reached[i] & reached[j] <= common
+        reached = [walks.reach(t) for t in targets]
+        common = reached[0]
+        for mask in reached[1:]:
+            common &= mask
+        if common and all(not (reached[i] & reached[j] & ~common)
                           for i in range(len(reached)) for j in range(i + 1, len(reached))):
-            out[block] = {t for t in targets if _empty(t, common, successors, idle)}
+            joins = walks.names(common)
+            out[block] = {t for t in targets if _empty(t, joins, successors, idle)}
     return out
 
 

@@ -105,8 +105,9 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
     loops = {h: (r.blocks, r.parent) for h, r in analyses.loops.items()}
     # A branch on anything else that picks one of two arms (both doing work, meeting again)
     # runs one of them, not both: its sides at the static estimate too.
+    counted_sources = {edge[0] for edge in counted}
     undecided = [name for name, t in terminators.items() if t.opcode == "br" and len(t.operands) == 3
-                 and name not in data and not any(edge[0] == name for edge in counted)]
+                 and name not in data and name not in counted_sources]
     lines = {block.name: frozenset(i.line for i in block.instructions if i.line) for block in blocks}
     armed = two_armed_branches(undecided, successors, loops, lines)
     # A switch runs one of its cases each time it is reached, whatever it decides on (a format
