@@ -18,8 +18,9 @@ import re
 from fractions import Fraction
 from typing import Mapping, Sequence
 
+from ccls.readers.scev import add_recurrence
+
 MAX_ITERATIONS = 1 << 16  # counted one by one: a round-based loop, not a size
-_ADD_RECURRENCE = re.compile(r"^\{(?P<start>-?\d+),\+,(?P<step>-?\d+)\}(?:<[a-z]+>)*<%(?P<loop>[^>]+)>$")
 _COMPARE = re.compile(r"= icmp (?P<predicate>eq|ne|[su](?:lt|le|gt|ge)) i(?P<bits>\d+) "
                       r"(?P<a>%?(?:\"[^\"]+\"|[-\w.$]+)), (?P<b>%?(?:\"[^\"]+\"|[-\w.$]+))(?:,|$)")
 _SWAPPED = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
@@ -44,9 +45,10 @@ def _counter_compare(compare_text: str, loop: str, value_scevs: Mapping[str, str
     predicate, sides = m["predicate"], [m["a"], m["b"]]
     for counter, other, relation in ((sides[0], sides[1], predicate),
                                      (sides[1], sides[0], predicate[:1] * (len(predicate) == 3) + _SWAPPED[predicate[-2:]])):
-        recurrence = _ADD_RECURRENCE.match(value_scevs.get(counter[1:].strip('"'), "")) if counter.startswith("%") else None
-        if recurrence is not None and recurrence["loop"].strip('"') == loop and re.fullmatch(r"-?\d+", other):
-            return int(recurrence["start"]), int(recurrence["step"]), relation, int(other), int(m["bits"])
+        recurrence = add_recurrence(value_scevs.get(counter[1:].strip('"'), "")) if counter.startswith("%") else None
+        if recurrence is not None and recurrence.constant_start is not None and recurrence.loop == loop \
+                and re.fullmatch(r"-?\d+", other):
+            return recurrence.constant_start, recurrence.step, relation, int(other), int(m["bits"])
     return None
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ccls.polynomial import Polynomial
+from ccls.readers.scev import add_recurrence
 from ccls.readers.llvm.text import VALUE_NAME
 
 STRLEN = "strlen("  # symbol prefixes of sizes named by data (`strlen(s)`, `len(head)`)
@@ -27,7 +28,6 @@ _SWITCH_ZERO = re.compile(rf"\bi\d+ 0, label %(?P<target>{VALUE_NAME})")
 _SWITCH_ON = re.compile(rf"^switch i\d+ %(?P<value>{VALUE_NAME}), label %(?P<default>{VALUE_NAME})")
 _INCOMING = re.compile(rf"\[ (?P<value>[^,\[\]]+), %(?P<block>{VALUE_NAME}) \]")
 # {start,+,step}<flags><%loop>: an address that moves by a constant each iteration of `loop`
-_ADD_RECURRENCE = re.compile(rf"^\{{(?P<start>[^{{}}]+),\+,(?P<step>\d+)\}}(?:<\w+>)*<%(?P<loop>{VALUE_NAME})>$")
 _START = re.compile(rf"^(?:%(?P<bare>{VALUE_NAME})|\((?P<offset>-?\d+) \+ %(?P<based>{VALUE_NAME})\))$")
 _CASTS = ("zext", "sext", "trunc", "freeze")
 # Names clang gives computed addresses and LLVM's passes give values: none names a member.
@@ -213,7 +213,6 @@ def _from_zero(first: Polynomial, limit: Polynomial, what: str) -> tuple[Polynom
     return first, what, False
 
 
-_COUNTER_FROM = re.compile(rf"^\{{(?P<start>[^{{}}]+),\+,(?P<step>\d+)\}}(?:<\w+>)*<%(?P<loop>{VALUE_NAME})>$")
 
 
 def _counter_to_fixed_bound(test, record, definitions: dict, block_of: dict[str, str], names: Names,
@@ -225,10 +224,10 @@ def _counter_to_fixed_bound(test, record, definitions: dict, block_of: dict[str,
     if len(operands) != 2:
         return None
     for counter, bound in (operands, operands[::-1]):
-        recurrence = _COUNTER_FROM.match(_unwrapped(value_scevs.get(_unquote(counter), "")))
-        if recurrence is None or _unquote(recurrence["loop"]) != record.header:
+        recurrence = add_recurrence(_unwrapped(value_scevs.get(_unquote(counter), "")))
+        if recurrence is None or recurrence.step < 0 or not recurrence.flat_start or recurrence.loop != record.header:
             continue
-        start_text = recurrence["start"].strip()
+        start_text = recurrence.start
         start = _START.match(start_text)
         if re.fullmatch(r"-?\d+", start_text):
             first = Polynomial.constant(int(start_text))
@@ -237,7 +236,7 @@ def _counter_to_fixed_bound(test, record, definitions: dict, block_of: dict[str,
         else:
             continue
         limit = _fixed_bound(bound, record, definitions, block_of, names, block_instructions)
-        step = int(recurrence["step"])
+        step = recurrence.step
         if limit is None or step <= 0 or not (limit.symbols or first.symbols):
             continue
         symbol = sorted(limit.symbols or first.symbols)[0]
@@ -376,7 +375,6 @@ def _fixed_bound(bound: str, record, definitions: dict, block_of: dict[str, str]
 
 
 _CAST_WRAPPED = re.compile(r"^\((?:zext|sext|trunc) i\d+ (?P<inner>.+) to i\d+\)$")
-_COUNTER = re.compile(rf"^\{{(?P<start>-?\d+),\+,(?P<step>\d+)\}}(?:<\w+>)*<%(?P<loop>{VALUE_NAME})>$")
 # `n`, `c + n`, or `c + (zext n)` (`x < WD - 14` with an 8-bit WD): the value read, widened, plus a constant
 _LOADED_PLUS = re.compile(rf"^(?:%(?P<bare>{VALUE_NAME})|\((?P<offset>-?\d+) \+ (?:%(?P<based>{VALUE_NAME})"
                           rf"|\((?:zext|sext) i\d+ %(?P<widened>{VALUE_NAME}) to i\d+\))\)(?:<\w+>)*)$")
@@ -399,8 +397,9 @@ def _counted_to_loaded(test, record, definitions: dict, block_of: dict[str, str]
     if len(operands) != 2 or not all(operands):
         return None
     for counter, bound in (operands, operands[::-1]):
-        recurrence = _COUNTER.match(_unwrapped(value_scevs.get(counter, "")))
-        if recurrence is None or _unquote(recurrence["loop"]) != record.header:
+        recurrence = add_recurrence(_unwrapped(value_scevs.get(counter, "")))
+        if recurrence is None or recurrence.constant_start is None or recurrence.step < 0 \
+                or recurrence.loop != record.header:
             continue
         limit = _LOADED_PLUS.match(_unwrapped(value_scevs.get(bound, "")))
         if limit is None:
@@ -419,12 +418,12 @@ def _counted_to_loaded(test, record, definitions: dict, block_of: dict[str, str]
                 block_of.get(gep.operands[0].name) in set(record.blocks) or any(op.name for op in gep.operands[1:])):
             continue  # an address that moves with the loop
         named = names.value(loaded.name)
-        step = int(recurrence["step"])
+        step = recurrence.step
         if named is None or step <= 0:
             continue
         symbol = named
         offset = int(limit["offset"] or 0)
-        iterations = (Polynomial.symbol(symbol) + offset - int(recurrence["start"])) * Fraction(1, step) + 1
+        iterations = (Polynomial.symbol(symbol) + offset - recurrence.constant_start) * Fraction(1, step) + 1
         return iterations, symbol, f"counts up to `{named}`, read from memory at each iteration"
     return None
 
@@ -523,15 +522,15 @@ def _string_walk(value: str, record, definitions: dict, block_of: dict[str, str]
     if found is None:
         return None
     tested, carried = found
-    recurrence = _ADD_RECURRENCE.match(value_scevs.get(tested.operands[0].name, ""))
-    if recurrence is None or _unquote(recurrence["loop"]) != record.header:
+    recurrence = add_recurrence(value_scevs.get(tested.operands[0].name, ""))
+    if recurrence is None or recurrence.step < 0 or not recurrence.flat_start or recurrence.loop != record.header:
         return None
-    start = _START.match(recurrence["start"].strip())
+    start = _START.match(recurrence.start)
     if start is None:
         return None
     base = _unquote(start["bare"] or start["based"])
     offset_bytes = int(start["offset"] or 0)
-    step_bytes = int(recurrence["step"])
+    step_bytes = recurrence.step
     element_bytes = max(1, _int_bits(tested.type_text) // 8)
     named = names.value(base)
     if named is None or step_bytes <= 0:

@@ -14,6 +14,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import NamedTuple
 
 from ccls.polynomial import Polynomial
 
@@ -92,6 +93,48 @@ def _range_maximum(unsigned: tuple[int, int] | None, signed: tuple[int, int] | N
     if signed is not None and signed[0] < signed[1]:
         tops.append(signed[1] - 1)
     return min(tops) if tops else None
+
+
+_ADD_RECURRENCE = re.compile(r"^\{(?P<body>.+)\}(?:<[a-z]+>)*<%(?P<loop>[^>]+)>$")
+
+
+def split_add_recurrence(text: str) -> tuple[str, str, str] | None:
+    """(start, step, loop) of an add recurrence `{start,+,step}<flags><%loop>` as ScalarEvolution
+    prints it, whose parts may hold commas and braces of their own (`{0,+,1,+,2}` steps by
+    `{1,+,2}`); the loop's header unquoted. None for any other expression."""
+    m = _ADD_RECURRENCE.match(text)
+    if m is None:
+        return None
+    body, depth = m["body"], 0
+    for index, char in enumerate(body):
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(char, 0)
+        if depth == 0 and body.startswith(",+,", index):
+            return body[:index], body[index + 3:], m["loop"].strip('"')
+    return None
+
+
+class AddRecurrence(NamedTuple):
+    """`{start,+,step}<%loop>`: the value `start` takes on entry to `loop`, plus `step` each iteration."""
+    start: str  # as printed: a constant, a value, an expression (a recurrence of an outer loop too)
+    step: int
+    loop: str  # the loop's header block, unquoted
+
+    @property
+    def constant_start(self) -> int | None:
+        return int(self.start) if re.fullmatch(r"-?\d+", self.start) else None
+
+    @property
+    def flat_start(self) -> bool:
+        """Whether the start is a constant, a value or an expression of those, not a recurrence."""
+        return "{" not in self.start and "}" not in self.start
+
+
+def add_recurrence(text: str) -> AddRecurrence | None:
+    """The add recurrence with a constant step that a value's ScalarEvolution text is, or None."""
+    parts = split_add_recurrence(text)
+    if parts is None or not re.fullmatch(r"-?\d+", parts[1]):
+        return None
+    return AddRecurrence(parts[0].strip(), int(parts[1]), parts[2])
 
 
 def _strip_quotes(name: str) -> str:

@@ -10,12 +10,11 @@ from fractions import Fraction
 
 from ccls.polynomial import Polynomial
 from ccls.readers import data_walks
-from ccls.readers.llvm.reading import _exit_test, _Reading, _start_and_step, _successors
-from ccls.readers.scev import FunctionAnalyses
+from ccls.readers.llvm.reading import _exit_test, _Reading, _successors
+from ccls.readers.scev import FunctionAnalyses, add_recurrence
 
 _SHIFTS = ("shl", "lshr", "ashr")
 _CASTS = ("zext", "sext", "trunc", "freeze")
-_ADD_RECURRENCE = re.compile(r"^\{(?P<start>.+),\+,(?P<step>\d+)\}(?:<[a-z]+>)*<%(?P<loop>\"[^\"]+\"|[-\w.$]+)>$")
 _INT = re.compile(r"^i(\d+)$")
 
 
@@ -76,10 +75,10 @@ def shift_width_trip(record, analyses: FunctionAnalyses, terminators: dict,
                 continue
             width = _INT.match(instr.operands[0].type_text or "")
             counter = uncast(instr.operands[1].name, reading)
-            recurrence = _ADD_RECURRENCE.match(analyses.value_scevs.get(counter, ""))
-            if width is None or recurrence is None or recurrence["loop"].strip('"') != record.header:
+            recurrence = add_recurrence(analyses.value_scevs.get(counter, ""))
+            if width is None or recurrence is None or recurrence.loop != record.header:
                 continue
-            bits, step = int(width[1]), int(recurrence["step"])
+            bits, step = int(width[1]), recurrence.step
             if not 0 < step < bits or not on_every_iteration(block, record.header, inside, terminators):
                 continue
             # the iterations that go round again each shift by a distinct amount in [0, bits)
@@ -165,10 +164,8 @@ class ExactStride:
 
 def _start_step(scev: str, header: str) -> tuple[str, int] | None:
     """(start, constant step) of this loop's add recurrence `{start,+,step}<%header>`."""
-    found = _start_and_step(scev)
-    if found is None or found[2] != header or not re.fullmatch(r"-?\d+", found[1]):
-        return None
-    return found[0], int(found[1])
+    found = add_recurrence(scev)
+    return (found.start, found.step) if found is not None and found.loop == header else None
 
 
 def exact_stride(record, analyses: FunctionAnalyses, terminators: dict, reading: _Reading) -> ExactStride | None:

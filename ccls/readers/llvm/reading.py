@@ -113,18 +113,3 @@ def _exit_test(record, terminators: dict, reading: _Reading) -> tuple[re.Match |
     return branch, test if test is not None and test.opcode == "icmp" else None
 
 
-_ADD_RECURRENCE = re.compile(r"^\{(?P<body>.+)\}(?:<[a-z]+>)*<%(?P<loop>[^>]+)>$")
-
-
-def _start_and_step(scev: str) -> tuple[str, str, str] | None:
-    """(start, step, loop) of an add recurrence `{start,+,step}<flags><%loop>`, whose parts may
-    hold commas and braces of their own."""
-    m = _ADD_RECURRENCE.match(scev)
-    if m is None:
-        return None
-    body, depth = m["body"], 0
-    for index, char in enumerate(body):
-        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(char, 0)
-        if depth == 0 and body.startswith(",+,", index):
-            return body[:index], body[index + 3:], m["loop"].strip('"')
-    return None

@@ -19,10 +19,10 @@ from ccls.readers.llvm.fixpoint import fixpoint_rounds
 from ccls.readers.llvm.named_rounds import named_rounds
 from ccls.readers.llvm.opcodes import _callee_name
 from ccls.readers.llvm.heap_children import child_growth, compared_with
-from ccls.readers.llvm.reading import _exit_test, _Reading, _scev_context, _start_and_step, _successors
+from ccls.readers.llvm.reading import _exit_test, _Reading, _scev_context, _successors
 from ccls.readers.llvm.text import IRInstruction
-from ccls.readers.scev import (BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget, spoken, to_polynomial,
-                               ValueTable)
+from ccls.readers.scev import (BudgetExhausted, FunctionAnalyses, NotPolynomial, ReadingBudget, ValueTable,
+                               add_recurrence, split_add_recurrence, spoken, to_polynomial)
 from ccls.readers.scev import UNKNOWN as UNKNOWN_SCEV
 
 
@@ -116,19 +116,16 @@ def _sift_down_trip(index: str, header_phis: dict[str, str], record, body: list,
     return TripCount("bounded", iterations, record.backedge_taken or "")
 
 
-_RECURRENCE = re.compile(r"^\{(?P<start>-?\d+),\+,(?P<step>-?\d+)\}(?:<\w+>)*<%(?P<loop>[-\w.$]+)>$")
-
-
 def _counter_max(value: str, analyses: FunctionAnalyses) -> int | None:
     """The most `value`, a count an enclosing loop keeps, reaches: C for `{C,+,-k}` (counted down
     from C), C + k·B for `{C,+,k}` over a loop whose back edge is taken a constant B times."""
-    m = _RECURRENCE.match(analyses.value_scevs.get(value, ""))
-    if m is None:
+    recurrence = add_recurrence(analyses.value_scevs.get(value, ""))
+    if recurrence is None or recurrence.constant_start is None:
         return None
-    start, step = int(m["start"]), int(m["step"])
+    start, step = recurrence.constant_start, recurrence.step
     if step <= 0:
         return start
-    record = analyses.loops.get(m["loop"])
+    record = analyses.loops.get(recurrence.loop)
     taken = re.sub(r"^i\d+ ", "", record.backedge_taken or "") if record is not None else ""
     return start + step * int(taken) if taken.isdigit() else None
 
@@ -541,7 +538,7 @@ def _converging_trip(record, terminators: dict, reading: _Reading, ctx) -> Polyn
         predicate = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}[predicate[1:]]
     if predicate[-2:] in ("gt", "ge"):
         low, high = high, low
-    recurrences = [_start_and_step(ctx.value_scevs.get(physical_bounds.uncast(name, reading), "")) for name in (low, high)]
+    recurrences = [split_add_recurrence(ctx.value_scevs.get(physical_bounds.uncast(name, reading), "")) for name in (low, high)]
     if any(r is None or r[2].strip('"') != record.header or not re.fullmatch(r"-?\d+", r[1]) for r in recurrences):
         return None
     (start_low, step_low, _), (start_high, step_high, _) = recurrences
@@ -907,7 +904,7 @@ def _run_time_step_trip(record, analyses: FunctionAnalyses, terminators: dict, r
     compare = _COMPARE_BOUND.search(test.text) if test is not None else None
     if compare is None or branch["true"].strip('"') not in inside:  # goes on while below the bound
         return None
-    counter = _start_and_step(analyses.value_scevs.get(compare["value"].strip('"'), ""))
+    counter = split_add_recurrence(analyses.value_scevs.get(compare["value"].strip('"'), ""))
     if counter is None or counter[2] != record.header or re.fullmatch(r"-?\d+", counter[1]):
         return None  # not this loop's counter, or a constant step ScalarEvolution would have counted
     try:
@@ -970,7 +967,7 @@ def _bound_read_in_loop(record, analyses: FunctionAnalyses, terminators: dict, r
         if test is None or test.opcode != "icmp" or len(test.operands) < 2:
             return False  # a switch, a combined condition: what bounds it is not read here
         counted = [op.name for op in test.operands[:2]
-                   if op.name and (start := _start_and_step(_unwrapped_casts(analyses.value_scevs.get(op.name, ""))))
+                   if op.name and (start := split_add_recurrence(_unwrapped_casts(analyses.value_scevs.get(op.name, ""))))
                    and start[2] == record.header]
         if len(counted) != 1:
             continue  # a test of data (a search), which gives ScalarEvolution no maximum

@@ -16,8 +16,8 @@ from fractions import Fraction
 from ccls.model import TripCount
 from ccls.polynomial import Polynomial
 from ccls.readers import data_walks
-from ccls.readers.llvm.reading import _exit_test, _Reading, _start_and_step, _successors
-from ccls.readers.scev import FunctionAnalyses, spoken
+from ccls.readers.llvm.reading import _exit_test, _Reading, _successors
+from ccls.readers.scev import FunctionAnalyses, split_add_recurrence, spoken
 
 _WALK_LIMIT = 8  # blocks from `middle.block` to the scalar loop (preheaders, the unroller's checks)
 
@@ -93,7 +93,7 @@ def _pass_size(record, analyses: FunctionAnalyses, terminators: dict, reading: _
                    if target.strip('"') not in record.blocks), None)
     if middle is None or not middle.startswith("middle.block"):
         return None
-    induction = _start_and_step(analyses.value_scevs.get(test.operands[0].name, ""))
+    induction = split_add_recurrence(analyses.value_scevs.get(test.operands[0].name, ""))
     if induction is None or induction[2] != record.header or induction[0] != induction[1] \
             or not induction[1].isdigit() or int(induction[1]) < 2:
         return None
