@@ -9,6 +9,7 @@ few non-polynomial forms are replaced by their expectation, each noted as an ass
 from __future__ import annotations
 
 import functools
+import operator
 import re
 import sys
 import time
@@ -756,9 +757,10 @@ class _Parser:
         the budget: where they would, the reading itself says where it stopped."""
         ctx = self.ctx
         budget = ctx.budget
+        here = _context_constants(ctx)
         for resolution in resolutions:
             if depth <= resolution.stack_depth and not budget.exhausted \
-                    and budget.steps + resolution.steps <= budget.max_steps and self._same_reads(resolution):
+                    and budget.steps + resolution.steps <= budget.max_steps and self._same_reads(resolution, here):
                 for read in resolution.reads:
                     if read[0] == _LEAF and read[1] not in ctx.memo.values:
                         self._memoise(read[1], frozenset())  # as the reading would have, on its way
@@ -770,10 +772,12 @@ class _Parser:
                 return value, notes, used
         return None
 
-    def _same_reads(self, resolution: Resolution) -> bool:
-        """Whether every look-up of `resolution`'s reading gets the same answer here."""
+    def _same_reads(self, resolution: Resolution, here: tuple) -> bool:
+        """Whether every look-up of `resolution`'s reading gets the same answer here (`here`:
+        this context's `_context_constants`)."""
         ctx = self.ctx
-        if any(a is not b for a, b in zip(_context_constants(ctx), resolution.constants)):
+        theirs = resolution.constants
+        if not all(map(operator.is_, here, theirs)):
             return False
         substituted = []
         for read in resolution.reads:

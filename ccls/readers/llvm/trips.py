@@ -44,11 +44,13 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
         return None
     inside = set(record.blocks)
     header_phis = {i.name: i.text for i in header if i.opcode == "phi"}
+    loop_instrs = [(i.name, i.text.split(", !")[0]) for name, block in body if name in inside for i in block]
+    merges: dict = {}  # _grown_then_merged's answers for this loop's values
     for instr in header:
         if instr.opcode != "phi":
             continue
-        if (sifted := _sift_down_trip(instr.name, header_phis, record, body, definitions, analyses, parameters,
-                                      assumptions, reading)) is not None:
+        if (sifted := _sift_down_trip(instr.name, header_phis, record, body, loop_instrs, definitions, analyses,
+                                      parameters, assumptions, reading)) is not None:
             return sifted
         pairs = _PHI_INCOMING.findall(instr.text)
         step = [v for v, block in pairs if block in inside]
@@ -57,7 +59,7 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
             continue
         step_text = definitions[step[0]].text.split(", !")[0] if step[0] in definitions else ""  # without metadata
         shrinking, growing = _HALVING.match(step_text), _GROWING.match(step_text)
-        grown = None if shrinking or growing else _grown_then_merged(step[0], instr.name, inside, definitions)
+        grown = None if shrinking or growing else _grown_then_merged(step[0], instr.name, inside, definitions, merges)
         if grown is not None:  # `j = k + k; if (…) j++; k = j`: the product, then a merge with it plus a constant
             growing, step_text = grown
         m = shrinking or growing
@@ -93,13 +95,13 @@ def _halving_trip(record, body: list, definitions: dict, analyses: FunctionAnaly
     return None
 
 
-def _sift_down_trip(index: str, header_phis: dict[str, str], record, body: list, definitions: dict,
-                    analyses: FunctionAnalyses, parameters: set[str], assumptions: list[str],
+def _sift_down_trip(index: str, header_phis: dict[str, str], record, body: list, instrs: list[tuple[str, str]],
+                    definitions: dict, analyses: FunctionAnalyses, parameters: set[str], assumptions: list[str],
                     reading: _Reading | None) -> TripCount | None:
     """A heap's sift-down whose children are carried round the loop (`heap_children`): at most
-    log₂ of the bound its children are compared with."""
+    log₂ of the bound its children are compared with. `instrs`: the loop's (name, text without
+    metadata)."""
     inside = set(record.blocks)
-    instrs = [(i.name, i.text.split(", !")[0]) for name, block in body if name in inside for i in block]
     grown = child_growth(index, header_phis, inside, instrs, definitions)
     if grown is None:
         return None
@@ -159,11 +161,21 @@ def _at_least(value: str, phi: str, inside: set[str], definitions: dict, depth: 
     return True
 
 
-def _grown_then_merged(value: str, phi: str, inside: set[str], definitions: dict,
+def _grown_then_merged(value: str, phi: str, inside: set[str], definitions: dict, memo: dict,
                        depth: int = 0) -> tuple[re.Match, str] | None:
     """(the match, its text) of the product `phi · c` (or `phi << k`) that `value` merges with
     itself plus a small constant (`j = k + k; if (…) j++;`: a heap's left or right child), so
-    that the counter grows at least as fast as the product; None for any other value."""
+    that the counter grows at least as fast as the product; None for any other value. `memo`:
+    answers already found for this loop (a state machine's phis share their arms: unremembered,
+    the walk grows as the arms to the power of the depth)."""
+    key = (value, phi, depth)
+    if key not in memo:
+        memo[key] = _grown_then_merged_once(value, phi, inside, definitions, memo, depth)
+    return memo[key]
+
+
+def _grown_then_merged_once(value: str, phi: str, inside: set[str], definitions: dict, memo: dict,
+                            depth: int) -> tuple[re.Match, str] | None:
     merge = definitions.get(value)
     if merge is None or merge.opcode not in ("phi", "select") or depth > 3:
         return None
@@ -174,7 +186,7 @@ def _grown_then_merged(value: str, phi: str, inside: set[str], definitions: dict
         m = _GROWING.match(text)
         if m and m["phi"] == phi and _at_least(value, arm, inside, definitions):
             return m, text
-        if (deeper := _grown_then_merged(arm, phi, inside, definitions, depth + 1)) is not None \
+        if (deeper := _grown_then_merged(arm, phi, inside, definitions, memo, depth + 1)) is not None \
                 and _at_least(value, deeper[0]["name"], inside, definitions):
             return deeper
     return None
