@@ -1,7 +1,8 @@
-"""Machine code, without running a tool: lower LLVM IR to target assembly with LLVM's code
-generator (llvmlite's target machine, in-process), so executed machine instructions can be
-estimated per IR block; llvm-mca's input for machine blocks and the figures of its report; the
-rewrite that keeps llvm-mca from eliminating a move. `ccls.frontends.machine_cycles` runs llvm-mca."""
+"""Machine code: lower LLVM IR to target assembly with llvmlite's code generator, in-process
+(where no llc is installed: `frontends.c_family` runs the build's own llc otherwise), so
+executed machine instructions can be estimated per IR block; llvm-mca's input for machine blocks
+and the figures of its report; the rewrite that keeps llvm-mca from eliminating a move.
+`ccls.frontends.machine_cycles` runs llvm-mca."""
 from __future__ import annotations
 
 import re
@@ -39,7 +40,7 @@ def lowering_skipped(ir_bytes: int) -> str | None:
     if ir_bytes <= MAX_LOWERED_IR_BYTES:
         return None
     return (f"machine code not lowered: the module's IR is {ir_bytes / 1e6:.1f} MB, over the "
-            f"{MAX_LOWERED_IR_BYTES / 1e6:g} MB ccls lowers in-process (a time and memory bound); "
+            f"{MAX_LOWERED_IR_BYTES / 1e6:g} MB ccls lowers (a time and memory bound); "
             "costs come from the IR instructions")
 
 

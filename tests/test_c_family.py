@@ -847,3 +847,19 @@ def test_an_address_scalar_evolution_cannot_follow_stays_within_the_global_array
     stores = [i.access for f in result.functions for b in f.blocks if b.loop for i in b.instructions
               if i.access is not None and i.cls.startswith("store")]
     assert stores and all(a.pattern == "unknown" and a.span_bytes == 256 * 256 * 4 for a in stores)
+
+
+def test_machine_code_comes_from_the_builds_llc_and_from_llvmlite_without_one(monkeypatch):
+    from ccls import toolchain
+    from ccls.frontends import c_family
+
+    code = "long f(const long *a, long n) { long s = 0; for (long i = 0; i < n; i++) s += a[i] * 3; return s; }"
+    started, real_lowering, real_find = [], c_family._Lowering, toolchain.find_tool
+    monkeypatch.setattr(c_family, "_Lowering", lambda llc, *rest: started.append(llc) or real_lowering(llc, *rest))
+    by_llc, _ = analyse(code)
+    assert len(started) == 1 and "llc" in started[0]
+    monkeypatch.setattr(toolchain, "find_tool", lambda name: None if name == "llc" else real_find(name))
+    by_llvmlite, _ = analyse(code)
+    assert len(started) == 1  # no llc: lowered in this process
+    executed = [counted["f"].machine_instructions.evaluate({"n": 1000}) for counted in (by_llc, by_llvmlite)]
+    assert executed[0] > 1000 and executed[0] == pytest.approx(executed[1], rel=0.25)

@@ -395,13 +395,18 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
         scev.cancel()
         raise CompileFailed(_opt_error(result.stderr, path))
     printed = _Printout(scev, result.stdout, options.compile_timeout_s)
+    lowering = None
     try:
+        too_large = lowering_skipped(len(result.stdout)) if options.machine_code else None
+        if options.machine_code and too_large is None:
+            lowering = _start_lowering(result.stdout, options)  # llc runs while the IR is parsed and read
         named = readable_ir(result.stdout)  # as llvmlite's LLVM reads it (x86_mmx upgraded)
         # Parsed once, printed for the reader before the code generator changes it.
         parsed, printed_ir = parsed_ir(named)
         assembly = None
-        too_large = lowering_skipped(len(named)) if options.machine_code else None
-        if options.machine_code and too_large is None:
+        if lowering is not None:
+            assembly = lowering.assembly()
+        elif options.machine_code and too_large is None:
             try:
                 assembly = verbose_assembly(named, parsed=parsed)
             except RuntimeError:
@@ -416,12 +421,51 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
                                      loop_bounds)
     except BaseException:
         scev.kill()  # its thread reaps it
+        if lowering is not None:
+            lowering.cancel()
         raise
     if pending is not None:
         _attach_block_cycles(functions, pending.result())
     for fn in functions if too_large else ():
         fn.assumptions.append(too_large)
     return functions
+
+
+class _Lowering:
+    """`llc` lowering the optimised IR to assembly with the build's own LLVM (the clang that
+    compiled it), as the program's object code is made: PIC, small code model, the functions'
+    own target CPU and features, verbose (IR block names as comments); on a thread, so that it
+    runs while this one parses and reads the IR."""
+
+    def __init__(self, llc: str, ir_text: str, options: AnalysisOptions):
+        self._tool = toolchain.start_warm([llc, "-O2", "-relocation-model=pic", "-code-model=small", "-asm-verbose",
+                                           "-o", "-", "-"], memory_mb=options.compile_memory_mb, warm=options.warm_tools)
+        self._assembly: str | None = None
+        self._thread = threading.Thread(target=self._run, args=(ir_text, options.compile_timeout_s),
+                                        name="ccls-llc", daemon=True)
+        self._thread.start()
+
+    def _run(self, ir_text: str, timeout_s: float) -> None:
+        try:
+            result = self._tool.finish(ir_text, timeout_s)
+        except (toolchain.ToolLimit, OSError):
+            return
+        if result.returncode == 0:
+            self._assembly = result.stdout
+
+    def assembly(self) -> str | None:
+        """What llc printed, or None where it failed (counts then come from the IR instructions)."""
+        self._thread.join()
+        return self._assembly
+
+    def cancel(self) -> None:
+        self._tool.cancel()
+
+
+def _start_lowering(ir_text: str, options: AnalysisOptions) -> _Lowering | None:
+    """llc started on `ir_text`, or None without llc (then llvmlite lowers it, in this process)."""
+    llc = toolchain.find_tool("llc")
+    return _Lowering(llc, ir_text, options) if llc is not None else None
 
 
 def _by_function(loops: str) -> dict[str, str]:
