@@ -431,14 +431,19 @@ def read_ir_text(ir_text: str, path: str, language: str, options: AnalysisOption
     return functions
 
 
+# The code generator's level clang runs at each optimisation level (-Os and -Oz generate code as -O2 does).
+_CODEGEN_LEVEL = {"-O1": "-O1", "-O2": "-O2", "-O3": "-O3", "-Os": "-O2", "-Oz": "-O2"}
+
+
 class _Lowering:
     """`llc` lowering the optimised IR to assembly with the build's own LLVM (the clang that
-    compiled it), as the program's object code is made: PIC, small code model, the functions'
-    own target CPU and features, verbose (IR block names as comments); on a thread, so that it
-    runs while this one parses and reads the IR."""
+    compiled it), as the program's object code is made: the build's code-generation level, PIC,
+    small code model, the functions' own target CPU and features, verbose (IR block names as
+    comments); on a thread, so that it runs while this one parses and reads the IR."""
 
     def __init__(self, llc: str, ir_text: str, options: AnalysisOptions):
-        self._tool = toolchain.start_warm([llc, "-O2", "-relocation-model=pic", "-code-model=small", "-asm-verbose",
+        level = _CODEGEN_LEVEL.get(options.optimization, "-O2")
+        self._tool = toolchain.start_warm([llc, level, "-relocation-model=pic", "-code-model=small", "-asm-verbose",
                                            "-o", "-", "-"], memory_mb=options.compile_memory_mb, warm=options.warm_tools)
         self._assembly: str | None = None
         self._thread = threading.Thread(target=self._run, args=(ir_text, options.compile_timeout_s),
