@@ -8,6 +8,7 @@ import sys
 from typing import Sequence
 
 from ccls import __version__
+from ccls.collection import collect_less_often
 from ccls.options import OPTION_SPECS, AnalysisOptions, OptionSpec
 from ccls.targets import CPU_ARCHES
 
@@ -540,6 +541,7 @@ def _write_atomically(path: str, text: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    collect_less_often()
     parser = _parser()
     args = parser.parse_args(argv)
     if args.stdio:

@@ -190,3 +190,22 @@ def test_inclusive_costs_of_a_recursive_cycle_do_not_depend_on_the_order_of_func
             assert by_name[fn]["inclusive_metrics"]["CU"] == pytest.approx(
                 by_name[fn]["metrics"]["CU"] + by_name["leaf"]["metrics"]["CU"])
     assert inclusive[0] == pytest.approx(inclusive[1])
+
+
+def test_the_command_line_and_its_workers_collect_garbage_less_often_than_the_default():
+    import gc
+
+    from ccls.cli import main
+    from ccls.collection import THRESHOLDS
+    from ccls.service.batch import _start_worker
+
+    before = gc.get_threshold()
+    try:
+        with pytest.raises(SystemExit):
+            main(["--version"])
+        assert gc.get_threshold() == THRESHOLDS and THRESHOLDS[0] > 700  # CPython's default: 700
+        gc.set_threshold(*before)
+        _start_worker(None)  # a spawned worker
+        assert gc.get_threshold() == THRESHOLDS
+    finally:
+        gc.set_threshold(*before)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from ccls.cache import CountCache, cache_key, text_digest
+from ccls.collection import collect_less_often
 from ccls.engine import CountedFile, ReadFile, count_read, read_source
 from ccls.frontends import FrontendResult, SourceFile
 from ccls.model import AnalysisError, CallSite, CountedFunction, FieldStore
@@ -253,6 +254,7 @@ def _start_worker(tables: Tables, worker: bool = False, setup: Callable[..., Non
                   setup_args: tuple = ()) -> None:
     global _WORKER_TABLES
     _WORKER_TABLES = tables
+    collect_less_often()  # a spawned worker starts with the defaults
     if worker:  # Ctrl-C stops the parent, which stops the pool: no traceback from every worker
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     if setup is not None:
