@@ -1377,8 +1377,8 @@ class _FunctionReader:
                     self.assumptions.append(f"{where}: {how}")
                     continue
             if it is None:
-                loop.trip = TripCount("unknown", Polynomial.constant(self.default), text)
-                self.assumptions.append(f"{where}: trip count unknown, assumed {self.default} iterations")
+                loop.trip, how = self._unknown_trip(loop, text)
+                self.assumptions.append(f"{where}: {how}")
                 continue
             loop.trip = TripCount(it.kind, it.trips, text)
             self.assumptions.extend(f"{where}: {note}" for note in it.notes)
@@ -1564,6 +1564,20 @@ class _FunctionReader:
                 return count
             v = step(v)
         return None
+
+    def _unknown_trip(self, loop: _LoopInfo, text: str) -> tuple[TripCount, str]:
+        """A loop whose count nothing here tells: the default. One that can also leave from its
+        body (``while todo: … return x``, ``for c in items: … break``) as well as at its header
+        is a search, and takes the early-exit policy's view of a loop of that many iterations (the
+        mean (D + 1) / 2 of an exit equally likely at each one, as a known count does); the count
+        stays a guess ("unknown"). A ``while True`` loop, whose body's exits are its only end, keeps D."""
+        default = Polynomial.constant(self.default)
+        ends = any(s not in loop.body for s in self.blocks[loop.header].succs)
+        if not (ends and self._leaves_early(loop)):
+            return TripCount("unknown", default, text), f"trip count unknown, assumed {self.default} iterations"
+        trip, how = early_exit_trip(default, self.early_exit, text)
+        return (TripCount("unknown", trip.iterations, text),
+                f"trip count unknown, assumed {self.default} iterations; a break or return can leave it early, {how}")
 
     def _leaves_early(self, loop: _LoopInfo) -> bool:
         """A jump from the loop's body (not its header's exhausted iterator) to outside it: a
