@@ -1566,11 +1566,12 @@ class _FunctionReader:
         return None
 
     def _unknown_trip(self, loop: _LoopInfo, text: str) -> tuple[TripCount, str]:
-        """A loop whose count nothing here tells: the default. One that can also leave from its
-        body (``while todo: … return x``, ``for c in items: … break``) as well as at its header
-        is a search, and takes the early-exit policy's view of a loop of that many iterations (the
+        """A loop whose count nothing here tells: the default D. One that can leave both at its
+        header and from further in its body (``while todo: … return x``, ``for c in items: …
+        break``) is a search, and takes the early-exit policy's view of a loop of D iterations (the
         mean (D + 1) / 2 of an exit equally likely at each one, as a known count does); the count
-        stays a guess ("unknown"). A ``while True`` loop, whose body's exits are its only end, keeps D."""
+        stays a guess ("unknown"). A loop with one way out (a ``while True:`` whose break is its
+        end, a ``while`` with no exit in its body, exits that raise) keeps D."""
         default = Polynomial.constant(self.default)
         ends = any(s not in loop.body for s in self.blocks[loop.header].succs)
         if not (ends and self._leaves_early(loop)):
