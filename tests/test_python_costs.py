@@ -3,6 +3,7 @@ from the measured cpython table."""
 from __future__ import annotations
 
 import textwrap
+from collections import Counter
 
 from ccls.readers.python_bytecode import is_work_loop, read_module
 from ccls.tables import load_tables
@@ -138,6 +139,27 @@ def test_dict_and_set_displays_and_f_strings_have_their_own_measured_prices():
     for cls in ("py.build.map", "py.build.set", "py.build.format"):
         assert table[cls].method == "measured" and "cpython_bytecode.py" in table[cls].source
         assert table[cls].cu > table["py.build"].cu  # more than a tuple's or a list's allocation
+
+
+def test_printf_style_formatting_costs_a_format_per_conversion_and_one_to_join():
+    fs = read("""
+        def labels(i, n, fmt, x):
+            a = "%d of %d" % (i, n)
+            b = "v%s" % i
+            c = "100%% done: %s" % x
+            d = fmt % x
+            return a, b, c, d, i % n
+    """)
+    per_line: dict[int, Counter] = {}
+    for b in fs["labels"].blocks:
+        for i in b.instructions:
+            per_line.setdefault(i.line, Counter())[i.cls] += 1
+    formats = {line: c["py.build.format"] for line, c in per_line.items()}
+    # two conversions and the join; one and the join; `%%` is a literal, not a conversion
+    assert [formats[line] for line in (3, 4, 5)] == [3, 2, 2]
+    assert all(per_line[line]["py.binary_div"] == per_line[line]["py.binary_other"] == 0 for line in (3, 4, 5))
+    # `%` on values of unknown type (a parameter) is taken as the remainder it usually is
+    assert [(per_line[line]["py.binary_div"], formats[line]) for line in (6, 7)] == [(1, 0), (1, 0)]
 
 
 def test_min_max_of_several_values_and_builtin_types_cost_their_measured_work_once_per_call():

@@ -583,6 +583,37 @@ def test_a_loop_that_can_leave_on_data_takes_the_mean_exit_of_its_count_and_only
             assert expected[line] == worst[line] == (kind, count), with_exits
 
 
+def test_a_loop_of_unknown_count_that_can_leave_from_its_body_takes_the_mean_exit_of_the_default():
+    source = textwrap.dedent("""\
+        def f(items, todo, ok, more):
+            for x in more():
+                if ok(x):
+                    return x
+            while todo:
+                t = todo.pop()
+                if t is None:
+                    break
+            while True:
+                if ok(more()):
+                    break
+            while more():
+                todo.append(1)
+            for y in more():
+                if y is None:
+                    raise ValueError(y)
+        """)
+    expected, notes = _trips_by_line(source)
+    worst, _ = _trips_by_line(source, early_exit="worst")
+    mean = (100 + 1) * Fraction(1, 2)
+    # a search over data, a worklist left by a break: half the default (and one half), still a guess
+    assert [expected[line] for line in (2, 5)] == [("unknown", Polynomial.constant(mean))] * 2
+    assert any(note.startswith("loop at line 5: trip count unknown, assumed 100 iterations; a break or return")
+               for note in notes)
+    # the break is a `while True` loop's only way out; no exit in the body; an exit that raises
+    assert [expected[line] for line in (9, 12, 14)] == [("unknown", Polynomial.constant(100))] * 3
+    assert all(worst[line] == ("unknown", Polynomial.constant(100)) for line in (2, 5, 9, 12, 14))
+
+
 @settings(max_examples=60, deadline=None)
 @given(start=st.integers(0, 5), step=st.integers(1, 4), size=st.integers(0, 40))
 def test_trip_counts_match_brute_force_for_exact_ranges(start, step, size):
