@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from ccls.model import BasicBlock, MemoryAccess
 from ccls.polynomial import Polynomial
@@ -17,6 +17,7 @@ from ccls.readers.counter_branches import counter_branch_probabilities
 from ccls.readers.data_walks import BRANCH
 from ccls.readers.global_constants import SCALAR_BYTES
 from ccls.readers.refill_counters import countdown_branch_probabilities, refill_branch_probabilities
+from ccls.readers.unset_flags import decided_branches
 from ccls.readers.llvm.reading import (_Reading, _ancestors_innermost_first, _inside, _named_sizes, _scev_context,
                                        _successors)
 from ccls.readers.llvm.opcodes import classify
@@ -31,9 +32,11 @@ class DataConditions:
     reading budget: False (not known to follow the data)."""
 
     def __init__(self, analyses: FunctionAnalyses, definitions: dict, loop_defined: dict[str, str | None],
-                 loaded: set[str], budget: ReadingBudget, program_filled: frozenset[str] = frozenset()):
+                 loaded: set[str], budget: ReadingBudget, program_filled: frozenset[str] = frozenset(),
+                 unset_bytes: Mapping[str, frozenset[int]] | None = None):
         self.analyses, self.definitions, self.loaded, self.budget = analyses, definitions, loaded, budget
         self.program_filled = program_filled
+        self.unset_bytes = unset_bytes or {}  # `unset_flags.never_set_bytes`
         self.loop_defined = loop_defined
         self._known: dict[tuple[str, str], bool] = {}
 
@@ -101,6 +104,11 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
     decided = {edge[0] for edge in counted}
     counted |= {edge: p for edge, p in countdowns.items() if edge[0] not in decided}
     assumptions.extend(countdown_notes)
+    # A branch on flags the program never sets goes one way, whatever LLVM's heuristics guess.
+    unset = decided_branches(terminators, conditions.definitions, conditions.unset_bytes)
+    counted |= unset
+    if unset:
+        assumptions.append(_unset_note(sorted({edge[0] for edge in unset}), blocks))
     successors = {b: _successors(t) for b, t in terminators.items()}
     loops = {h: (r.blocks, r.parent) for h, r in analyses.loops.items()}
     # A branch on anything else that picks one of two arms (both doing work, meeting again)
@@ -132,6 +140,14 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
                            "static estimate of how often each side is taken (BranchProbabilityInfo), not on every "
                            "iteration")
     return entries
+
+
+def _unset_note(branches: list[str], blocks: list[BasicBlock]) -> str:
+    """The assumption for branches decided by never-set flags, by their source lines."""
+    lines = sorted({i.line for b in blocks if b.name in branches for i in b.instructions[-1:] if i.line})
+    where = f"line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}" if lines else "some branches"
+    return (f"branches at {where} test bytes of a static zero-filled global that no store of this file makes "
+            f"nonzero (only zeros and copies of such bytes are stored there): always zero, so each goes one way")
 
 
 def _without(block: str, empty: set[str], probabilities: dict[tuple[str, str], Fraction]
