@@ -344,7 +344,7 @@ def program_filled_globals(ir: str, functions: Sequence[IRFunction]) -> frozense
     copies anything but another such array into (`memcpy(buf, src, n)`, a table written into
     the source included), or stores a call's result into (`buf[i] = rand()`, a decoder's
     output) holds input: not one of these."""
-    zero_filled = {m.group(1).strip('"') for m in _ZERO_FILLED.finditer(ir)}
+    zero_filled = {m.group(1).strip('"') for m in _ZERO_FILLED.finditer(ir)} | _stepped_counters(ir, functions)
     filled = zero_filled - _stored_from_calls(functions) if zero_filled else set()
     changed = True
     while changed:  # a copy of a copy of input is input
@@ -361,6 +361,51 @@ def program_filled_globals(ir: str, functions: Sequence[IRFunction]) -> frozense
                 filled -= taken
                 changed = True
     return frozenset(filled)
+
+
+# An integer scalar defined here with a constant of its own (`volatile int P1_is_marked = 3;`).
+_INITIALISED_SCALAR = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?global i\d+ -?\d+(?=,|$)', re.M)
+_STEP = re.compile(r"^(?:add|sub)(?: nuw| nsw)* i\d+ %(?P<of>\"[^\"]+\"|[-\w.$]+), -?\d+$")
+
+
+def _stepped_counters(ir: str, functions: Sequence[IRFunction]) -> set[str]:
+    """Integer scalars the source starts at a constant that the program only ever sets to a
+    constant or steps by one (`P1_is_marked = 3; … P1_is_marked -= 3;`, a Petri net's marking,
+    a state number): counts the program keeps itself, as regular as what it stores into a
+    zero-filled global, never mixed the way a pseudo-random seed is (`seed = seed * a + c`).
+    A scalar whose address is used otherwise (passed, stored, indexed) may hold anything."""
+    scalars = {m.group(1).strip('"') for m in _INITIALISED_SCALAR.finditer(ir)}
+    stored: set[str] = set()  # one nothing writes is the source's setting, as a table written there is
+    for fn in functions if scalars else ():
+        definitions = {i.name: i for _, instrs in fn.blocks for i in instrs if i.name}
+        for _, instrs in fn.blocks:
+            for instr in instrs:
+                used = {name.strip('"') for name in _GLOBAL_NAME.findall(instr.text.split(", !")[0])} & scalars
+                if not used:
+                    continue
+                if instr.opcode == "load" and instr.operands and instr.operands[0].is_global_variable:
+                    continue
+                if instr.opcode == "store" and len(instr.operands) == 2 and instr.operands[1].is_global_variable \
+                        and instr.operands[1].name not in {o.name for o in instr.operands[:1]} \
+                        and _stepped(instr.operands[0], instr.operands[1].name, definitions):
+                    stored.add(instr.operands[1].name)
+                    continue
+                scalars -= used
+    return scalars & stored
+
+
+def _stepped(value, scalar: str, definitions: dict) -> bool:
+    """Whether a value stored into `scalar` is a constant or the scalar's own value plus or
+    minus a constant."""
+    if not value.name:
+        return bool(re.fullmatch(r"i\d+ -?\d+", value.text.strip()))
+    step = definitions.get(value.name)
+    m = _STEP.match(step.text.split(" = ", 1)[1].split(", !")[0]) if step is not None and " = " in step.text else None
+    if m is None:
+        return False
+    read = definitions.get(m["of"].strip('"'))
+    return read is not None and read.opcode == "load" and read.operands[0].is_global_variable \
+        and read.operands[0].name == scalar
 
 
 def _global_base(pointer, definitions: dict) -> str | None:
