@@ -132,7 +132,8 @@ def never_set_bytes(ir_text: str) -> dict[str, frozenset[int]]:
             escaped |= {g for g in used if not _STATIC_ZERO.match(line)}  # an initializer holding its address
             continue
         for address, target in list(variable.items()):
-            if re.search(rf"%{re.escape(address)}\b(?![-\w.$])", line) and not (named and _bare(named["name"]) == address):
+            if f"%{address}" in line and re.search(rf"%{re.escape(address)}(?![-\w.$])", line) \
+                    and not (named and _bare(named["name"]) == address):
                 if (s := _STORE_TO_LOCAL.match(line)) is not None and _bare(s["address"]) == address:
                     if _sources(s["value"], definitions) != []:
                         maybe_set[target].update(range(sizes[target]))  # anything, anywhere in it
@@ -143,6 +144,8 @@ def never_set_bytes(ir_text: str) -> dict[str, frozenset[int]]:
         if named is not None and _ANY_LOAD.match(named["rest"]) is not None:
             continue
         if named is not None and (m := _VARIABLE_GEP.match(named["rest"])) is not None:
+            if named["name"].startswith('"'):
+                escaped.add(_bare(m["based"]))  # a quoted name: its uses are not followed
             variable[_bare(named["name"])] = _bare(m["based"])
             continue
         if (m := _STORE.match(line)) is not None and not re.search(r"@", m["value"]):
