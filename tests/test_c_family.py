@@ -99,6 +99,18 @@ def test_branch_on_the_programs_own_zero_filled_arrays_is_not_charged_mispredict
     assert counted["given"].counts["branch.mispredict"].evaluate({"n": 1000}) == pytest.approx(250, rel=0.01)
 
 
+def test_a_count_the_program_keeps_itself_is_its_own_data_too():
+    # `marked` starts at 3 and the program only resets or steps it (a Petri net's marking); a
+    # seed the program mixes (`seed = seed * a + c`) is a pseudo-random stream: the mean rate.
+    counted, _ = analyse("volatile int marked = 3;\nvolatile unsigned seed = 1;\nint hits;\n"
+                         "void own(long n) {\n for (long i = 0; i < n; i++) {\n  marked = 3;\n"
+                         "  if (marked >= 3) { marked -= 3; hits++; }\n }\n}\n"
+                         "void mixed(long n) {\n for (long i = 0; i < n; i++) {\n  seed = seed * 1103515245u + 12345u;\n"
+                         "  if (seed & 1) hits++;\n }\n}\n")
+    assert "branch.mispredict" not in counted["own"].counts
+    assert counted["mixed"].counts["branch.mispredict"].evaluate({"n": 1000}) == pytest.approx(250, rel=0.01)
+
+
 def test_a_constant_element_of_the_programs_own_array_is_its_own_data_too():
     # `m[1]`, `m[2]` are addressed by a constant expression (`getelementptr (…, ptr @m, …)`),
     # not an instruction: still the zero-filled array the program stores into itself. The same
@@ -162,6 +174,14 @@ def test_program_filled_globals_are_the_writable_ones_that_start_empty():
           "@e = external global [8 x float], align 4\n")
     # zero-filled scalars (a state machine's flags) too; one with a value of its own is not
     assert filled(ir) == {"a", "aa", "n", "x"}
+    # unless the program keeps it: only set to constants or stepped by one (a Petri net's marking
+    # count, `P1_is_marked = 3; … P1_is_marked -= 3;`); a seed mixed by a multiply is not
+    kept = ("@seed = internal global i32 1, align 4\n"
+            "define void @step() {\n  %m = load volatile i32, ptr @k, align 4\n  %sub = add nsw i32 %m, -3\n"
+            "  store volatile i32 %sub, ptr @k, align 4\n  store i32 3, ptr @k, align 4\n"
+            "  %s = load i32, ptr @seed, align 4\n  %mul = mul i32 %s, 1103515245\n  %add = add i32 %mul, 12345\n"
+            "  store i32 %add, ptr @seed, align 4\n  ret void\n}\n")
+    assert filled(ir + kept) == {"a", "aa", "n", "x", "k"}
     read = "define void @r() {\n  %1 = call i32 (ptr, ...) @__isoc99_scanf(ptr @fmt, ptr noundef nonnull @n)\n  ret void\n}\n"
     assert filled(ir + read) == {"a", "aa", "x"}  # read from input
     # read from a file, or copied from the caller's memory: input; copied from another array: not

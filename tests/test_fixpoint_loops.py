@@ -71,3 +71,35 @@ void sort(int *a, int n) {
 }
 """)["sort"]
     assert not any("runs until a round changes nothing" in note for note in fn.assumptions)
+
+
+ITERATOR = """
+struct node { struct node *left, *right; };
+struct iter { struct node *current; struct node *path[64]; char pass[64]; short depth; short order; };
+void next(struct iter *it) {  /* one step of an in-order walk kept in `it` across calls */
+  it->current = 0;
+  while (it->depth > 0 && it->current == 0) {
+    int i = it->depth - 1;
+    if (it->pass[i] >= 2) it->depth--;
+    else {
+      struct node *s = it->pass[i] == 0 ? it->path[i]->left : it->path[i]->right;
+      if (s) { it->path[i + 1] = s; it->pass[i + 1] = 0; it->depth++; }
+      it->pass[i]++;
+    }
+    if (it->depth > 0 && it->order == it->pass[it->depth - 1]) it->current = it->path[it->depth - 1];
+  }
+}
+"""
+
+
+def test_a_search_until_a_pass_stores_its_result_takes_two_passes():
+    fn = analyse(ITERATOR)["next"]
+    assert by_line(fn)[6] == ("expected", Polynomial.constant(2))
+    assert any("it searches until a pass finds a result: what it keeps at `it` is cleared before the loop" in note
+               for note in fn.assumptions)
+
+
+def test_a_result_not_cleared_before_the_loop_is_no_search_of_this_kind():
+    # `current` may hold what an earlier call found: the loop may not run at all, or run on
+    fn = analyse(ITERATOR.replace("  it->current = 0;\n", ""))["next"]
+    assert not any("it searches until a pass finds a result" in note for note in fn.assumptions)

@@ -64,6 +64,43 @@ def test_unnamed_blocks_go_to_a_named_block_of_their_own_loop():
     assert blocks[DIVIDE_BYPASS_SLOW] == ["cqto", "idivq\t%r14", "cqto", "idivq\t%r9", "jmp\t.LBB0_5"]  # layout order
 
 
+# LLVM 19's x86 layout of `for (i…) for (j < m; j++) f();` where the inner loop's exit block is
+# not the next one: its latch ends `jne <itself>; jmp <exit>`.
+LATCH_AND_EXIT = """\
+g:                                      # @g
+# %bb.0:                                # %entry
+\txorl\t%r14d, %r14d
+\tjmp\t.LBB8_2
+.LBB8_3:                                # %outer.latch
+                                        #   in Loop: Header=BB8_2 Depth=1
+\tincl\t%r14d
+\tcmpl\t%ebp, %r14d
+\tje\t.LBB8_4
+.LBB8_2:                                # %outer
+                                        # =>This Loop Header: Depth=1
+\tmovl\t%ebx, %r15d
+\tje\t.LBB8_3
+.LBB8_6:                                # %inner
+                                        #   Parent Loop BB8_2 Depth=1
+                                        # =>  This Inner Loop Header: Depth=2
+\tcallq\tf
+\tdecl\t%r15d
+\tjne\t.LBB8_6
+\tjmp\t.LBB8_3
+.LBB8_4:                                # %exit
+\tretq
+"""
+
+
+def test_a_latchs_jump_to_its_exit_counts_once_per_exit_not_per_iteration():
+    blocks = _machine_code(LATCH_AND_EXIT)["g"]
+    assert blocks["inner"] == ["callq\tf", "decl\t%r15d", "jne\t.LBB8_6"]  # three a pass, as the core runs
+    assert blocks["outer.latch"] == ["jmp\t.LBB8_3", "incl\t%r14d", "cmpl\t%ebp, %r14d", "je\t.LBB8_4"]
+    # a loop's own back edge after a conditional exit runs on every pass: kept
+    back_edge = LATCH_AND_EXIT.replace("\tjne\t.LBB8_6\n\tjmp\t.LBB8_3", "\tje\t.LBB8_3\n\tjmp\t.LBB8_6")
+    assert _machine_code(back_edge)["g"]["inner"][-2:] == ["je\t.LBB8_3", "jmp\t.LBB8_6"]
+
+
 def test_mca_report_gives_cycles_and_throughput_per_region():
     report = """
 [0] Code Region - b0

@@ -24,6 +24,7 @@ from ccls.readers import data_walks
 from ccls.readers.dominance import immediate_dominators
 from ccls.readers.global_constants import stored_maxima
 from ccls.readers.recursion import recursive_cycles
+from ccls.readers.unset_flags import never_set_bytes
 from ccls.readers.llvm import guarded_sizes, physical_bounds
 from ccls.readers.llvm.lines import (_DEFINE_DBG, _Speech, _inlined_from, _source_lines, _subprogram_info,
                                      _value_lines)
@@ -86,6 +87,7 @@ class ParsedModule:
     global_maxima: dict[str, int] = field(default_factory=dict)  # `global_constants.stored_maxima`
     program_filled: frozenset[str] = frozenset()  # `memory.program_filled_globals`
     recursive: dict[str, frozenset[str]] = field(default_factory=dict)  # `recursion.recursive_cycles`
+    unset_bytes: dict[str, frozenset[int]] = field(default_factory=dict)  # `unset_flags.never_set_bytes`
 
     def machine_blocks(self) -> set[tuple[str, ...]]:
         """The distinct machine code of every block, as BasicBlock.machine_code will hold it, and
@@ -220,7 +222,7 @@ def parse_module(module: ModuleText, main_file: str | None = None, printed: str 
     kept = kept or from_headers
     return ParsedModule(module, kept, _source_lines(text), _inlined_from(text, subprograms), global_sizes(text),
                         _allocators(text), stored_maxima(text), program_filled_globals(text, functions),
-                        recursive_cycles(functions))
+                        recursive_cycles(functions), never_set_bytes(text))
 
 
 def _specialised_twins(functions: list[IRFunction]) -> dict[str, IRFunction]:
@@ -326,7 +328,7 @@ class _FunctionReader:
         self.substituted: dict[str, Polynomial] = {}  # values named as sizes (`_name_sizes`)
         self.never_vectorised: dict[str, str] = {}  # headers of copies a run-time check never runs
         self.conditions = DataConditions(analyses, self.definitions, self.loop_defined, self.loaded, budget,
-                                         parsed.program_filled)
+                                         parsed.program_filled, parsed.unset_bytes)
 
     def read(self) -> FunctionIR:
         request, budget, assumptions = self.request, self.budget, self.assumptions

@@ -23,9 +23,11 @@ class _MachineBlock:
     ir_name: str | None  # the IR block it starts, when the assembly names one
     loop: str | None  # number of its innermost loop's header block (its own, for a header)
     code: list[str]
+    depth: int = 0  # how many loops hold it (0: none)
 
 
-_LOOP_TAG = re.compile(r"#\s+(?:in Loop: Header=BB\d+_(?P<inside>\d+)|=>\s*This (?:Inner )?Loop Header)")
+_LOOP_TAG = re.compile(r"#\s+(?:in Loop: Header=BB\d+_(?P<inside>\d+)|=>\s*This (?:Inner )?Loop Header)(?:: Depth=|"
+                       r" Depth=)(?P<depth>\d+)")
 _BLOCK_NUMBER = re.compile(r"^(?:\.LBB\d+_(\d+)|# %bb\.(\d+)):")
 # LLVM's division bypass (x86): `or a, b; shr $32; je/jne` picks a 32-bit divide when both
 # operands fit in 32 bits; the block with the 64-bit divide is the other way.
@@ -64,6 +66,7 @@ def _machine_code(assembly: str) -> dict[str, dict[str, list[str]]]:
             continue
         blocks[-1].code.append(stripped.split("#")[0].rstrip())
     for name, fn_blocks in functions:
+        _move_exit_jumps(fn_blocks)
         fn_blocks = [b for b in fn_blocks if b.code or b.ir_name]
         owners = _owners(fn_blocks, _bypass_slow_paths(fn_blocks))
         grouped = result.setdefault(name, {})
@@ -73,9 +76,31 @@ def _machine_code(assembly: str) -> dict[str, dict[str, list[str]]]:
     return result
 
 
+_JUMP = re.compile(r"^(?P<op>j[a-z]+)\s+\.LBB\d+_(?P<target>\d+)$")
+
+
+def _move_exit_jumps(blocks: list[_MachineBlock]) -> None:
+    """A loop block that ends `jne <its loop>; jmp <out>` (codegen's layout of a latch whose exit
+    block is not the next one) runs that `jmp` only on the pass that leaves: it is counted with
+    the block it jumps to, once per exit, not on every iteration."""
+    by_number = {b.number: b for b in blocks}
+    for block in blocks:
+        if block.loop is None or len(block.code) < 2:
+            continue
+        last, before = _JUMP.match(block.code[-1]), _JUMP.match(block.code[-2])
+        if last is None or before is None or last["op"] != "jmp" or before["op"] == "jmp":
+            continue
+        stays, leaves = by_number.get(before["target"]), by_number.get(last["target"])
+        if stays is None or leaves is None or stays.loop != block.loop or leaves.loop is not None and (
+                leaves.loop == block.loop or leaves.depth >= block.depth):
+            continue
+        leaves.code.insert(0, block.code.pop())  # it runs as the way into that block
+
+
 def _tag_loop(block: _MachineBlock, comment: str) -> None:
     if block.loop is None and (m := _LOOP_TAG.search(comment)):
         block.loop = m.group("inside") or block.number
+        block.depth = int(m.group("depth"))
 
 
 def _bypass_slow_paths(blocks: list[_MachineBlock]) -> set[int]:

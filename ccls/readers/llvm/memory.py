@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from ccls.model import BasicBlock, MemoryAccess
 from ccls.polynomial import Polynomial
@@ -17,6 +17,7 @@ from ccls.readers.counter_branches import counter_branch_probabilities
 from ccls.readers.data_walks import BRANCH
 from ccls.readers.global_constants import SCALAR_BYTES
 from ccls.readers.refill_counters import countdown_branch_probabilities, refill_branch_probabilities
+from ccls.readers.unset_flags import decided_branches
 from ccls.readers.llvm.reading import (_Reading, _ancestors_innermost_first, _inside, _named_sizes, _scev_context,
                                        _successors)
 from ccls.readers.llvm.opcodes import classify
@@ -31,9 +32,11 @@ class DataConditions:
     reading budget: False (not known to follow the data)."""
 
     def __init__(self, analyses: FunctionAnalyses, definitions: dict, loop_defined: dict[str, str | None],
-                 loaded: set[str], budget: ReadingBudget, program_filled: frozenset[str] = frozenset()):
+                 loaded: set[str], budget: ReadingBudget, program_filled: frozenset[str] = frozenset(),
+                 unset_bytes: Mapping[str, frozenset[int]] | None = None):
         self.analyses, self.definitions, self.loaded, self.budget = analyses, definitions, loaded, budget
         self.program_filled = program_filled
+        self.unset_bytes = unset_bytes or {}  # `unset_flags.never_set_bytes`
         self.loop_defined = loop_defined
         self._known: dict[tuple[str, str], bool] = {}
 
@@ -101,6 +104,11 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
     decided = {edge[0] for edge in counted}
     counted |= {edge: p for edge, p in countdowns.items() if edge[0] not in decided}
     assumptions.extend(countdown_notes)
+    # A branch on flags the program never sets goes one way, whatever LLVM's heuristics guess.
+    unset = decided_branches(terminators, conditions.definitions, conditions.unset_bytes)
+    counted |= unset
+    if unset:
+        assumptions.append(_unset_note(sorted({edge[0] for edge in unset}), blocks))
     successors = {b: _successors(t) for b, t in terminators.items()}
     loops = {h: (r.blocks, r.parent) for h, r in analyses.loops.items()}
     # A branch on anything else that picks one of two arms (both doing work, meeting again)
@@ -133,6 +141,14 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
                            "static estimate of how often each side is taken (BranchProbabilityInfo), not on every "
                            "iteration")
     return entries
+
+
+def _unset_note(branches: list[str], blocks: list[BasicBlock]) -> str:
+    """The assumption for branches decided by never-set flags, by their source lines."""
+    lines = sorted({i.line for b in blocks if b.name in branches for i in b.instructions[-1:] if i.line})
+    where = f"line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}" if lines else "some branches"
+    return (f"branches at {where} test bytes of a static zero-filled global that no store of this file makes "
+            f"nonzero (only zeros and copies of such bytes are stored there): always zero, so each goes one way")
 
 
 def _without(block: str, empty: set[str], probabilities: dict[tuple[str, str], Fraction]
@@ -329,7 +345,7 @@ def program_filled_globals(ir: str, functions: Sequence[IRFunction]) -> frozense
     copies anything but another such array into (`memcpy(buf, src, n)`, a table written into
     the source included), or stores a call's result into (`buf[i] = rand()`, a decoder's
     output) holds input: not one of these."""
-    zero_filled = {m.group(1).strip('"') for m in _ZERO_FILLED.finditer(ir)}
+    zero_filled = {m.group(1).strip('"') for m in _ZERO_FILLED.finditer(ir)} | _stepped_counters(ir, functions)
     filled = zero_filled - _stored_from_calls(functions) if zero_filled else set()
     changed = True
     while changed:  # a copy of a copy of input is input
@@ -346,6 +362,51 @@ def program_filled_globals(ir: str, functions: Sequence[IRFunction]) -> frozense
                 filled -= taken
                 changed = True
     return frozenset(filled)
+
+
+# An integer scalar defined here with a constant of its own (`volatile int P1_is_marked = 3;`).
+_INITIALISED_SCALAR = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?global i\d+ -?\d+(?=,|$)', re.M)
+_STEP = re.compile(r"^(?:add|sub)(?: nuw| nsw)* i\d+ %(?P<of>\"[^\"]+\"|[-\w.$]+), -?\d+$")
+
+
+def _stepped_counters(ir: str, functions: Sequence[IRFunction]) -> set[str]:
+    """Integer scalars the source starts at a constant that the program only ever sets to a
+    constant or steps by one (`P1_is_marked = 3; … P1_is_marked -= 3;`, a Petri net's marking,
+    a state number): counts the program keeps itself, as regular as what it stores into a
+    zero-filled global, never mixed the way a pseudo-random seed is (`seed = seed * a + c`).
+    A scalar whose address is used otherwise (passed, stored, indexed) may hold anything."""
+    scalars = {m.group(1).strip('"') for m in _INITIALISED_SCALAR.finditer(ir)}
+    stored: set[str] = set()  # one nothing writes is the source's setting, as a table written there is
+    for fn in functions if scalars else ():
+        definitions = {i.name: i for _, instrs in fn.blocks for i in instrs if i.name}
+        for _, instrs in fn.blocks:
+            for instr in instrs:
+                used = {name.strip('"') for name in _GLOBAL_NAME.findall(instr.text.split(", !")[0])} & scalars
+                if not used:
+                    continue
+                if instr.opcode == "load" and instr.operands and instr.operands[0].is_global_variable:
+                    continue
+                if instr.opcode == "store" and len(instr.operands) == 2 and instr.operands[1].is_global_variable \
+                        and instr.operands[1].name not in {o.name for o in instr.operands[:1]} \
+                        and _stepped(instr.operands[0], instr.operands[1].name, definitions):
+                    stored.add(instr.operands[1].name)
+                    continue
+                scalars -= used
+    return scalars & stored
+
+
+def _stepped(value, scalar: str, definitions: dict) -> bool:
+    """Whether a value stored into `scalar` is a constant or the scalar's own value plus or
+    minus a constant."""
+    if not value.name:
+        return bool(re.fullmatch(r"i\d+ -?\d+", value.text.strip()))
+    step = definitions.get(value.name)
+    m = _STEP.match(step.text.split(" = ", 1)[1].split(", !")[0]) if step is not None and " = " in step.text else None
+    if m is None:
+        return False
+    read = definitions.get(m["of"].strip('"'))
+    return read is not None and read.opcode == "load" and read.operands[0].is_global_variable \
+        and read.operands[0].name == scalar
 
 
 def _global_base(pointer, definitions: dict) -> str | None:

@@ -15,7 +15,7 @@ from ccls.polynomial import LOG2_PREFIX, Polynomial
 from ccls.readers import alias_checks, data_walks
 from ccls.readers.recursion import recursing_pass
 from ccls.readers.llvm import physical_bounds, tree_descents
-from ccls.readers.llvm.fixpoint import fixpoint_rounds
+from ccls.readers.llvm.fixpoint import fixpoint_rounds, until_found_rounds
 from ccls.readers.llvm.named_rounds import named_rounds
 from ccls.readers.llvm.opcodes import _callee_name
 from ccls.readers.llvm.heap_children import child_growth, compared_with
@@ -516,6 +516,10 @@ def _trip_count(record, analyses: FunctionAnalyses, parameters: set[str], enclos
                            f"{default_trip_count} passes each recursing)")
         return TripCount("expected", Polynomial.constant(1), text)
     if (rounds := fixpoint_rounds(record, analyses, terminators, reading)) is not None:
+        expected, why = rounds
+        assumptions.append(f"loop %{record.header}: {why}")
+        return TripCount("expected", Polynomial.constant(expected), text)
+    if (rounds := until_found_rounds(record, terminators, reading, list(reading.instructions))) is not None:
         expected, why = rounds
         assumptions.append(f"loop %{record.header}: {why}")
         return TripCount("expected", Polynomial.constant(expected), text)
