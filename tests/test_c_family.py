@@ -368,6 +368,26 @@ def test_a_streaming_loop_records_its_compute_and_transfer_for_overlap():
     assert costed.metrics.cu == pytest.approx(overlap.cycles.evaluate(values), rel=0.01)
 
 
+def test_lines_streamed_from_l2_overlap_compute_as_from_dram():
+    """A Zen core's L2-to-L1 transfers overlap its work like DRAM's (ECM): a dot product over
+    two 64 KiB arrays (past L1, within L2) costs its dependent add chain, not chain + lines."""
+    from ccls.engine import ReportSettings, report
+    from ccls.tables import load_tables
+    code = "double dot(const double *x, const double *y, long n) {\n  double s = 0;\n" \
+           "  for (long i = 0; i < n; i++)\n    s += x[i] * y[i];\n  return s;\n}\n"
+    result = analyze_with_clang(SourceFile("/tmp/ccls-test/o.c", code), AnalysisOptions(), "c", [])
+    [fn] = result.functions
+    values = {"n": 8192.0}  # 128 KiB in two arrays: L2 on the Zen 4 table (32 KiB L1, 1 MiB L2)
+    tables = load_tables()
+    counted = count_function(fn, tables.cost["x86_64"].cache, values.__getitem__)
+    [overlap] = [o for o in counted.overlaps if o.misses]
+    assert set(overlap.misses) == {"load.L2"}
+    [costed] = report([counted], tables, ReportSettings(), AnalysisOptions(parameter_values=(("n", 8192.0),)))
+    [note] = [a for a in costed.assumptions if "bound;" in a]
+    assert note.startswith(f"loop %{overlap.loop} (line 4): compute-bound")
+    assert costed.metrics.cu == pytest.approx(counted.machine_cycles.evaluate(values), rel=0.01)
+
+
 def test_measured_divider_replaces_llvm_mcas_in_block_cycles():
     from ccls.tables import load_tables
     code = "long dm(const long *a, const long *d, long n) { long s = 0;\n" \
