@@ -845,15 +845,17 @@ def test_a_crowded_column_walk_that_stores_its_rows_waits_on_page_offset_aliasin
 
 def test_aliased_column_loads_cost_their_measured_cycles_in_the_x86_64_table():
     """The `.crowded.aliased` loads are measured (cost_tables/derive/beyond_mca_probe.c, an update
-    walk less its store-only walk) and cost more than a load-only crowded walk's; tables without
-    them fall back to `.crowded`."""
+    walk less its store-only walk), never below an L1 hit (a Zen 5's update walk outruns its
+    store-only walk: the loads hide under the stores); tables without them fall back to `.crowded`."""
     from ccls.tables import load_tables
     tables = load_tables().cost
     table = tables["x86_64"]
     for tier in ("L2", "L3"):
-        aliased, crowded = table.lookup(f"load.{tier}.crowded.aliased"), table.lookup(f"load.{tier}.crowded")
+        aliased = table.lookup(f"load.{tier}.crowded.aliased")
         assert aliased.method == "measured" and "loads and stores each element" in aliased.source
-        assert aliased.cu > 1.5 * crowded.cu
+        assert aliased.cu >= table.lookup("load.L1").cu
+        # the walk's stores wait for their lines in turn: each costs more than a load-only walk's access
+        assert table.lookup(f"store.{tier}.crowded").cu > table.lookup(f"load.{tier}.crowded").cu
     assert tables["aarch64"].lookup("load.L2.crowded.aliased") == tables["aarch64"].lookup("load.L2.crowded")
 
 
