@@ -275,10 +275,11 @@ def crowded_classes(record: dict, classes: dict) -> dict[str, dict]:
     tier named: each line brought in evicts one of the walk's own, written back first for stores,
     so the accesses wait for each other more than independent misses do. Measured cycles."""
     update = record.get("column_update") or {}
-    if "column_walk_cycles_per_access" in update:  # measured again with the column walks alone
+    if "column_walk_cycles_per_access" in update:  # the walks of the current probe (256 rows from L2)
         walks = update["column_walk_cycles_per_access"]
-        source = (f"{_measured_on(update['cpu'])} on {update['date']} with {update['method']}; raw figures in "
-                  f"beyond-mca-measurements.json (column_update): a column walk, rows 1 KiB apart")
+        source = (f"{_measured_on(update.get('cpu', record['cpu']))} on {update.get('date', record['date'])} with "
+                  f"{update.get('method', record['method'])}; raw figures in beyond-mca-measurements.json "
+                  f"(column_update): a column walk, rows 1 KiB apart")
         rows = 256
     else:
         walks, source, rows = record["column_walk_cycles_per_access"], \

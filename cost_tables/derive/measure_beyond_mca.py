@@ -92,6 +92,8 @@ def main(argv: list[str] | None = None) -> None:
         "column_walk_cycles_per_access": {name: round(ns * ghz, 2)
                                           for name, ns in raw["column_walk_ns_per_access"].items()},
         "column_update": {"raw": {part: raw[part] for part in COLUMN_PARTS},
+                          "column_walk_cycles_per_access": {name: round(ns * ghz, 2)
+                                                            for name, ns in raw["column_walk_ns_per_access"].items()},
                           "aliased_load_cycles": aliased_load_cycles(raw, ghz)},
     }
     OUT.write_text(json.dumps(record, indent=1) + "\n")
