@@ -8,8 +8,8 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from ccls import toolchain
-from ccls.machine_code import (MCA_ITERATIONS, BlockTiming, mca_input, parse_mca_cycles, with_loads_unfolded,
-                               without_move_elimination)
+from ccls.machine_code import (MCA_ITERATIONS, BlockTiming, mca_input, parse_mca_cycles, with_calls_as_jumps,
+                               with_loads_unfolded, without_move_elimination)
 from ccls.options import AnalysisOptions
 from ccls.targets import CPU_TARGETS
 
@@ -25,6 +25,8 @@ def block_cycles(blocks: list[tuple[str, ...]], arch: str, timeout_s: float, mem
         return [None] * len(blocks)
     triple, cpu = target
     x86 = triple.startswith("x86_64")
+    # Calls as the jumps they are to the core (machine_code says why); the callee is costed on its own.
+    blocks = [with_calls_as_jumps(code) for code in blocks] if x86 else blocks
     # Blocks with folded FP/vector loads run again with the loads split off, and blocks with
     # vector moves with the moves rewritten (machine_code says why); the moves are rewritten in
     # the split copy where there is one.
