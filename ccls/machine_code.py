@@ -202,9 +202,16 @@ def _widest(operands: str) -> str:
 # (a push in its place chains the block's stack accesses through %rsp: a `sinf` + `cosf` loop
 # went from 9.3 to 26 simulated cycles a pass, 5.1 as jumps).
 _CALL = re.compile(r"^(\s*)call[lq]?(\s+)(\*?)(\S.*)$")
+_AARCH64_CALL = re.compile(r"^(\s*)bl(r?)(\s+\S.*)$")  # `bl f`, `blr x8` (they write the link register)
 
 
 def with_calls_as_jumps(code: tuple[str, ...]) -> tuple[str, ...]:
-    """The block with each x86 call written as a jump to its target (`callq f@PLT` as `jmp f@PLT`,
-    `callq *%rax` as `jmpq *%rax`)."""
-    return tuple(_CALL.sub(lambda m: f"{m[1]}{'jmpq' if m[3] else 'jmp'}{m[2]}{m[3]}{m[4]}", line) for line in code)
+    """The block with each call written as a jump to its target: x86 `callq f@PLT` as `jmp f@PLT`,
+    `callq *%rax` as `jmpq *%rax`; AArch64 `bl f` as `b f`, `blr x8` as `br x8`."""
+    def jump(line: str) -> str:
+        if m := _CALL.match(line):
+            return f"{m[1]}{'jmpq' if m[3] else 'jmp'}{m[2]}{m[3]}{m[4]}"
+        if m := _AARCH64_CALL.match(line):
+            return f"{m[1]}b{m[2]}{m[3]}"
+        return line
+    return tuple(jump(line) for line in code)

@@ -163,6 +163,8 @@ def test_calls_are_simulated_as_jumps_to_their_targets():
     assert with_calls_as_jumps(("\tcallq\tsinf@PLT", "\tcallq\t*%rax", "\tcall\t*8(%rbx,%rcx,8)",
                                 "\tmovq\t%rax, %rbx  # callq")) == \
         ("\tjmp\tsinf@PLT", "\tjmpq\t*%rax", "\tjmpq\t*8(%rbx,%rcx,8)", "\tmovq\t%rax, %rbx  # callq")
+    assert with_calls_as_jumps(("\tbl\tsinf", "\tblr\tx8", "\tblt\t.LBB0_2", "\tble\t.LBB0_3")) == \
+        ("\tb\tsinf", "\tbr\tx8", "\tblt\t.LBB0_2", "\tble\t.LBB0_3")
 
 
 @pytest.mark.skipif(shutil.which("llvm-mca-19") is None and shutil.which("llvm-mca") is None,

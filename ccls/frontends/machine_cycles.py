@@ -26,7 +26,7 @@ def block_cycles(blocks: list[tuple[str, ...]], arch: str, timeout_s: float, mem
     triple, cpu = target
     x86 = triple.startswith("x86_64")
     # Calls as the jumps they are to the core (machine_code says why); the callee is costed on its own.
-    blocks = [with_calls_as_jumps(code) for code in blocks] if x86 else blocks
+    blocks = [with_calls_as_jumps(code) for code in blocks]
     # Blocks with folded FP/vector loads run again with the loads split off, and blocks with
     # vector moves with the moves rewritten (machine_code says why); the moves are rewritten in
     # the split copy where there is one.
