@@ -166,8 +166,14 @@ def _count(fn: FunctionIR, cache: CacheGeometry, parameter_value: Callable[[str]
                     counts[cls].append(times * per_call)
                     if instr.line is not None:
                         line_counts[instr.line][cls].append(times * per_call)
+                    # The copy's new lines arrive while it moves the ones it has: in a loop, they
+                    # overlap its cycles as any loop's misses overlap its compute.
+                    if block.loop is not None and cycles is not None and overlaps_compute(cls):
+                        overlapped[block.loop][cls].append(times * per_call)
                 if cycles is not None:
                     cycles = cycles + times * copy_cycles
+                    if block.loop is not None:
+                        loop_cycles[block.loop] = loop_cycles.get(block.loop, Polynomial()) + times * copy_cycles
             elif split(instr.cls)[0] in ("call", "call_indirect") or instr.cls == "py.call":
                 calls[instr.callee or ""].append(times)
                 k, product, open_ = around[block.name]

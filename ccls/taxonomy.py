@@ -54,10 +54,11 @@ STREAM_TIER = "stream"
 # DRAM lines taken one per load at a regular stride of two lines or more (``load.DRAM.strided``).
 STRIDED_TIER = "DRAM.strided"
 # Memory tiers whose misses do not wait for each other (streams, independent and strided misses,
-# not a pointer chase's): an out-of-order core computes while they are in flight. A crowded column
+# not a pointer chase's): an out-of-order core computes while they are in flight, from L2 and L3 as
+# from DRAM (the ECM model of AMD Zen cores: every level's transfers overlap the core's work). A crowded column
 # walk's misses are independent too (its classes price a walk with nothing else to do: the pace of
 # its misses); an aliased one's load waits for an older store, and stays on top of the compute.
-OVERLAPPED_TIERS = (STREAM_TIER, "DRAM", STRIDED_TIER, "L2.crowded", "L3.crowded")
+OVERLAPPED_TIERS = (STREAM_TIER, "DRAM", STRIDED_TIER, "L2", "L3", "L2.crowded", "L3.crowded")
 
 
 def overlaps_compute(cls: str) -> bool:

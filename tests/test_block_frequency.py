@@ -93,6 +93,12 @@ def test_two_arms_that_both_work_run_one_of_them_and_a_guard_is_not_two_arms():
     loops = {"l1": (["l1"], None), "l2": (["l2"], None)}
     assert two_armed_branches(["entry"], copies, loops, {"l1": frozenset({7}), "l2": frozenset({7})}) == set()
     assert two_armed_branches(["entry"], copies, loops, {"l1": frozenset({7}), "l2": frozenset({9})}) == {"entry"}
+    # copies whose counts are the same (a nest unswitched on an invariant flag, `if (x > 0)` in
+    # its body): no count decides which runs, the flag does, and one copy runs per pass
+    same = {"l1": frozenset({7}), "l2": frozenset({7})}
+    assert two_armed_branches(["entry"], copies, loops, same, {"l1": "31999", "l2": "31999"}) == {"entry"}
+    assert two_armed_branches(["entry"], copies, loops, same, {"l1": "31999", "l2": "(%n /u 4)"}) == set()
+    assert two_armed_branches(["entry"], copies, loops, same, {"l1": None, "l2": None}) == set()
     # an early return that never meets the other side
     early = {"entry": ["ret", "work"], "ret": [], "work": []}
     assert two_armed_branches(["entry"], early, {}) == set()

@@ -167,9 +167,9 @@ def test_a_streaming_loop_costs_the_larger_of_compute_and_transfer(cycles_per_it
 def test_only_misses_that_do_not_wait_for_each_other_overlap_compute():
     from ccls.taxonomy import overlaps_compute
     for cls in ("load.stream", "store.stream@v128", "load.DRAM", "load.DRAM.strided", "store.DRAM",
-                "load.L2.crowded", "store.L3.crowded"):
+                "load.L2", "store.L2@v128", "load.L3", "load.L2.crowded", "store.L3.crowded"):
         assert overlaps_compute(cls), cls
-    for cls in ("load.DRAM.chase", "load.L1", "load.L2", "load.L3.chase", "load.L2.crowded.aliased",
+    for cls in ("load.DRAM.chase", "load.L1", "store.L1", "load.L2.chase", "load.L3.chase", "load.L2.crowded.aliased",
                 "int_add", "fp_add.f64"):
         assert not overlaps_compute(cls), cls
 

@@ -205,3 +205,26 @@ def test_unrolled_copies_of_a_wide_stride_touch_lines_of_their_own_so_their_foot
     counted = count_function(fn, None, {"n": 500}.__getitem__)
     assert any("data reread by every iteration of loop %outer, found in L2" in a for a in counted.assumptions)
     assert not any("found in L1" in a for a in counted.assumptions)
+
+
+def test_a_copy_in_a_loop_overlaps_the_lines_it_brings_in_with_its_moves():
+    # `for (r = 0; r < n; r++) memcpy(a, b, 128000)`: 125 KiB, past L1 (48 KiB), within L2. The
+    # copy moves 4,000 32-byte chunks a call; its 2,000 new lines in each direction arrive from L2
+    # while it moves the ones it has, so the loop records them to overlap its cycles.
+    copy = Instruction("call", callee="memcpy", bulk_bytes=Polynomial.constant(128000))
+    fn = FunctionIR(
+        name="f", display_name="f", file="/w/f.c", line=1, end_line=9, language="c", arch="x86_64",
+        parameters=["n"],
+        blocks=[BasicBlock("entry", None, [Instruction("branch")], machine_instructions=1, machine_cycles=1.0),
+                BasicBlock("loop", "loop", [copy, Instruction("int_add"), Instruction("branch")],
+                           machine_instructions=8, machine_cycles=3.0),
+                BasicBlock("exit", None, [Instruction("return")], machine_instructions=1, machine_cycles=1.0)],
+        loops={"loop": Loop("loop", None, 1, TripCount("symbolic", N), line=2)})
+    counted = count_function(fn, None, {"n": 10}.__getitem__)
+    [overlap] = counted.overlaps
+    assert overlap.loop == "loop"
+    assert overlap.cycles == N * (3 + 4000)  # the block's own cycles and the copy's moves
+    assert overlap.misses == {"load.L2": N * 2000, "store.L2": N * 2000}
+    # outside a loop a copy's lines stay on top of its moves
+    fn.blocks[1] = BasicBlock("straight", None, [copy], machine_instructions=8, machine_cycles=3.0)
+    assert count_function(fn, None, {"n": 10}.__getitem__).overlaps == []

@@ -150,7 +150,8 @@ class _ForwardWalks:
 
 def two_armed_branches(branches: Sequence[str], successors: Mapping[str, Sequence[str]],
                        loops: Mapping[str, tuple[Sequence[str], str | None]],
-                       lines: Mapping[str, frozenset[int]] | None = None) -> set[str]:
+                       lines: Mapping[str, frozenset[int]] | None = None,
+                       counts: Mapping[str, str | None] | None = None) -> set[str]:
     """The blocks among `branches` whose two-way branch picks one of two arms that both do work
     and meet again (`if (p == q) A; else B;`): neither side reaches the other before the join
     (back edges left out), some block is reached from both, and both or neither enter a loop
@@ -158,7 +159,10 @@ def two_armed_branches(branches: Sequence[str], successors: Mapping[str, Sequenc
     `goto out`) has one side reaching the other, or alone entering a loop: it is not one. Nor
     are two copies of the same loop (`lines`: each block's source lines; compared over the
     loops' blocks), which the compiler made to choose between at run time (an unswitched or versioned
-    loop): the counts of their loops decide which runs, as for any guard."""
+    loop): the counts of their loops decide which runs, as for any guard — unless those counts are
+    the same on both sides (`counts`: each loop's backedge-taken count as ScalarEvolution prints
+    it, None where it has none): then no count decides, the branch tests something else (a loop
+    unswitched on an invariant flag), and one copy runs per pass."""
     if len(successors) > MAX_BLOCKS_FOR_ARMS:
         return set()
     inside = {header: set(members) for header, (members, _) in loops.items()}
@@ -178,12 +182,22 @@ def two_armed_branches(branches: Sequence[str], successors: Mapping[str, Sequenc
         own_loops = first & ~second & headers, second & ~first & headers
         if bool(own_loops[0]) != bool(own_loops[1]):
             continue
-        if lines is not None and own_loops[0] and \
-                _source_lines({b for h in walks.names(own_loops[0]) for b in inside[h]}, lines) & \
-                _source_lines({b for h in walks.names(own_loops[1]) for b in inside[h]}, lines):
-            continue
+        if lines is not None and own_loops[0]:
+            first_loops, second_loops = walks.names(own_loops[0]), walks.names(own_loops[1])
+            if _source_lines({b for h in first_loops for b in inside[h]}, lines) & \
+                    _source_lines({b for h in second_loops for b in inside[h]}, lines) and \
+                    not _same_counts(first_loops, second_loops, counts):
+                continue
         out.add(block)
     return out
+
+
+def _same_counts(first: set[str], second: set[str], counts: Mapping[str, str | None] | None) -> bool:
+    """Whether two sets of loops have the same known backedge-taken counts, loop for loop."""
+    if counts is None or len(first) != len(second):
+        return False
+    texts = [sorted(counts.get(h) or "" for h in side) for side in (first, second)]
+    return "" not in texts[0] and texts[0] == texts[1]
 
 
 def one_case_switches(switches: Sequence[str], successors: Mapping[str, Sequence[str]],

@@ -8,7 +8,8 @@
    another pointer in the loop may alias it): each iteration waits for the previous one's store
    to be forwarded to its load; and the nanoseconds per access of a column walk (one float per
    row, rows 1 KiB apart) that stores or loads a new line every time, in the few L1 sets such a
-   stride can use: over 64 rows (lines from L2) and over 4096 rows (too many for the L2 sets the
+   stride can use: over 256 rows (lines from L2; 64 rows would leave a 12- or 16-way L1 holding
+   most of them) and over 4096 rows (too many for the L2 sets the
    stride can use: lines from L3). The simulated block takes every access as an L1 hit. And the
    nanoseconds per row of the same walk when it loads and stores each element (`a[j][i] *= c`):
    its load of row j+4 sits at the same address modulo the 4 KiB page as its store to row j,
@@ -101,6 +102,9 @@ static double chain_ns(int floating) {
 
 #define ROW_FLOATS 256   /* 1 KiB rows: a column's lines fall in 1/16 of the sets */
 #define COLUMNS 16
+/* Rows of the L2 walk: more lines than the 1/16 of L1's sets a column uses hold on current
+   cores (4 of 64 sets x 12 ways = 48 lines on a 48 KiB 12-way L1), well within L2. */
+#define L2_ROWS 256
 
 __attribute__((noinline)) static void column_store(float *a, long rows) {
   for (long i = 0; i < COLUMNS; i++)
@@ -145,9 +149,9 @@ static double column_ns(long rows, enum walk kind) {
 
 static void print_column_walks(void) {
   printf(" \"column_walk_ns_per_access\": {\"load.L2\": %.3f, \"store.L2\": %.3f, \"load.L3\": %.3f, "
-         "\"store.L3\": %.3f},\n", column_ns(64, WALK_LOAD), column_ns(64, WALK_STORE), column_ns(4096, WALK_LOAD),
+         "\"store.L3\": %.3f},\n", column_ns(L2_ROWS, WALK_LOAD), column_ns(L2_ROWS, WALK_STORE), column_ns(4096, WALK_LOAD),
          column_ns(4096, WALK_STORE));
-  printf(" \"column_update_ns_per_row\": {\"L2\": %.3f, \"L3\": %.3f}\n}\n", column_ns(64, WALK_UPDATE),
+  printf(" \"column_update_ns_per_row\": {\"L2\": %.3f, \"L3\": %.3f}\n}\n", column_ns(L2_ROWS, WALK_UPDATE),
          column_ns(4096, WALK_UPDATE));
 }
 

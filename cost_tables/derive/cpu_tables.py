@@ -274,12 +274,20 @@ def crowded_classes(record: dict, classes: dict) -> dict[str, dict]:
     few L1 sets its stride can use (a column of a matrix with power-of-two rows), from the
     tier named: each line brought in evicts one of the walk's own, written back first for stores,
     so the accesses wait for each other more than independent misses do. Measured cycles."""
-    source = f"{_beyond_mca_source(record)}: a column walk, rows 1 KiB apart"
-    notes = ("measured on the measuring machine's core (a Zen 1 guest for the bundled figures; approximate "
-             "for others): per access of a walk whose stride confines it to 1/16 of the L1 sets, over 64 rows "
-             "(L2) and 4096 rows (L3)")
+    update = record.get("column_update") or {}
+    if "column_walk_cycles_per_access" in update:  # the walks of the current probe (256 rows from L2)
+        walks = update["column_walk_cycles_per_access"]
+        source = (f"{_measured_on(update.get('cpu', record['cpu']))} on {update.get('date', record['date'])} with "
+                  f"{update.get('method', record['method'])}; raw figures in beyond-mca-measurements.json "
+                  f"(column_update): a column walk, rows 1 KiB apart")
+        rows = 256
+    else:
+        walks, source, rows = record["column_walk_cycles_per_access"], \
+            f"{_beyond_mca_source(record)}: a column walk, rows 1 KiB apart", 64
+    notes = ("measured on the measuring machine's core (approximate for others): per access of a walk whose "
+             f"stride confines it to 1/16 of the L1 sets, over {rows} rows (L2) and 4096 rows (L3)")
     return {f"{name}.crowded": _measured_variant(classes[name], cycles, source, notes)
-            for name, cycles in sorted(record["column_walk_cycles_per_access"].items())}
+            for name, cycles in sorted(walks.items())}
 
 
 def aliased_classes(record: dict, classes: dict) -> dict[str, dict]:
@@ -294,10 +302,13 @@ def aliased_classes(record: dict, classes: dict) -> dict[str, dict]:
     source = (f"{_measured_on(update.get('cpu', record['cpu']))} on {date} with {method}; raw "
               f"figures in beyond-mca-measurements.json (column_update): a column walk, rows 1 KiB apart, that "
               f"loads and stores each element")
-    notes = ("measured on the measuring machine's core (a Zen 1 guest for the bundled figures; approximate for "
-             "others): per row, the update walk's time less the store-only walk's, over 64 rows (L2) and 4096 "
-             "rows (L3); x86 cores match a load against older stores on the address's page offset first")
-    return {f"{name}.crowded.aliased": _measured_variant(classes[name], cycles, source, notes)
+    rows = 256 if "column_walk_cycles_per_access" in update else 64
+    notes = ("measured on the measuring machine's core (approximate for others): per row, the update walk's "
+             f"time less the store-only walk's, over {rows} rows (L2) and 4096 rows (L3), and no less than an L1 "
+             "hit (a core whose update walk outruns its store-only walk hides the load under the stores); x86 "
+             "cores match a load against older stores on the address's page offset first")
+    return {f"{name}.crowded.aliased": _measured_variant(classes[name], max(cycles, classes["load"]["cu"]), source,
+                                                         notes)
             for name, cycles in sorted(update["aliased_load_cycles"].items())}
 
 

@@ -67,14 +67,16 @@ def main(argv: list[str] | None = None) -> None:
     raw = run_probe(args.runs, args.only)
     ghz = raw["clock_ghz"]
     if args.only:
-        # The walks' own figures beside the file's others: the crowded classes keep theirs, the
-        # aliased load comes from this run's update and store walks.
+        # The walks' own figures beside the file's others, with their own date and CPU: the
+        # crowded classes and the aliased load come from this run's walks (cpu_tables.py).
         record = json.loads(OUT.read_text())
         record["column_update"] = {
             "date": datetime.date.today().isoformat(), "cpu": cpu_identity(),
             "method": "cost_tables/derive/beyond_mca_probe.c --only column (clang-19 -O2 -fno-builtin): median "
                       f"of 7 repeats per figure, median of {args.runs} runs; cycles = ns x the probe's clock",
             "raw": {"clock_ghz": ghz, **{part: raw[part] for part in COLUMN_PARTS}},
+            "column_walk_cycles_per_access": {name: round(ns * ghz, 2)
+                                              for name, ns in raw["column_walk_ns_per_access"].items()},
             "aliased_load_cycles": aliased_load_cycles(raw, ghz)}
         OUT.write_text(json.dumps(record, indent=1) + "\n")
         print(json.dumps(record["column_update"], indent=1))
@@ -90,6 +92,8 @@ def main(argv: list[str] | None = None) -> None:
         "column_walk_cycles_per_access": {name: round(ns * ghz, 2)
                                           for name, ns in raw["column_walk_ns_per_access"].items()},
         "column_update": {"raw": {part: raw[part] for part in COLUMN_PARTS},
+                          "column_walk_cycles_per_access": {name: round(ns * ghz, 2)
+                                                            for name, ns in raw["column_walk_ns_per_access"].items()},
                           "aliased_load_cycles": aliased_load_cycles(raw, ghz)},
     }
     OUT.write_text(json.dumps(record, indent=1) + "\n")

@@ -117,7 +117,9 @@ def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict
     undecided = [name for name, t in terminators.items() if t.opcode == "br" and len(t.operands) == 3
                  and name not in data and name not in counted_sources]
     lines = {block.name: frozenset(i.line for i in block.instructions if i.line) for block in blocks}
-    armed = two_armed_branches(undecided, successors, loops, lines)
+    known = {h: r.backedge_taken if r.backedge_taken and "COULDNOTCOMPUTE" not in r.backedge_taken else None
+             for h, r in analyses.loops.items()}
+    armed = two_armed_branches(undecided, successors, loops, lines, known)
     # A switch runs one of its cases each time it is reached, whatever it decides on (a format
     # chosen once, a parameter): where each case does its own work, at the static estimate too.
     idle = {name for name, instrs in body if name not in loops and not any(
