@@ -142,57 +142,6 @@ def without_move_elimination(code: tuple[str, ...]) -> tuple[tuple[str, ...], in
     return tuple(out), moves
 
 
-# llvm-mca 19's Zen models add a folded load's latency to a chain that enters a load-op FP or
-# vector instruction through its register operand: `addss %xmm1, %xmm0; addss (%rdx), %xmm0`
-# repeats in 10 simulated cycles, the same with the load as its own `movss` in 6 (two adds). A
-# core issues the load part when its address is ready, not its register operand (AMD's guides:
-# load-op instructions are split into a load and an op at dispatch), so a recurrence such as
-# `x = x * x + b[i]` pays the two ops' latencies per element, not theirs plus an L1 hit. So a
-# block with such instructions is simulated a second time with each load on its own into a
-# register the block does not use, and the faster of the two runs is kept (the split adds an
-# instruction the core does not have, which can only slow the copy).
-_MEMORY_OPERAND = r"[^\s,(]*\([^)]*\)"
-_FOLDED_OP = re.compile(
-    r"^(?P<indent>\s*)(?P<op>v?(?:(?:add|sub|mul|div|min|max|and|andn|or|xor)(?P<fp>ss|sd|ps|pd)"
-    r"|vf(?:n?m)(?:add|sub)(?:132|213|231)(?P<fma>ss|sd|ps|pd)"
-    r"|p(?:add|sub)[bwdq]|pmull[dw]|pand|pandn|por|pxor))"
-    rf"\s+(?P<mem>{_MEMORY_OPERAND}),\s*(?P<rest>%[xyz]mm\d+(?:,\s*%[xyz]mm\d+)*)\s*(?:#.*)?$")
-_VECTOR_REGISTER = re.compile(r"%[xyz]mm(\d+)")
-_LOAD_FOR = {"ss": "movss", "sd": "movsd", "ps": "movups", "pd": "movupd", None: "movdqu"}
-
-
-def with_loads_unfolded(code: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
-    """The block with each folded load of an FP or vector op on its own (`movss mem, %xmmT;
-    addss %xmmT, %xmm0`), and how many; (code, 0) where it has none or no free register."""
-    matches = [_FOLDED_OP.match(line) for line in code]
-    if not any(matches):
-        return code, 0
-    used = {int(n) for line in code for n in _VECTOR_REGISTER.findall(line)}
-    free = next((n for n in range(15, -1, -1) if n not in used), None)
-    if free is None:
-        return code, 0
-    out, unfolded = [], 0
-    for line, m in zip(code, matches):
-        if m is None:
-            out.append(line)
-            continue
-        op, rest = m.group("op"), m.group("rest")
-        kind = m.group("fp") or m.group("fma")
-        vex = op.startswith("v")
-        # The loaded value's width: a scalar's own, else the widest register the op names.
-        width = "xmm" if kind in ("ss", "sd") else _widest(rest)
-        load = ("v" if vex else "") + _LOAD_FOR[kind]
-        temp = f"%{width}{free}"
-        out += [f"{m.group('indent')}{load}\t{m.group('mem')}, {temp}", f"{m.group('indent')}{op}\t{temp}, {rest}"]
-        unfolded += 1
-    return tuple(out), unfolded
-
-
-def _widest(operands: str) -> str:
-    """The widest vector register an operand list names: "xmm", "ymm" or "zmm"."""
-    return max(re.findall(r"%([xyz]mm)\d+", operands), key=lambda name: "xyz".index(name[0]), default="xmm")
-
-
 # llvm-mca does not model calls: it gives each a latency of 100 cycles ("call instructions are
 # not correctly modeled"), and a block that adjusts the stack after one (`callq dummy; addq $16,
 # %rsp`) waits for it: TSVC's s31111 loop body, 107 instructions around a call, took 40.5

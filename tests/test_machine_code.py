@@ -4,7 +4,7 @@ import shutil
 import pytest
 
 from ccls.frontends.machine_cycles import block_cycles
-from ccls.machine_code import (BlockTiming, divides, parse_mca_cycles, with_calls_as_jumps, with_loads_unfolded,
+from ccls.machine_code import (BlockTiming, divides, parse_mca_cycles, with_calls_as_jumps,
                                without_move_elimination)
 from ccls.readers.llvm.machine import DIVIDE_BYPASS_SLOW, _machine_code
 
@@ -164,36 +164,6 @@ def test_a_chain_through_eliminated_moves_is_not_lost():
     lost, followed = block_cycles([_CHAIN_THROUGH_MOVES, _CHAIN_MCA_FOLLOWS], "x86_64-zen4", 30, 1024)
     assert lost.cycles >= 25  # llvm-mca alone: 5.4
     assert 5.5 <= followed.cycles <= 6.5  # no moves' cycle added where llvm-mca already follows the chain
-
-
-# `x = x * x + b[i]`, unrolled by two as clang -O3 emits it (TSVC's s232): the loads are folded
-# into the adds the chain runs through.
-_CHAIN_THROUGH_FOLDED_LOADS = (
-    "\tmulss\t%xmm0, %xmm0", "\taddss\t-4(%rdx,%r8,4), %xmm0", "\tmovss\t%xmm0, -4(%rcx,%r8,4)",
-    "\tmulss\t%xmm0, %xmm0", "\taddss\t(%rdx,%r8,4), %xmm0", "\tmovss\t%xmm0, (%rcx,%r8,4)",
-    "\taddq\t$2, %r8", "\tcmpq\t%r8, %r9", "\tjne\t.LBB45_11")
-
-
-def test_folded_loads_of_fp_and_vector_ops_are_split_into_a_free_register():
-    code, count = with_loads_unfolded(("\taddss\t-4(%rdx,%r8,4), %xmm0", "\tvaddps\t.LCPI0_1(%rip), %ymm2, %ymm3",
-                                       "\tvfmadd231pd\t(%rax), %ymm1, %ymm0", "\tpaddd\t(%rdi), %xmm15",
-                                       "\tmovss\t(%rax), %xmm1", "\taddq\t(%rdi), %rax", "\tucomiss\t(%rdi), %xmm0"))
-    assert count == 4
-    assert code == ("\tmovss\t-4(%rdx,%r8,4), %xmm14", "\taddss\t%xmm14, %xmm0",
-                    "\tvmovups\t.LCPI0_1(%rip), %ymm14", "\tvaddps\t%ymm14, %ymm2, %ymm3",
-                    "\tvmovupd\t(%rax), %ymm14", "\tvfmadd231pd\t%ymm14, %ymm1, %ymm0",
-                    "\tmovdqu\t(%rdi), %xmm14", "\tpaddd\t%xmm14, %xmm15",
-                    "\tmovss\t(%rax), %xmm1", "\taddq\t(%rdi), %rax", "\tucomiss\t(%rdi), %xmm0")
-    every = tuple(f"\taddps\t%xmm{n}, %xmm{n}" for n in range(16))
-    assert with_loads_unfolded(every + ("\taddss\t(%rax), %xmm0",)) == (every + ("\taddss\t(%rax), %xmm0",), 0)
-
-
-@pytest.mark.skipif(shutil.which("llvm-mca-19") is None and shutil.which("llvm-mca") is None,
-                    reason="llvm-mca not installed")
-def test_a_chain_through_folded_loads_pays_its_ops_latencies_not_the_loads():
-    [timing] = block_cycles([_CHAIN_THROUGH_FOLDED_LOADS], "x86_64-zen4", 30, 1024)
-    # two mulss + addss links of 3 + 3 cycles: 12 (llvm-mca with the loads folded: 20)
-    assert 11.5 <= timing.cycles <= 12.5
 
 
 def test_calls_are_simulated_as_jumps_to_their_targets():

@@ -9,7 +9,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from ccls import toolchain
 from ccls.machine_code import (MCA_ITERATIONS, BlockTiming, mca_input, parse_mca_cycles, with_calls_as_jumps,
-                               with_loads_unfolded, without_move_elimination)
+                               without_move_elimination)
 from ccls.options import AnalysisOptions
 from ccls.targets import CPU_TARGETS
 
@@ -24,17 +24,12 @@ def block_cycles(blocks: list[tuple[str, ...]], arch: str, timeout_s: float, mem
     if target is None or mca is None or not blocks:
         return [None] * len(blocks)
     triple, cpu = target
-    x86 = triple.startswith("x86_64")
     # Calls as the jumps they are to the core (machine_code says why); the callee is costed on its own.
     blocks = [with_calls_as_jumps(code) for code in blocks]
-    # Blocks with folded FP/vector loads run again with the loads split off, and blocks with
-    # vector moves with the moves rewritten (machine_code says why); the moves are rewritten in
-    # the split copy where there is one.
-    split = [with_loads_unfolded(code) for code in blocks] if x86 else []
-    unfolded = [(index, code) for index, (code, count) in enumerate(split) if count]
-    rewritten = [without_move_elimination(split[index][0]) for index in range(len(blocks))] if x86 else []
+    # Blocks with vector moves run a second time with the moves rewritten (machine_code says why).
+    rewritten = [without_move_elimination(code) for code in blocks] if triple.startswith("x86_64") else []
     second = [(index, code, moves) for index, (code, moves) in enumerate(rewritten) if moves]
-    regions = blocks + [code for _, code in unfolded] + [code for _, code, _ in second]
+    regions = blocks + [code for _, code, _ in second]
     argv = [mca, f"-mtriple={triple}", f"-mcpu={cpu}", f"-iterations={MCA_ITERATIONS}",
             "-instruction-info=0", "-resource-pressure=0", "-skip-unsupported-instructions=any", "-"]
     chunks = _chunks(regions, _processes(regions))
@@ -46,12 +41,8 @@ def block_cycles(blocks: list[tuple[str, ...]], arch: str, timeout_s: float, mem
         timings = None if any(part is None for part in parts) else [t for part in parts for t in part]
     if timings is None:
         return [None] * len(blocks)
-    for position, (index, _) in enumerate(unfolded):
-        apart, first = timings[len(blocks) + position], timings[index]
-        if apart is not None and first is not None and apart.cycles < first.cycles:
-            timings[index] = BlockTiming(apart.cycles, first.throughput)
     for position, (index, _, moves) in enumerate(second):
-        again, first = timings[len(blocks) + len(unfolded) + position], timings[index]
+        again, first = timings[len(blocks) + position], timings[index]
         if again is not None and first is not None and again.cycles - moves > first.cycles:
             timings[index] = BlockTiming(again.cycles - moves, first.throughput)
     return timings[:len(blocks)]
