@@ -9,18 +9,20 @@ from ccls.readers.llvm.physical_bounds import on_every_iteration
 from ccls.readers.llvm.text import IRFunction, original_name
 
 
+def named_callee(instr) -> str | None:
+    """The function a call instruction names (its original's name), or None: LLVM's intrinsics
+    and calls through a pointer loaded at run time (`%fp`) name none."""
+    if instr.opcode not in ("call", "invoke") or not instr.operands:
+        return None
+    callee = instr.operands[-1]
+    if callee.name and "@" in callee.text and not callee.name.startswith("llvm.") and not callee.is_global_variable:
+        return original_name(callee.name)
+    return None
+
+
 def direct_callees(fn: IRFunction) -> set[str]:
     """The functions `fn` calls by name (original names), LLVM's intrinsics left out."""
-    out = set()
-    for _, instrs in fn.blocks:
-        for instr in instrs:
-            if instr.opcode in ("call", "invoke") and instr.operands:
-                callee = instr.operands[-1]
-                # `@f`: a function by name; `%fp`, a pointer loaded at run time, names none
-                if callee.name and "@" in callee.text and not callee.name.startswith("llvm.") \
-                        and not callee.is_global_variable:
-                    out.add(original_name(callee.name))
-    return out
+    return {name for _, instrs in fn.blocks for instr in instrs if (name := named_callee(instr)) is not None}
 
 
 def recursive_cycles(functions: Sequence[IRFunction]) -> dict[str, frozenset[str]]:
@@ -51,10 +53,7 @@ def recursing_pass(record, terminators: dict, reading) -> str | None:
     inside = set(record.blocks)
     for block in record.blocks:
         for instr in reading.instructions.get(block, ()):
-            if instr.opcode not in ("call", "invoke") or not instr.operands:
-                continue
-            callee = instr.operands[-1]
-            if callee.name and "@" in callee.text and original_name(callee.name) in reading.recursion \
-                    and on_every_iteration(block, record.header, inside, terminators):
-                return original_name(callee.name)
+            callee = named_callee(instr)
+            if callee in reading.recursion and on_every_iteration(block, record.header, inside, terminators):
+                return callee
     return None

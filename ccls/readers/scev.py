@@ -110,7 +110,7 @@ def split_add_recurrence(text: str) -> tuple[str, str, str] | None:
     for index, char in enumerate(body):
         depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(char, 0)
         if depth == 0 and body.startswith(",+,", index):
-            return body[:index], body[index + 3:], m["loop"].strip('"')
+            return body[:index], body[index + 3:], _strip_quotes(m["loop"])
     return None
 
 

@@ -69,7 +69,6 @@ class DataConditions:
                                    for load in loads)
 
 
-
 def _weigh_data_branches(blocks: list[BasicBlock], body: list, terminators: dict, block_loop: dict[str, str],
                          conditions: DataConditions, assumptions: list[str], default_count: int = 100
                          ) -> dict[str, Fraction]:
@@ -347,8 +346,14 @@ def program_filled_globals(ir: str, functions: Sequence[IRFunction]) -> frozense
     copies anything but another such array into (`memcpy(buf, src, n)`, a table written into
     the source included), or stores a call's result into (`buf[i] = rand()`, a decoder's
     output) holds input: not one of these."""
-    zero_filled = {m.group(1).strip('"') for m in _ZERO_FILLED.finditer(ir)} | _stepped_counters(ir, functions)
-    filled = zero_filled - _stored_from_calls(functions) if zero_filled else set()
+    zero_filled = {m.group(1).strip('"') for m in _ZERO_FILLED.finditer(ir)}
+    scalars = {m.group(1).strip('"') for m in _INITIALISED_SCALAR.finditer(ir)}
+    if not zero_filled and not scalars:
+        return frozenset()
+    # Each function's instructions by name, made once for both walks below.
+    bodies = [(fn, {i.name: i for _, instrs in fn.blocks for i in instrs if i.name}) for fn in functions]
+    zero_filled |= _stepped_counters(scalars, bodies)
+    filled = zero_filled - _stored_from_calls(bodies)
     changed = True
     while changed:  # a copy of a copy of input is input
         changed = False
@@ -371,16 +376,15 @@ _INITIALISED_SCALAR = re.compile(r'^@("[^"]+"|[-\w.$]+) = (?:[\w()]+ )*?global i
 _STEP = re.compile(r"^(?:add|sub)(?: nuw| nsw)* i\d+ %(?P<of>\"[^\"]+\"|[-\w.$]+), -?\d+$")
 
 
-def _stepped_counters(ir: str, functions: Sequence[IRFunction]) -> set[str]:
+def _stepped_counters(scalars: set[str], bodies: Sequence[tuple[IRFunction, dict]]) -> set[str]:
     """Integer scalars the source starts at a constant that the program only ever sets to a
     constant or steps by one (`P1_is_marked = 3; … P1_is_marked -= 3;`, a Petri net's marking,
     a state number): counts the program keeps itself, as regular as what it stores into a
     zero-filled global, never mixed the way a pseudo-random seed is (`seed = seed * a + c`).
     A scalar whose address is used otherwise (passed, stored, indexed) may hold anything."""
-    scalars = {m.group(1).strip('"') for m in _INITIALISED_SCALAR.finditer(ir)}
+    scalars = set(scalars)
     stored: set[str] = set()  # one nothing writes is the source's setting, as a table written there is
-    for fn in functions if scalars else ():
-        definitions = {i.name: i for _, instrs in fn.blocks for i in instrs if i.name}
+    for fn, definitions in bodies if scalars else ():
         for _, instrs in fn.blocks:
             for instr in instrs:
                 used = {name.strip('"') for name in _GLOBAL_NAME.findall(instr.text.split(", !")[0])} & scalars
@@ -423,12 +427,11 @@ def _global_base(pointer, definitions: dict) -> str | None:
     return None
 
 
-def _stored_from_calls(functions: Sequence[IRFunction]) -> set[str]:
+def _stored_from_calls(bodies: Sequence[tuple[IRFunction, dict]]) -> set[str]:
     """Globals some store fills with a value computed from a call's result: `buf[i] = rand() %
     26`, `out[n++] = decode(…)`."""
     out: set[str] = set()
-    for fn in functions:
-        definitions = {i.name: i for _, instrs in fn.blocks for i in instrs if i.name}
+    for fn, definitions in bodies:
         for _, instrs in fn.blocks:
             for instr in instrs:
                 if instr.opcode == "store" and len(instr.operands) >= 2 \
